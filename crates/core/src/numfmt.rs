@@ -1,0 +1,1 @@
+//! PHP's number <-> string conversions (placeholder, being written).
