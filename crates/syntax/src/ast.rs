@@ -1,0 +1,349 @@
+//! The abstract syntax tree of minizts's PHP subset.
+//!
+//! Every node lives in a [`bumpalo::Bump`] arena owned by the caller (the
+//! compiler keeps it in its compiler globals, as PHP keeps its AST arena in
+//! `CG(ast_arena)`), so nodes are plain `&'a` references and slices and the
+//! whole tree is freed at once when the arena is reset. Nodes carry the byte
+//! offset where they start; [`crate::LineIndex`] turns that into the line
+//! number PHP prints in its messages.
+
+/// A parsed script: the statements of its top-level code.
+#[derive(Debug)]
+pub struct Script<'a> {
+    pub stmts: &'a [Stmt<'a>],
+}
+
+/// A statement and the byte offset where it starts.
+#[derive(Debug)]
+pub struct Stmt<'a> {
+    pub pos: u32,
+    pub kind: StmtKind<'a>,
+}
+
+#[derive(Debug)]
+pub enum StmtKind<'a> {
+    /// An expression evaluated for its effect: `foo();`
+    Expr(&'a Expr<'a>),
+    /// `echo a, b;` (also `<?= a ?>`)
+    Echo(&'a [&'a Expr<'a>]),
+    /// Text outside `<?php … ?>`, echoed as it is.
+    InlineHtml(&'a [u8]),
+    /// `if (cond) then else els`; `elseif` arrives as `else if`.
+    If {
+        cond: &'a Expr<'a>,
+        then: &'a Stmt<'a>,
+        els: Option<&'a Stmt<'a>>,
+    },
+    While {
+        cond: &'a Expr<'a>,
+        body: &'a Stmt<'a>,
+    },
+    DoWhile {
+        body: &'a Stmt<'a>,
+        cond: &'a Expr<'a>,
+    },
+    /// `for (init; cond; step)`: each clause is a comma list; the loop
+    /// continues while the *last* expression of `cond` is true.
+    For {
+        init: &'a [&'a Expr<'a>],
+        cond: &'a [&'a Expr<'a>],
+        step: &'a [&'a Expr<'a>],
+        body: &'a Stmt<'a>,
+    },
+    Foreach {
+        subject: &'a Expr<'a>,
+        key: Option<&'a Expr<'a>>,
+        value: &'a Expr<'a>,
+        by_ref: bool,
+        body: &'a Stmt<'a>,
+    },
+    Switch {
+        subject: &'a Expr<'a>,
+        cases: &'a [Case<'a>],
+    },
+    /// `break N;` (N is 1 when omitted).
+    Break(u32),
+    /// `continue N;`
+    Continue(u32),
+    Return(Option<&'a Expr<'a>>),
+    /// `global $a, $b;`
+    Global(&'a [&'a str]),
+    /// `static $a = init, $b;`
+    Static(&'a [StaticVar<'a>]),
+    /// `unset($a, $b[1]);`
+    Unset(&'a [&'a Expr<'a>]),
+    /// `function name(…) { … }`
+    Function(&'a FunctionDecl<'a>),
+    /// `const A = 1, B = 2;`
+    Const(&'a [(&'a str, &'a Expr<'a>)]),
+    /// `{ … }`
+    Block(&'a [Stmt<'a>]),
+    /// `;`
+    Nop,
+}
+
+#[derive(Debug)]
+pub struct Case<'a> {
+    pub pos: u32,
+    /// `None` for `default:`.
+    pub test: Option<&'a Expr<'a>>,
+    pub body: &'a [Stmt<'a>],
+}
+
+#[derive(Debug)]
+pub struct StaticVar<'a> {
+    pub name: &'a str,
+    pub init: Option<&'a Expr<'a>>,
+}
+
+/// A named function, a closure or an arrow function.
+#[derive(Debug)]
+pub struct FunctionDecl<'a> {
+    pub pos: u32,
+    /// Where the body's closing brace is (PHP reports `return` at the end of
+    /// a function on that line).
+    pub end_pos: u32,
+    /// The declared name; `{closure}` for closures and arrow functions.
+    pub name: &'a str,
+    pub params: &'a [Param<'a>],
+    pub by_ref_return: bool,
+    pub return_type: Option<&'a TypeHint<'a>>,
+    /// For closures, the `use (…)` list; empty otherwise.
+    pub uses: &'a [ClosureUse<'a>],
+    pub body: FunctionBody<'a>,
+}
+
+#[derive(Debug)]
+pub enum FunctionBody<'a> {
+    Block(&'a [Stmt<'a>]),
+    /// An arrow function `fn(…) => expr`: it captures, by value, every
+    /// variable of the enclosing scope that the expression uses.
+    Arrow(&'a Expr<'a>),
+}
+
+#[derive(Debug)]
+pub struct Param<'a> {
+    pub pos: u32,
+    pub name: &'a str,
+    pub default: Option<&'a Expr<'a>>,
+    pub by_ref: bool,
+    pub variadic: bool,
+    pub ty: Option<&'a TypeHint<'a>>,
+}
+
+/// A parameter or return type, kept as written. minizts parses type
+/// declarations but does not enforce them yet (docs/language.md).
+#[derive(Debug)]
+pub struct TypeHint<'a> {
+    pub nullable: bool,
+    pub names: &'a [&'a str],
+}
+
+#[derive(Debug)]
+pub struct ClosureUse<'a> {
+    pub name: &'a str,
+    pub by_ref: bool,
+}
+
+/// An expression and the byte offset where it starts.
+#[derive(Debug)]
+pub struct Expr<'a> {
+    pub pos: u32,
+    pub kind: ExprKind<'a>,
+}
+
+#[derive(Debug)]
+pub enum ExprKind<'a> {
+    Int(i64),
+    Float(f64),
+    /// A string literal with its escapes already resolved.
+    Str(&'a [u8]),
+    /// A double-quoted string with variables in it.
+    Interp(&'a [InterpPart<'a>]),
+    /// `$name` (the name without the `$`).
+    Var(&'a str),
+    /// `[…]` or `array(…)`; as an assignment target, destructuring.
+    Array(&'a [ArrayItem<'a>]),
+    /// `base[index]`; `base[]` (index `None`) only as a write target.
+    Index {
+        base: &'a Expr<'a>,
+        index: Option<&'a Expr<'a>>,
+    },
+    /// A bare name: a constant (`true`, `PHP_EOL`, `FOO`).
+    Const(&'a str),
+    /// `name(args)`: a call of a named function.
+    Call {
+        name: &'a str,
+        args: &'a [Arg<'a>],
+    },
+    /// `expr(args)`: a call of a closure or a string callable.
+    CallValue {
+        callee: &'a Expr<'a>,
+        args: &'a [Arg<'a>],
+    },
+    /// `function (…) use (…) { … }` or `fn (…) => …`
+    Closure(&'a FunctionDecl<'a>),
+    Unary {
+        op: UnaryOp,
+        expr: &'a Expr<'a>,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: &'a Expr<'a>,
+        rhs: &'a Expr<'a>,
+    },
+    /// `target = value`
+    Assign {
+        target: &'a Expr<'a>,
+        value: &'a Expr<'a>,
+    },
+    /// `target = &source`
+    AssignRef {
+        target: &'a Expr<'a>,
+        source: &'a Expr<'a>,
+    },
+    /// `target op= value`; `??=` is `op: Coalesce`.
+    AssignOp {
+        op: BinaryOp,
+        target: &'a Expr<'a>,
+        value: &'a Expr<'a>,
+    },
+    /// `++$x`, `$x++`, `--$x`, `$x--`
+    IncDec {
+        prefix: bool,
+        increment: bool,
+        target: &'a Expr<'a>,
+    },
+    /// `cond ? then : els`; `cond ?: els` has `then: None`.
+    Ternary {
+        cond: &'a Expr<'a>,
+        then: Option<&'a Expr<'a>>,
+        els: &'a Expr<'a>,
+    },
+    Isset(&'a [&'a Expr<'a>]),
+    Empty(&'a Expr<'a>),
+    Cast {
+        to: CastType,
+        expr: &'a Expr<'a>,
+    },
+    /// `print expr` (always 1)
+    Print(&'a Expr<'a>),
+    /// `exit`, `exit(status)`, `die(…)`
+    Exit(Option<&'a Expr<'a>>),
+    /// `@expr`: warnings raised while evaluating `expr` are not shown.
+    Silence(&'a Expr<'a>),
+}
+
+#[derive(Debug)]
+pub enum InterpPart<'a> {
+    Lit(&'a [u8]),
+    Expr(&'a Expr<'a>),
+}
+
+#[derive(Debug)]
+pub struct ArrayItem<'a> {
+    pub key: Option<&'a Expr<'a>>,
+    /// `None` only for a skipped slot in destructuring: `[, $b] = …`.
+    pub value: Option<&'a Expr<'a>>,
+    pub by_ref: bool,
+    pub spread: bool,
+}
+
+#[derive(Debug)]
+pub struct Arg<'a> {
+    pub value: &'a Expr<'a>,
+    /// `...$args`
+    pub spread: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnaryOp {
+    /// `!`
+    Not,
+    /// `-`
+    Neg,
+    /// `+`
+    Plus,
+    /// `~`
+    BitNot,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Pow,
+    Concat,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// `&&` and `and` (short-circuit)
+    And,
+    /// `||` and `or` (short-circuit)
+    Or,
+    /// `xor`
+    Xor,
+    /// `??` (short-circuit, no warning for a missing left side)
+    Coalesce,
+    Eq,
+    NotEq,
+    Identical,
+    NotIdentical,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Spaceship,
+}
+
+impl BinaryOp {
+    /// The operator as PHP spells it (for dumps and messages).
+    pub fn symbol(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Mod => "%",
+            Pow => "**",
+            Concat => ".",
+            Shl => "<<",
+            Shr => ">>",
+            BitAnd => "&",
+            BitOr => "|",
+            BitXor => "^",
+            And => "&&",
+            Or => "||",
+            Xor => "xor",
+            Coalesce => "??",
+            Eq => "==",
+            NotEq => "!=",
+            Identical => "===",
+            NotIdentical => "!==",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            Spaceship => "<=>",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CastType {
+    Int,
+    Float,
+    String,
+    Bool,
+    Array,
+    /// `(unset)` was removed in PHP 8; kept only to report it.
+    Unset,
+    /// `(object)`: objects are not supported; kept only to report it.
+    Object,
+}

@@ -1,0 +1,684 @@
+//! The parser: tokens to an arena-allocated AST.
+//!
+//! The grammar (`grammar.lalrpop`) describes the shapes; [`Builder`] holds
+//! the arena and does the work the grammar's actions need: allocating nodes,
+//! resolving string escapes and interpolation, reading number literals, and
+//! placing assignments the way PHP does. Parse errors are worded as PHP
+//! words them ("syntax error, unexpected token \";\", expecting \")\"").
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::fmt;
+
+use bumpalo::Bump;
+use lalrpop_util::{lalrpop_mod, ParseError};
+
+use crate::ast::*;
+use crate::lexer::{Lexer, Token};
+
+lalrpop_mod!(
+    #[allow(clippy::all, clippy::pedantic, unused_parens, dead_code)]
+    grammar
+);
+
+/// A syntax error: where, and PHP's message for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SyntaxError {
+    /// Byte offset into the source.
+    pub pos: usize,
+    /// The message without the "PHP Parse error:" prefix.
+    pub message: String,
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SyntaxError {}
+
+type ParseResult<'t, T> = Result<T, ParseError<usize, Token<'t>, SyntaxError>>;
+
+fn user_error<'t, T>(pos: usize, message: impl Into<String>) -> ParseResult<'t, T> {
+    Err(ParseError::User {
+        error: SyntaxError {
+            pos,
+            message: message.into(),
+        },
+    })
+}
+
+/// Parses a whole script. The AST borrows from `src` and lives in `arena`.
+pub fn parse<'a>(arena: &'a Bump, src: &'a [u8]) -> Result<Script<'a>, SyntaxError> {
+    let b = Builder::new(arena, src);
+    let tokens = Lexer::new(src).map(lex_adapter);
+    match grammar::ScriptParser::new().parse(&b, tokens) {
+        Ok(stmts) => Ok(Script { stmts }),
+        Err(err) => Err(describe(err, src.len())),
+    }
+}
+
+fn lex_adapter(item: crate::lexer::Spanned<'_>) -> Result<(usize, Token<'_>, usize), SyntaxError> {
+    item.map_err(|(pos, err)| SyntaxError {
+        pos,
+        message: err.to_string(),
+    })
+}
+
+/// Turns lalrpop's error into PHP's wording.
+fn describe(err: ParseError<usize, Token<'_>, SyntaxError>, eof: usize) -> SyntaxError {
+    match err {
+        ParseError::InvalidToken { location } => SyntaxError {
+            pos: location,
+            message: "syntax error, unexpected character".into(),
+        },
+        ParseError::UnrecognizedEof { location, expected } => SyntaxError {
+            pos: location.min(eof),
+            message: format!("syntax error, unexpected end of file{}", expecting(&expected)),
+        },
+        ParseError::UnrecognizedToken {
+            token: (pos, tok, _),
+            expected,
+        } => {
+            let mut message = format!("syntax error, unexpected {tok}{}", expecting(&expected));
+            if let Token::Unsupported(word) = tok {
+                message.push_str(&format!(" (minizts does not support `{}`)", word.to_ascii_lowercase()));
+            }
+            SyntaxError { pos, message }
+        }
+        ParseError::ExtraToken { token: (pos, tok, _) } => SyntaxError {
+            pos,
+            message: format!("syntax error, unexpected {tok}"),
+        },
+        ParseError::User { error } => error,
+    }
+}
+
+/// PHP names the expected token only when there is exactly one.
+fn expecting(expected: &[String]) -> String {
+    if expected.len() != 1 {
+        return String::new();
+    }
+    let name = &expected[0];
+    let php = if let Some(inner) = name.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+        format!("\"{}\"", inner.replace("\\\\", "\\"))
+    } else {
+        match name.as_str() {
+            "Variable" => "variable".into(),
+            "Ident" => "identifier".into(),
+            "IntLit" => "integer".into(),
+            "FloatLit" => "floating-point number".into(),
+            _ => return String::new(),
+        }
+    };
+    format!(", expecting {php}")
+}
+
+/// The head of a loop statement, before its body is known to be open or
+/// closed (see the grammar's dangling-else rules).
+pub enum LoopHead<'a> {
+    While(&'a Expr<'a>),
+    For(&'a [&'a Expr<'a>], &'a [&'a Expr<'a>], &'a [&'a Expr<'a>]),
+    Foreach(&'a Expr<'a>, Option<&'a Expr<'a>>, &'a Expr<'a>, bool),
+}
+
+/// A prefix operator of the unary level.
+#[derive(Clone, Copy)]
+pub enum Prefix {
+    Unary(UnaryOp),
+    Silence,
+    Cast(CastType),
+}
+
+/// Which assignment an `=`-like token makes.
+#[derive(Clone, Copy)]
+pub enum AssignKind {
+    Plain,
+    Ref,
+    Op(BinaryOp),
+}
+
+/// What the grammar's actions build with.
+pub struct Builder<'a> {
+    arena: &'a Bump,
+    src: &'a [u8],
+    /// Nodes written in parentheses: an assignment never moves into them
+    /// (`($a + $b) = 1` is an error, `$a + $b = 1` is `$a + ($b = 1)`).
+    parenthesized: RefCell<HashSet<*const Expr<'a>>>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(arena: &'a Bump, src: &'a [u8]) -> Builder<'a> {
+        Builder {
+            arena,
+            src,
+            parenthesized: RefCell::new(HashSet::new()),
+        }
+    }
+
+    pub fn alloc<T>(&self, value: T) -> &'a T {
+        self.arena.alloc(value)
+    }
+
+    pub fn slice<T>(&self, items: Vec<T>) -> &'a [T] {
+        self.arena.alloc_slice_fill_iter(items)
+    }
+
+    pub fn expr(&self, pos: usize, kind: ExprKind<'a>) -> &'a Expr<'a> {
+        self.arena.alloc(Expr { pos: pos as u32, kind })
+    }
+
+    pub fn stmt(&self, pos: usize, kind: StmtKind<'a>) -> Stmt<'a> {
+        Stmt { pos: pos as u32, kind }
+    }
+
+    pub fn binary(&self, pos: usize, op: BinaryOp, lhs: &'a Expr<'a>, rhs: &'a Expr<'a>) -> &'a Expr<'a> {
+        // A binary expression starts where its left operand starts.
+        let pos = (lhs.pos as usize).min(pos);
+        self.expr(pos, ExprKind::Binary { op, lhs, rhs })
+    }
+
+    pub fn prefix(&self, pos: usize, op: Prefix, e: &'a Expr<'a>) -> &'a Expr<'a> {
+        match op {
+            Prefix::Unary(UnaryOp::Neg) => self.negate(pos, e),
+            Prefix::Unary(op) => self.expr(pos, ExprKind::Unary { op, expr: e }),
+            Prefix::Silence => self.expr(pos, ExprKind::Silence(e)),
+            Prefix::Cast(to) => self.expr(pos, ExprKind::Cast { to, expr: e }),
+        }
+    }
+
+    /// `-literal` is folded so that `-9223372036854775808` is an int, as in PHP.
+    pub fn negate(&self, pos: usize, e: &'a Expr<'a>) -> &'a Expr<'a> {
+        match e.kind {
+            ExprKind::Int(n) if !self.is_parenthesized(e) => self.expr(pos, ExprKind::Int(n.wrapping_neg())),
+            ExprKind::Float(f) if f == 9223372036854775808.0 && !self.is_parenthesized(e) => {
+                self.expr(pos, ExprKind::Int(i64::MIN))
+            }
+            _ => self.expr(
+                pos,
+                ExprKind::Unary {
+                    op: UnaryOp::Neg,
+                    expr: e,
+                },
+            ),
+        }
+    }
+
+    pub fn parenthesized(&self, e: &'a Expr<'a>) -> &'a Expr<'a> {
+        self.parenthesized.borrow_mut().insert(e as *const _);
+        e
+    }
+
+    fn is_parenthesized(&self, e: &'a Expr<'a>) -> bool {
+        self.parenthesized.borrow().contains(&(e as *const _))
+    }
+
+    pub fn if_stmt(&self, pos: usize, cond: &'a Expr<'a>, then: Stmt<'a>, els: Option<Stmt<'a>>) -> Stmt<'a> {
+        self.stmt(
+            pos,
+            StmtKind::If {
+                cond,
+                then: self.alloc(then),
+                els: els.map(|s| self.alloc(s)),
+            },
+        )
+    }
+
+    pub fn loop_stmt(&self, pos: usize, head: LoopHead<'a>, body: Stmt<'a>) -> Stmt<'a> {
+        let body = self.alloc(body);
+        let kind = match head {
+            LoopHead::While(cond) => StmtKind::While { cond, body },
+            LoopHead::For(init, cond, step) => StmtKind::For { init, cond, step, body },
+            LoopHead::Foreach(subject, key, value, by_ref) => StmtKind::Foreach {
+                subject,
+                key,
+                value,
+                by_ref,
+                body,
+            },
+        };
+        self.stmt(pos, kind)
+    }
+
+    /// `break N` / `continue N`: N must be a positive integer literal.
+    pub fn level(&self, pos: usize, what: &str, n: Option<(usize, &'a str)>) -> ParseResult<'a, u32> {
+        let Some((npos, text)) = n else { return Ok(1) };
+        match parse_int(text) {
+            Some(Number::Int(n)) if n >= 1 => Ok(n.min(u32::MAX as i64) as u32),
+            _ => user_error(npos.max(pos), format!("'{what}' operator accepts only positive integers")),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn function(
+        &self,
+        pos: usize,
+        end_pos: usize,
+        name: &'a str,
+        params: Vec<Param<'a>>,
+        by_ref_return: bool,
+        return_type: Option<&'a TypeHint<'a>>,
+        uses: Vec<ClosureUse<'a>>,
+        body: FunctionBody<'a>,
+    ) -> &'a FunctionDecl<'a> {
+        self.alloc(FunctionDecl {
+            pos: pos as u32,
+            end_pos: end_pos as u32,
+            name,
+            params: self.slice(params),
+            by_ref_return,
+            return_type,
+            uses: self.slice(uses),
+            body,
+        })
+    }
+
+    pub fn isset(&self, pos: usize, vars: Vec<&'a Expr<'a>>) -> ParseResult<'a, &'a Expr<'a>> {
+        if vars.is_empty() {
+            return user_error(pos, "syntax error, unexpected token \")\"");
+        }
+        Ok(self.expr(pos, ExprKind::Isset(self.slice(vars))))
+    }
+
+    pub fn ternary(
+        &self,
+        pos: usize,
+        cond: &'a Expr<'a>,
+        then: Option<&'a Expr<'a>>,
+        els: &'a Expr<'a>,
+    ) -> ParseResult<'a, &'a Expr<'a>> {
+        // PHP 8 refuses `a ? b : c ? d : e` without parentheses.
+        if let ExprKind::Ternary { then: inner_then, .. } = cond.kind {
+            if !self.is_parenthesized(cond) && (inner_then.is_some() || then.is_some()) {
+                return user_error(
+                    pos,
+                    "Unparenthesized `a ? b : c ? d : e` is not supported. Use either `(a ? b : c) ? d : e` or `a ? b : (c ? d : e)`",
+                );
+            }
+        }
+        let pos = (cond.pos as usize).min(pos);
+        Ok(self.expr(pos, ExprKind::Ternary { cond, then, els }))
+    }
+
+    /// Builds `target op value`. When `target` is not itself something that
+    /// can be assigned to, the assignment belongs to its right-most operand,
+    /// as in PHP's grammar: `!$a = f()` is `!($a = f())`.
+    pub fn assign(
+        &self,
+        pos: usize,
+        target: &'a Expr<'a>,
+        kind: AssignKind,
+        value: &'a Expr<'a>,
+    ) -> ParseResult<'a, &'a Expr<'a>> {
+        let writable = match (&target.kind, kind) {
+            (ExprKind::Var(_) | ExprKind::Index { .. }, _) => true,
+            (ExprKind::Array(_), AssignKind::Plain) => true,
+            _ => false,
+        };
+        if writable {
+            let pos = target.pos as usize;
+            let kind = match kind {
+                AssignKind::Plain => ExprKind::Assign { target, value },
+                AssignKind::Ref => {
+                    if !matches!(value.kind, ExprKind::Var(_) | ExprKind::Index { .. }) {
+                        return user_error(value.pos as usize, "Cannot assign reference to non referenceable value");
+                    }
+                    ExprKind::AssignRef { target, source: value }
+                }
+                AssignKind::Op(op) => ExprKind::AssignOp { op, target, value },
+            };
+            return Ok(self.expr(pos, kind));
+        }
+        if self.is_parenthesized(target) {
+            return self.bad_assign(pos);
+        }
+        let moved = |inner: &'a Expr<'a>| self.assign(pos, inner, kind, value);
+        let kind = match target.kind {
+            ExprKind::Unary { op, expr } => ExprKind::Unary { op, expr: moved(expr)? },
+            ExprKind::Cast { to, expr } => ExprKind::Cast { to, expr: moved(expr)? },
+            ExprKind::Silence(expr) => ExprKind::Silence(moved(expr)?),
+            ExprKind::Binary { op, lhs, rhs } => ExprKind::Binary { op, lhs, rhs: moved(rhs)? },
+            ExprKind::Ternary { cond, then, els } => ExprKind::Ternary {
+                cond,
+                then,
+                els: moved(els)?,
+            },
+            _ => return self.bad_assign(pos),
+        };
+        Ok(self.expr(target.pos as usize, kind))
+    }
+
+    fn bad_assign(&self, pos: usize) -> ParseResult<'a, &'a Expr<'a>> {
+        // Report it at the `=`, as PHP does.
+        let at = self.src[pos..]
+            .iter()
+            .position(|&c| c == b'=')
+            .map_or(pos, |i| pos + i);
+        user_error(at, "syntax error, unexpected token \"=\"")
+    }
+
+    pub fn array_items(&self, mut items: Vec<Option<ArrayItem<'a>>>, last: Option<ArrayItem<'a>>) -> Vec<ArrayItem<'a>> {
+        if last.is_some() {
+            items.push(last);
+        }
+        items
+            .into_iter()
+            .map(|item| {
+                item.unwrap_or(ArrayItem {
+                    key: None,
+                    value: None,
+                    by_ref: false,
+                    spread: false,
+                })
+            })
+            .collect()
+    }
+
+    pub fn int_literal(&self, pos: usize, text: &str) -> ParseResult<'a, &'a Expr<'a>> {
+        match parse_int(text) {
+            Some(Number::Int(n)) => Ok(self.expr(pos, ExprKind::Int(n))),
+            Some(Number::Float(f)) => Ok(self.expr(pos, ExprKind::Float(f))),
+            None => user_error(pos, format!("Invalid numeric literal")),
+        }
+    }
+
+    pub fn float_literal(&self, pos: usize, text: &str) -> &'a Expr<'a> {
+        let clean: String = text.chars().filter(|&c| c != '_').collect();
+        let f = clean.parse::<f64>().unwrap_or(0.0);
+        self.expr(pos, ExprKind::Float(f))
+    }
+
+    pub fn single_quoted(&self, pos: usize, raw: &'a [u8]) -> &'a Expr<'a> {
+        let s = if raw.contains(&b'\\') {
+            let mut out = Vec::with_capacity(raw.len());
+            let mut i = 0;
+            while i < raw.len() {
+                if raw[i] == b'\\' && matches!(raw.get(i + 1), Some(b'\\' | b'\'')) {
+                    out.push(raw[i + 1]);
+                    i += 2;
+                } else {
+                    out.push(raw[i]);
+                    i += 1;
+                }
+            }
+            self.arena.alloc_slice_copy(&out)
+        } else {
+            raw
+        };
+        self.expr(pos, ExprKind::Str(s))
+    }
+
+    /// A double-quoted string: resolves escapes and splits out the
+    /// interpolated variables and `{$…}` expressions.
+    pub fn double_quoted(&self, pos: usize, raw: &'a [u8]) -> ParseResult<'a, &'a Expr<'a>> {
+        // The payload starts one byte after the opening quote.
+        let base = pos + 1;
+        let mut parts: Vec<InterpPart<'a>> = Vec::new();
+        let mut lit: Vec<u8> = Vec::new();
+        let mut i = 0;
+        while i < raw.len() {
+            let c = raw[i];
+            match c {
+                b'\\' if i + 1 < raw.len() => {
+                    i = unescape_double(raw, i, &mut lit);
+                }
+                b'$' if raw.get(i + 1).is_some_and(|&c| is_name_start(c)) => {
+                    self.flush_literal(&mut parts, &mut lit);
+                    let (expr, next) = self.simple_interpolation(raw, base, i)?;
+                    parts.push(InterpPart::Expr(expr));
+                    i = next;
+                }
+                b'$' if raw.get(i + 1) == Some(&b'{') => {
+                    // `${name}`: the form PHP 8.2 deprecates; still valid.
+                    let close = find_closing_brace(raw, i + 1).ok_or(())
+                        .or_else(|_| user_error(base + i, "syntax error, unexpected end of file"))?;
+                    let name = &raw[i + 2..close];
+                    if name.is_empty() || !is_name_start(name[0]) || !name.iter().all(|&c| is_name_char(c)) {
+                        return user_error(
+                            base + i,
+                            "syntax error, minizts does not support variable variables in strings",
+                        );
+                    }
+                    self.flush_literal(&mut parts, &mut lit);
+                    let name = self.name_str(name, base + i)?;
+                    parts.push(InterpPart::Expr(self.expr(base + i, ExprKind::Var(name))));
+                    i = close + 1;
+                }
+                b'{' if raw.get(i + 1) == Some(&b'$') => {
+                    let close = match find_closing_brace(raw, i) {
+                        Some(close) => close,
+                        None => return user_error(base + raw.len(), "syntax error, unexpected end of file"),
+                    };
+                    self.flush_literal(&mut parts, &mut lit);
+                    let tokens = Lexer::fragment(self.src, base + i + 1, base + close).map(lex_adapter);
+                    let expr = grammar::ExprParser::new()
+                        .parse(self, tokens)
+                        .map_err(|err| ParseError::User {
+                            error: describe(err, base + close),
+                        })?;
+                    parts.push(InterpPart::Expr(expr));
+                    i = close + 1;
+                }
+                _ => {
+                    lit.push(c);
+                    i += 1;
+                }
+            }
+        }
+        if parts.is_empty() {
+            let s = self.arena.alloc_slice_copy(&lit);
+            return Ok(self.expr(pos, ExprKind::Str(s)));
+        }
+        self.flush_literal(&mut parts, &mut lit);
+        Ok(self.expr(pos, ExprKind::Interp(self.slice(parts))))
+    }
+
+    fn flush_literal(&self, parts: &mut Vec<InterpPart<'a>>, lit: &mut Vec<u8>) {
+        if !lit.is_empty() {
+            parts.push(InterpPart::Lit(self.arena.alloc_slice_copy(lit)));
+            lit.clear();
+        }
+    }
+
+    fn name_str(&self, bytes: &'a [u8], pos: usize) -> ParseResult<'a, &'a str> {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Ok(s),
+            Err(_) => user_error(pos, "syntax error, name is not valid UTF-8"),
+        }
+    }
+
+    /// `$name`, `$name[key]`, `$name[$i]` or `$name[-1]` inside a string.
+    fn simple_interpolation(&self, raw: &'a [u8], base: usize, start: usize) -> ParseResult<'a, (&'a Expr<'a>, usize)> {
+        let mut i = start + 1;
+        while i < raw.len() && is_name_char(raw[i]) {
+            i += 1;
+        }
+        let name = self.name_str(&raw[start + 1..i], base + start)?;
+        let var = self.expr(base + start, ExprKind::Var(name));
+        if raw.get(i) != Some(&b'[') {
+            return Ok((var, i));
+        }
+        // One level of `[…]`: a bare word is a string key, digits an int
+        // key (a string if PHP would not read them as a canonical int).
+        let key_start = i + 1;
+        let mut j = key_start;
+        let key = if raw.get(j) == Some(&b'$') && raw.get(j + 1).is_some_and(|&c| is_name_start(c)) {
+            j += 1;
+            while j < raw.len() && is_name_char(raw[j]) {
+                j += 1;
+            }
+            let name = self.name_str(&raw[key_start + 1..j], base + key_start)?;
+            self.expr(base + key_start, ExprKind::Var(name))
+        } else if raw.get(j).is_some_and(|&c| c.is_ascii_digit() || c == b'-') {
+            if raw[j] == b'-' {
+                j += 1;
+            }
+            while j < raw.len() && raw[j].is_ascii_digit() {
+                j += 1;
+            }
+            let text = &raw[key_start..j];
+            let canonical = std::str::from_utf8(text)
+                .ok()
+                .and_then(|t| t.parse::<i64>().ok())
+                .filter(|n| n.to_string().as_bytes() == text);
+            match canonical {
+                Some(n) => self.expr(base + key_start, ExprKind::Int(n)),
+                None => self.expr(base + key_start, ExprKind::Str(text)),
+            }
+        } else if raw.get(j).is_some_and(|&c| is_name_start(c)) {
+            while j < raw.len() && is_name_char(raw[j]) {
+                j += 1;
+            }
+            self.expr(base + key_start, ExprKind::Str(&raw[key_start..j]))
+        } else {
+            return user_error(base + j, "syntax error, unexpected string content \"\", expecting \"-\" or identifier or variable or number");
+        };
+        if raw.get(j) != Some(&b']') {
+            return user_error(base + j, "syntax error, unexpected string content, expecting \"]\"");
+        }
+        Ok((
+            self.expr(
+                base + start,
+                ExprKind::Index {
+                    base: var,
+                    index: Some(key),
+                },
+            ),
+            j + 1,
+        ))
+    }
+}
+
+fn is_name_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_' || c >= 0x80
+}
+
+fn is_name_char(c: u8) -> bool {
+    is_name_start(c) || c.is_ascii_digit()
+}
+
+/// The index of the `}` that closes the `{` at `open`, skipping nested
+/// braces and quoted strings.
+fn find_closing_brace(raw: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < raw.len() {
+        match raw[i] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b'\'' => {
+                i += 1;
+                while i < raw.len() && raw[i] != b'\'' {
+                    if raw[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'\\' => i += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Resolves the escape at `raw[i]` (a backslash) into `out`; returns the
+/// index after it. Unknown escapes keep their backslash, as in PHP.
+fn unescape_double(raw: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
+    let c = raw[i + 1];
+    let simple = match c {
+        b'n' => Some(b'\n'),
+        b't' => Some(b'\t'),
+        b'r' => Some(b'\r'),
+        b'v' => Some(0x0b),
+        b'e' => Some(0x1b),
+        b'f' => Some(0x0c),
+        b'\\' => Some(b'\\'),
+        b'$' => Some(b'$'),
+        b'"' => Some(b'"'),
+        _ => None,
+    };
+    if let Some(b) = simple {
+        out.push(b);
+        return i + 2;
+    }
+    if (b'0'..=b'7').contains(&c) {
+        let mut j = i + 1;
+        let mut v: u32 = 0;
+        while j < raw.len() && j < i + 4 && (b'0'..=b'7').contains(&raw[j]) {
+            v = v * 8 + (raw[j] - b'0') as u32;
+            j += 1;
+        }
+        out.push(v as u8);
+        return j;
+    }
+    if c == b'x' && raw.get(i + 2).is_some_and(|c| c.is_ascii_hexdigit()) {
+        let mut j = i + 2;
+        let mut v: u32 = 0;
+        while j < raw.len() && j < i + 4 && raw[j].is_ascii_hexdigit() {
+            v = v * 16 + (raw[j] as char).to_digit(16).unwrap_or(0);
+            j += 1;
+        }
+        out.push(v as u8);
+        return j;
+    }
+    if c == b'u' && raw.get(i + 2) == Some(&b'{') {
+        if let Some(close) = raw[i + 3..].iter().position(|&c| c == b'}') {
+            let hex = &raw[i + 3..i + 3 + close];
+            let code = std::str::from_utf8(hex).ok().and_then(|h| u32::from_str_radix(h, 16).ok());
+            if let Some(ch) = code.and_then(char::from_u32) {
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                return i + 3 + close + 1;
+            }
+        }
+    }
+    out.push(b'\\');
+    i + 1
+}
+
+/// An integer literal's value; too big for an int, it is a float (as PHP).
+pub enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+/// Reads a decimal, hex, octal or binary integer literal (with `_`).
+pub fn parse_int(text: &str) -> Option<Number> {
+    let clean: String = text.chars().filter(|&c| c != '_').collect();
+    let (digits, radix) = if let Some(h) = clean.strip_prefix("0x").or_else(|| clean.strip_prefix("0X")) {
+        (h, 16)
+    } else if let Some(b) = clean.strip_prefix("0b").or_else(|| clean.strip_prefix("0B")) {
+        (b, 2)
+    } else if let Some(o) = clean.strip_prefix("0o").or_else(|| clean.strip_prefix("0O")) {
+        (o, 8)
+    } else if clean.len() > 1 && clean.starts_with('0') {
+        (&clean[1..], 8)
+    } else {
+        (clean.as_str(), 10)
+    };
+    if !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    match i64::from_str_radix(digits, radix) {
+        Ok(n) => Some(Number::Int(n)),
+        Err(_) => {
+            // Overflow: the float nearest the value.
+            let mut f = 0.0f64;
+            for c in digits.chars() {
+                f = f * radix as f64 + c.to_digit(radix)? as f64;
+            }
+            if radix == 10 {
+                f = digits.parse::<f64>().ok()?;
+            }
+            Some(Number::Float(f))
+        }
+    }
+}
