@@ -1,0 +1,655 @@
+//! PHP arrays: ordered maps with int|string keys, and packed lists.
+//!
+//! A [`PhpArray`] is *packed* (a plain `Vec` of values whose keys are
+//! exactly `0..len`) until something makes that untrue (a string key, a
+//! hole, a key out of order); then it becomes an ordered hash: buckets in
+//! insertion order, deleted ones left as tombstones until the next
+//! compaction, and a `hashbrown` table from key hash to bucket index. This
+//! is PHP's `HashTable` with its packed variant, and keeps its rules:
+//! string keys that look like canonical decimal integers are ints, and the
+//! next free int key (`nNextFreeElement`) only ever grows.
+//!
+//! Values hold arrays through `Rc`, so copying an array is a count bump and
+//! the first write to a shared array copies it (copy-on-write).
+
+use hashbrown::HashTable;
+
+use crate::string::PhpStr;
+use crate::value::Value;
+
+/// An array key after PHP's normalisation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Key {
+    Int(i64),
+    Str(PhpStr),
+}
+
+impl Key {
+    /// The key a string becomes: an int if it is a canonical decimal
+    /// integer ("12", "-3", but not "012", "1.0", " 1" or "-0").
+    pub fn from_bytes(s: &[u8]) -> Key {
+        match canonical_int(s) {
+            Some(n) => Key::Int(n),
+            None => Key::Str(PhpStr::from(s)),
+        }
+    }
+
+    /// Like [`Key::from_bytes`] but reuses `s` when it stays a string.
+    pub fn from_str(s: PhpStr) -> Key {
+        match canonical_int(&s) {
+            Some(n) => Key::Int(n),
+            None => Key::Str(s),
+        }
+    }
+
+    /// The key as a value (ints stay ints, strings stay strings).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Key::Int(n) => Value::Int(*n),
+            Key::Str(s) => Value::Str(s.clone()),
+        }
+    }
+}
+
+/// `Some(n)` if `s` is how PHP writes the integer `n`.
+pub fn canonical_int(s: &[u8]) -> Option<i64> {
+    let digits = s.strip_prefix(b"-").unwrap_or(s);
+    if digits.is_empty() || digits.len() > 20 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    if digits[0] == b'0' && (digits.len() > 1 || s.len() > 1) {
+        return None;
+    }
+    std::str::from_utf8(s).ok()?.parse::<i64>().ok()
+}
+
+/// Appending failed: the next int key is already taken (it is `i64::MAX`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NextElementOccupied;
+
+#[derive(Clone)]
+struct Bucket {
+    /// The int key itself, or the string key's hash.
+    h: u64,
+    /// `None` for int keys.
+    key: Option<PhpStr>,
+    /// `Value::Undef` marks a deleted bucket (a tombstone).
+    val: Value,
+}
+
+#[derive(Clone)]
+struct Hashed {
+    buckets: Vec<Bucket>,
+    index: HashTable<u32>,
+    live: usize,
+}
+
+#[derive(Clone)]
+enum Repr {
+    Packed(Vec<Value>),
+    Hashed(Hashed),
+}
+
+/// A PHP array (see the module docs).
+#[derive(Clone)]
+pub struct PhpArray {
+    repr: Repr,
+    /// The next int key `$a[] = …` uses; `i64::MIN` means "no int key yet"
+    /// (the next append uses 0), as in PHP 8.2.
+    next_free: i64,
+}
+
+/// A key borrowed from an array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyRef<'a> {
+    Int(i64),
+    Str(&'a PhpStr),
+}
+
+impl KeyRef<'_> {
+    pub fn to_key(self) -> Key {
+        match self {
+            KeyRef::Int(n) => Key::Int(n),
+            KeyRef::Str(s) => Key::Str(s.clone()),
+        }
+    }
+
+    pub fn to_value(self) -> Value {
+        match self {
+            KeyRef::Int(n) => Value::Int(n),
+            KeyRef::Str(s) => Value::Str(s.clone()),
+        }
+    }
+}
+
+fn str_hash(s: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x5eed).hash_one(s)
+}
+
+/// Spreads a stored hash for the table (int keys are stored as-is, and
+/// hashbrown looks at the top bits).
+#[inline]
+fn table_hash(h: u64) -> u64 {
+    (h ^ (h >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+impl Default for PhpArray {
+    fn default() -> Self {
+        PhpArray::new()
+    }
+}
+
+impl PhpArray {
+    /// A new empty array (no int key used yet).
+    pub fn new() -> PhpArray {
+        PhpArray {
+            repr: Repr::Packed(Vec::new()),
+            next_free: i64::MIN,
+        }
+    }
+
+    pub fn with_capacity(n: usize) -> PhpArray {
+        PhpArray {
+            repr: Repr::Packed(Vec::with_capacity(n)),
+            next_free: i64::MIN,
+        }
+    }
+
+    /// A packed list `[v0, v1, …]`.
+    pub fn from_list(values: Vec<Value>) -> PhpArray {
+        let next_free = if values.is_empty() { i64::MIN } else { values.len() as i64 };
+        PhpArray {
+            repr: Repr::Packed(values),
+            next_free,
+        }
+    }
+
+    /// The empty array literal `[]`: PHP 8.2 copies it from a shared empty
+    /// array whose next free key is 0, so `$a = []; $a[-5] = 1; $a[] = 2;`
+    /// puts 2 at key 0 (while a fresh array would use -4).
+    pub fn empty_literal() -> PhpArray {
+        PhpArray {
+            repr: Repr::Packed(Vec::new()),
+            next_free: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.repr {
+            Repr::Packed(v) => v.len(),
+            Repr::Hashed(h) => h.live,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the keys are exactly `0..len` in order (a JSON list).
+    pub fn is_list(&self) -> bool {
+        match &self.repr {
+            Repr::Packed(_) => true,
+            Repr::Hashed(_) => self.iter().enumerate().all(|(i, (k, _))| k == KeyRef::Int(i as i64)),
+        }
+    }
+
+    pub fn is_packed(&self) -> bool {
+        matches!(self.repr, Repr::Packed(_))
+    }
+
+    /// The int key the next append would use.
+    pub fn next_free(&self) -> i64 {
+        if self.next_free == i64::MIN {
+            0
+        } else {
+            self.next_free
+        }
+    }
+
+    /// Sets the next free int key (array_pop and friends adjust it).
+    pub fn set_next_free(&mut self, n: i64) {
+        self.next_free = n;
+    }
+
+    fn note_int_key(&mut self, k: i64) {
+        if k >= self.next_free {
+            self.next_free = if k < i64::MAX { k + 1 } else { i64::MAX };
+        }
+    }
+
+    fn to_hashed(&mut self) -> &mut Hashed {
+        if let Repr::Packed(values) = &mut self.repr {
+            let values = std::mem::take(values);
+            let mut h = Hashed {
+                buckets: Vec::with_capacity(values.len() + 1),
+                index: HashTable::with_capacity(values.len() + 1),
+                live: values.len(),
+            };
+            for (i, val) in values.into_iter().enumerate() {
+                h.buckets.push(Bucket { h: i as u64, key: None, val });
+            }
+            let Hashed { buckets, index, .. } = &mut h;
+            for (i, b) in buckets.iter().enumerate() {
+                index.insert_unique(table_hash(b.h), i as u32, |&j| table_hash(buckets[j as usize].h));
+            }
+            self.repr = Repr::Hashed(h);
+        }
+        match &mut self.repr {
+            Repr::Hashed(h) => h,
+            Repr::Packed(_) => unreachable!(),
+        }
+    }
+
+    pub fn get_int(&self, k: i64) -> Option<&Value> {
+        match &self.repr {
+            Repr::Packed(v) => usize::try_from(k).ok().and_then(|i| v.get(i)),
+            Repr::Hashed(h) => h.find_int(k).map(|i| &h.buckets[i].val),
+        }
+    }
+
+    pub fn get_str(&self, s: &[u8]) -> Option<&Value> {
+        match &self.repr {
+            Repr::Packed(_) => None,
+            Repr::Hashed(h) => h.find_str(s, str_hash(s)).map(|i| &h.buckets[i].val),
+        }
+    }
+
+    pub fn get(&self, key: &Key) -> Option<&Value> {
+        match key {
+            Key::Int(k) => self.get_int(*k),
+            Key::Str(s) => self.get_str(s),
+        }
+    }
+
+    pub fn get_mut(&mut self, key: &Key) -> Option<&mut Value> {
+        match (&mut self.repr, key) {
+            (Repr::Packed(v), Key::Int(k)) => usize::try_from(*k).ok().and_then(move |i| v.get_mut(i)),
+            (Repr::Packed(_), Key::Str(_)) => None,
+            (Repr::Hashed(h), Key::Int(k)) => h.find_int(*k).map(move |i| &mut h.buckets[i].val),
+            (Repr::Hashed(h), Key::Str(s)) => h.find_str(s, str_hash(s)).map(move |i| &mut h.buckets[i].val),
+        }
+    }
+
+    pub fn contains_key(&self, key: &Key) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Sets `key` to `val`, keeping the key's place if it exists.
+    pub fn insert(&mut self, key: Key, val: Value) {
+        let (slot, _) = self.entry(key);
+        *slot = val;
+    }
+
+    /// The value at `key`, inserted as null first if absent; the flag says
+    /// whether it was already there (PHP warns on `$a['x'] += 1` if not).
+    pub fn entry(&mut self, key: Key) -> (&mut Value, bool) {
+        match key {
+            Key::Int(k) => self.entry_int(k),
+            Key::Str(s) => {
+                let hv = str_hash(&s);
+                let h = self.to_hashed();
+                match h.find_str(&s, hv) {
+                    Some(i) => (&mut h.buckets[i].val, true),
+                    None => {
+                        let i = h.push(hv, Some(s), Value::Null);
+                        (&mut h.buckets[i].val, false)
+                    }
+                }
+            }
+        }
+    }
+
+    fn entry_int(&mut self, k: i64) -> (&mut Value, bool) {
+        if let Repr::Packed(v) = &mut self.repr {
+            let len = v.len() as i64;
+            if (0..len).contains(&k) {
+                // Re-borrow to satisfy the borrow checker across the branch.
+                let Repr::Packed(v) = &mut self.repr else { unreachable!() };
+                return (&mut v[k as usize], true);
+            }
+            if k == len && (self.next_free == i64::MIN || self.next_free <= len) {
+                self.note_int_key(k);
+                let Repr::Packed(v) = &mut self.repr else { unreachable!() };
+                v.push(Value::Null);
+                return (v.last_mut().unwrap(), false);
+            }
+        }
+        self.note_int_key(k);
+        let h = self.to_hashed();
+        match h.find_int(k) {
+            Some(i) => (&mut h.buckets[i].val, true),
+            None => {
+                let i = h.push(k as u64, None, Value::Null);
+                (&mut h.buckets[i].val, false)
+            }
+        }
+    }
+
+    /// `$a[] = val`.
+    pub fn push(&mut self, val: Value) -> Result<(), NextElementOccupied> {
+        self.push_slot(val).map(|_| ())
+    }
+
+    /// `$a[] = val`, returning the new element.
+    pub fn push_slot(&mut self, val: Value) -> Result<&mut Value, NextElementOccupied> {
+        let k = self.next_free();
+        if k == i64::MAX && self.get_int(k).is_some() {
+            return Err(NextElementOccupied);
+        }
+        let (slot, existed) = self.entry_int(k);
+        if existed {
+            return Err(NextElementOccupied);
+        }
+        *slot = val;
+        Ok(slot)
+    }
+
+    /// Removes `key`, returning its value.
+    pub fn remove(&mut self, key: &Key) -> Option<Value> {
+        if let (Repr::Packed(v), Key::Int(k)) = (&mut self.repr, key) {
+            let len = v.len() as i64;
+            if !(0..len).contains(k) {
+                return None;
+            }
+            if *k == len - 1 {
+                return v.pop();
+            }
+        }
+        if let (Repr::Packed(_), Key::Str(_)) = (&self.repr, key) {
+            return None;
+        }
+        let h = self.to_hashed();
+        let i = match key {
+            Key::Int(k) => h.find_int(*k)?,
+            Key::Str(s) => h.find_str(s, str_hash(s))?,
+        };
+        Some(h.remove_at(i))
+    }
+
+    /// Removes and returns the last element (array_pop's core).
+    pub fn pop(&mut self) -> Option<(Key, Value)> {
+        match &mut self.repr {
+            Repr::Packed(v) => {
+                let val = v.pop()?;
+                Some((Key::Int(v.len() as i64), val))
+            }
+            Repr::Hashed(h) => {
+                let i = h.buckets.iter().rposition(|b| !matches!(b.val, Value::Undef))?;
+                let key = h.key_at(i).to_key();
+                Some((key, h.remove_at(i)))
+            }
+        }
+    }
+
+    /// Iterates over (key, value) in order.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter { array: self, pos: 0 }
+    }
+
+    /// The values in order.
+    pub fn values(&self) -> impl Iterator<Item = &Value> + '_ {
+        self.iter().map(|(_, v)| v)
+    }
+
+    /// The first live element at or after position `pos`: its position,
+    /// key and value. Positions are stable while the array is not
+    /// compacted; foreach keeps one (PHP's `HashPosition`).
+    pub fn at_or_after(&self, pos: usize) -> Option<(usize, KeyRef<'_>, &Value)> {
+        match &self.repr {
+            Repr::Packed(v) => v.get(pos).map(|val| (pos, KeyRef::Int(pos as i64), val)),
+            Repr::Hashed(h) => {
+                let off = h.buckets.get(pos..)?.iter().position(|b| !matches!(b.val, Value::Undef))?;
+                let i = pos + off;
+                Some((i, h.key_at(i), &h.buckets[i].val))
+            }
+        }
+    }
+
+    /// Mutable access to the value at position `pos` (see [`at_or_after`]).
+    ///
+    /// [`at_or_after`]: PhpArray::at_or_after
+    pub fn value_at_mut(&mut self, pos: usize) -> Option<&mut Value> {
+        match &mut self.repr {
+            Repr::Packed(v) => v.get_mut(pos),
+            Repr::Hashed(h) => h.buckets.get_mut(pos).filter(|b| !matches!(b.val, Value::Undef)).map(|b| &mut b.val),
+        }
+    }
+
+    /// The position of `key`, if present.
+    pub fn position_of(&self, key: &Key) -> Option<usize> {
+        match (&self.repr, key) {
+            (Repr::Packed(v), Key::Int(k)) => usize::try_from(*k).ok().filter(|&i| i < v.len()),
+            (Repr::Packed(_), Key::Str(_)) => None,
+            (Repr::Hashed(h), Key::Int(k)) => h.find_int(*k),
+            (Repr::Hashed(h), Key::Str(s)) => h.find_str(s, str_hash(s)),
+        }
+    }
+
+    /// Mutable iteration over the values, in order.
+    pub fn values_mut(&mut self) -> Box<dyn Iterator<Item = &mut Value> + '_> {
+        match &mut self.repr {
+            Repr::Packed(v) => Box::new(v.iter_mut()),
+            Repr::Hashed(h) => Box::new(h.buckets.iter_mut().filter(|b| !matches!(b.val, Value::Undef)).map(|b| &mut b.val)),
+        }
+    }
+
+    /// Takes the elements out as (key, value) pairs, leaving it empty.
+    pub fn drain(&mut self) -> Vec<(Key, Value)> {
+        let repr = std::mem::replace(&mut self.repr, Repr::Packed(Vec::new()));
+        match repr {
+            Repr::Packed(v) => v.into_iter().enumerate().map(|(i, v)| (Key::Int(i as i64), v)).collect(),
+            Repr::Hashed(h) => h
+                .buckets
+                .into_iter()
+                .filter(|b| !matches!(b.val, Value::Undef))
+                .map(|b| {
+                    let key = match b.key {
+                        Some(s) => Key::Str(s),
+                        None => Key::Int(b.h as i64),
+                    };
+                    (key, b.val)
+                })
+                .collect(),
+        }
+    }
+
+    /// An array of `pairs` in order (later duplicates overwrite earlier).
+    pub fn from_pairs(pairs: impl IntoIterator<Item = (Key, Value)>) -> PhpArray {
+        let mut a = PhpArray::new();
+        for (k, v) in pairs {
+            a.insert(k, v);
+        }
+        a
+    }
+}
+
+impl Hashed {
+    fn find_int(&self, k: i64) -> Option<usize> {
+        let hv = k as u64;
+        self.index
+            .find(table_hash(hv), |&i| {
+                let b = &self.buckets[i as usize];
+                b.h == hv && b.key.is_none()
+            })
+            .map(|&i| i as usize)
+    }
+
+    fn find_str(&self, s: &[u8], hv: u64) -> Option<usize> {
+        self.index
+            .find(table_hash(hv), |&i| {
+                let b = &self.buckets[i as usize];
+                b.h == hv && b.key.as_ref().is_some_and(|k| k.as_bytes() == s)
+            })
+            .map(|&i| i as usize)
+    }
+
+    fn key_at(&self, i: usize) -> KeyRef<'_> {
+        let b = &self.buckets[i];
+        match &b.key {
+            Some(s) => KeyRef::Str(s),
+            None => KeyRef::Int(b.h as i64),
+        }
+    }
+
+    fn push(&mut self, h: u64, key: Option<PhpStr>, val: Value) -> usize {
+        if self.buckets.len() >= 8 && self.buckets.len() - self.live > self.live {
+            self.compact();
+        }
+        let i = self.buckets.len();
+        let buckets = &self.buckets;
+        self.index
+            .insert_unique(table_hash(h), i as u32, |&j| table_hash(buckets[j as usize].h));
+        self.buckets.push(Bucket { h, key, val });
+        self.live += 1;
+        i
+    }
+
+    fn remove_at(&mut self, i: usize) -> Value {
+        let h = self.buckets[i].h;
+        if let Ok(entry) = self.index.find_entry(table_hash(h), |&j| j as usize == i) {
+            entry.remove();
+        }
+        self.live -= 1;
+        let b = &mut self.buckets[i];
+        b.key = None;
+        std::mem::replace(&mut b.val, Value::Undef)
+    }
+
+    /// Drops tombstones and rebuilds the index.
+    fn compact(&mut self) {
+        self.buckets.retain(|b| !matches!(b.val, Value::Undef));
+        self.index.clear();
+        let buckets = &self.buckets;
+        for (i, b) in buckets.iter().enumerate() {
+            self.index
+                .insert_unique(table_hash(b.h), i as u32, |&j| table_hash(buckets[j as usize].h));
+        }
+    }
+}
+
+/// Iterator over an array's (key, value) pairs.
+pub struct Iter<'a> {
+    array: &'a PhpArray,
+    pos: usize,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = (KeyRef<'a>, &'a Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (i, k, v) = self.array.at_or_after(self.pos)?;
+        self.pos = i + 1;
+        Some((k, v))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.array.len()))
+    }
+}
+
+impl std::fmt::Debug for PhpArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(a: &PhpArray) -> Vec<Key> {
+        a.iter().map(|(k, _)| k.to_key()).collect()
+    }
+
+    #[test]
+    fn key_normalisation() {
+        assert_eq!(Key::from_bytes(b"12"), Key::Int(12));
+        assert_eq!(Key::from_bytes(b"-3"), Key::Int(-3));
+        assert_eq!(Key::from_bytes(b"0"), Key::Int(0));
+        for s in [&b"012"[..], b"-0", b"1.0", b" 1", b"1 ", b"", b"9223372036854775808", b"+1"] {
+            assert_eq!(Key::from_bytes(s), Key::Str(PhpStr::from(s)), "{s:?}");
+        }
+        assert_eq!(Key::from_bytes(b"-9223372036854775808"), Key::Int(i64::MIN));
+    }
+
+    #[test]
+    fn packed_until_a_hole() {
+        let mut a = PhpArray::new();
+        for i in 0..10 {
+            a.push(Value::Int(i)).unwrap();
+        }
+        assert!(a.is_packed());
+        a.insert(Key::Int(10), Value::Int(10));
+        assert!(a.is_packed());
+        a.insert(Key::Int(20), Value::Int(20));
+        assert!(!a.is_packed());
+        a.push(Value::Int(21)).unwrap();
+        assert_eq!(a.get_int(21), Some(&Value::Int(21)));
+        assert_eq!(a.len(), 13);
+    }
+
+    #[test]
+    fn next_free_follows_php_8_2() {
+        let mut a = PhpArray::new();
+        a.insert(Key::Int(-3), Value::Null);
+        a.push(Value::Null).unwrap();
+        assert_eq!(keys(&a), vec![Key::Int(-3), Key::Int(-2)]);
+
+        let mut b = PhpArray::empty_literal();
+        b.insert(Key::Int(-5), Value::Null);
+        b.push(Value::Null).unwrap();
+        assert_eq!(keys(&b), vec![Key::Int(-5), Key::Int(0)]);
+
+        let mut c = PhpArray::from_list(vec![Value::Int(1), Value::Int(2), Value::Int(3)]);
+        c.remove(&Key::Int(2));
+        c.push(Value::Int(9)).unwrap();
+        assert_eq!(keys(&c), vec![Key::Int(0), Key::Int(1), Key::Int(3)]);
+
+        let mut d = PhpArray::new();
+        d.insert(Key::Int(i64::MAX), Value::Null);
+        assert_eq!(d.push(Value::Null), Err(NextElementOccupied));
+    }
+
+    #[test]
+    fn order_survives_removal_and_compaction() {
+        let mut a = PhpArray::new();
+        for i in 0..100 {
+            a.insert(Key::Str(PhpStr::from(format!("k{i}"))), Value::Int(i));
+        }
+        for i in 0..90 {
+            a.remove(&Key::Str(PhpStr::from(format!("k{i}"))));
+        }
+        a.insert(Key::Str(PhpStr::from("k5")), Value::Int(5));
+        let got: Vec<i64> = a
+            .values()
+            .map(|v| match v {
+                Value::Int(n) => *n,
+                _ => -1,
+            })
+            .collect();
+        assert_eq!(got, vec![90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 5]);
+        assert_eq!(a.get_str(b"k95"), Some(&Value::Int(95)));
+        assert_eq!(a.get_str(b"k3"), None);
+    }
+
+    #[test]
+    fn entry_reports_existence() {
+        let mut a = PhpArray::new();
+        let (v, existed) = a.entry(Key::Str(PhpStr::from("x")));
+        assert!(!existed);
+        *v = Value::Int(1);
+        let (v, existed) = a.entry(Key::Str(PhpStr::from("x")));
+        assert!(existed);
+        assert_eq!(*v, Value::Int(1));
+    }
+
+    #[test]
+    fn pop_and_positions() {
+        let mut a = PhpArray::from_pairs([(Key::Int(5), Value::Int(1)), (Key::Str(PhpStr::from("a")), Value::Int(2))]);
+        assert_eq!(a.at_or_after(0).map(|(p, k, _)| (p, k.to_key())), Some((0, Key::Int(5))));
+        assert_eq!(a.pop(), Some((Key::Str(PhpStr::from("a")), Value::Int(2))));
+        assert_eq!(a.len(), 1);
+        assert_eq!(a.at_or_after(1), None);
+    }
+}

@@ -1,0 +1,608 @@
+//! Register bytecode: the instruction set and compiled scripts.
+//!
+//! Each function runs in a window of registers on the VM stack: first its
+//! compiled variables (CVs: parameters, then every other `$name` it uses,
+//! like PHP's CVs), then temporaries. An operand that only reads ([`Src`])
+//! may name a register or a constant from the function's pool. Calls pass
+//! arguments in consecutive registers at the top of the caller's window;
+//! the callee's window starts there, so arguments land in its parameters
+//! without a copy (as in Lua).
+//!
+//! A compiled [`Script`] holds no refcounted value: its constants are
+//! scalars and interned strings, so one compiled script can serve many
+//! threads.
+
+use std::fmt::{self, Write as _};
+
+use crate::string::{InternedStrings, PhpStr};
+use crate::value::Value;
+
+/// A register in the current function's window.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Reg(pub u16);
+
+impl Reg {
+    /// "No register" (an unused result, a missing key).
+    pub const NONE: Reg = Reg(u16::MAX);
+
+    pub fn idx(self) -> usize {
+        self.0 as usize
+    }
+
+    pub fn is_none(self) -> bool {
+        self == Reg::NONE
+    }
+}
+
+/// A read operand: a register, or a constant when the top bit is set.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Src(pub u16);
+
+impl Src {
+    pub const CONST_BIT: u16 = 0x8000;
+
+    pub fn reg(r: Reg) -> Src {
+        debug_assert!(r.0 < Src::CONST_BIT);
+        Src(r.0)
+    }
+
+    pub fn konst(k: u16) -> Src {
+        debug_assert!(k < Src::CONST_BIT);
+        Src(k | Src::CONST_BIT)
+    }
+
+    pub fn is_const(self) -> bool {
+        self.0 & Src::CONST_BIT != 0
+    }
+
+    pub fn index(self) -> usize {
+        (self.0 & !Src::CONST_BIT) as usize
+    }
+
+    /// The register, if this operand is one.
+    pub fn as_reg(self) -> Option<Reg> {
+        (!self.is_const()).then_some(Reg(self.0))
+    }
+}
+
+impl From<Reg> for Src {
+    fn from(r: Reg) -> Src {
+        Src::reg(r)
+    }
+}
+
+/// A jump target: an index into the function's code.
+pub type Target = u32;
+
+/// Binary operators that share one generic instruction.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Pow,
+    Concat,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Eq,
+    NotEq,
+    Identical,
+    NotIdentical,
+    Lt,
+    Le,
+    Spaceship,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        use BinOp::*;
+        match self {
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Mod => "%",
+            Pow => "**",
+            Concat => ".",
+            Shl => "<<",
+            Shr => ">>",
+            BitAnd => "&",
+            BitOr => "|",
+            BitXor => "^",
+            Eq => "==",
+            NotEq => "!=",
+            Identical => "===",
+            NotIdentical => "!==",
+            Lt => "<",
+            Le => "<=",
+            Spaceship => "<=>",
+        }
+    }
+}
+
+/// `++`/`--`, before or after.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum IncDec {
+    PreInc,
+    PreDec,
+    PostInc,
+    PostDec,
+}
+
+impl IncDec {
+    pub fn is_inc(self) -> bool {
+        matches!(self, IncDec::PreInc | IncDec::PostInc)
+    }
+
+    pub fn is_pre(self) -> bool {
+        matches!(self, IncDec::PreInc | IncDec::PreDec)
+    }
+}
+
+/// The target of a cast.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum CastKind {
+    Int,
+    Float,
+    String,
+    Bool,
+    Array,
+}
+
+/// One instruction. Registers are `Reg`, read operands `Src`, jump targets
+/// indexes into the function's code. A write to a CV goes through a
+/// reference if the CV holds one; a write to a temporary never does.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Op {
+    /// Does nothing.
+    Nop,
+    /// `dst = src` (into a temporary).
+    Move { dst: Reg, src: Src },
+    /// `var = src` (a variable: writes through a reference).
+    Assign { var: Reg, src: Src },
+    /// `var = &src`: both variables share one reference from now on.
+    AssignRef { var: Reg, src: Reg },
+    /// `dst = a + b`
+    Add { dst: Reg, a: Src, b: Src },
+    /// `dst = a - b`
+    Sub { dst: Reg, a: Src, b: Src },
+    /// `dst = a * b`
+    Mul { dst: Reg, a: Src, b: Src },
+    /// `dst = a . b`
+    Concat { dst: Reg, a: Src, b: Src },
+    /// `dst = a < b`
+    Lt { dst: Reg, a: Src, b: Src },
+    /// `dst = a <= b`
+    Le { dst: Reg, a: Src, b: Src },
+    /// `dst = a == b`
+    Eq { dst: Reg, a: Src, b: Src },
+    /// `dst = a === b`
+    Identical { dst: Reg, a: Src, b: Src },
+    /// `dst = a <op> b` for the other binary operators.
+    Binary { op: BinOp, dst: Reg, a: Src, b: Src },
+    /// `var <op>= src` on a variable.
+    AssignOp { op: BinOp, var: Reg, src: Src },
+    /// `dst = !src`
+    Not { dst: Reg, src: Src },
+    /// `dst = -src`
+    Neg { dst: Reg, src: Src },
+    /// `dst = +src`
+    Plus { dst: Reg, src: Src },
+    /// `dst = ~src`
+    BitNot { dst: Reg, src: Src },
+    /// `dst = (bool) src`
+    ToBool { dst: Reg, src: Src },
+    /// `dst = (kind) src`
+    Cast { dst: Reg, src: Src, kind: CastKind },
+    /// `++var`, `var--`, …; `dst` (unless NONE) gets the expression's value.
+    IncDecVar { var: Reg, kind: IncDec, dst: Reg },
+    /// `dst` = the variable without the "undefined variable" warning
+    /// (null if unset): the read `isset`, `empty` and `??` make.
+    Quiet { dst: Reg, var: Reg },
+    /// `dst = src !== null` (after a quiet read: `isset`).
+    IsSet { dst: Reg, src: Src },
+    /// Unsets a variable (dropping its reference binding, if any).
+    UnsetVar { var: Reg },
+
+    /// `dst = base[key]`, warning as PHP does on a missing key or offset.
+    FetchDim { dst: Reg, base: Src, key: Src },
+    /// `dst = base[key]` or null, silently (inside isset/empty/??).
+    FetchDimQuiet { dst: Reg, base: Src, key: Src },
+    /// `var[k1]…[kn] = src`; the `depth` keys are in consecutive
+    /// registers from `keys`; an `Undef` key means `[]` (append).
+    AssignDim { var: Reg, keys: Reg, depth: u8, src: Src },
+    /// `var[k1]…[kn] <op>= src`
+    AssignDimOp { op: BinOp, var: Reg, keys: Reg, depth: u8, src: Src },
+    /// `++var[k1]…[kn]` and the others; `dst` gets the value unless NONE.
+    IncDecDim { var: Reg, keys: Reg, depth: u8, kind: IncDec, dst: Reg },
+    /// `unset(var[k1]…[kn])`
+    UnsetDim { var: Reg, keys: Reg, depth: u8 },
+    /// Makes `var` a reference (if it is not one) and puts it in `dst`.
+    MakeRef { dst: Reg, var: Reg },
+    /// Makes `var[k1]…[kn]` a reference (creating it) and puts it in `dst`.
+    MakeRefDim { dst: Reg, var: Reg, keys: Reg, depth: u8 },
+
+    /// `dst = []` (an empty array literal).
+    NewArray { dst: Reg, capacity: u16 },
+    /// Appends `src` to the array being built in `arr`.
+    ArrayPush { arr: Reg, src: Src },
+    /// `arr[key] = src` on the array being built in `arr`.
+    ArraySet { arr: Reg, key: Src, src: Src },
+    /// `...src` inside an array literal.
+    ArraySpread { arr: Reg, src: Src },
+    /// `dst` = the `n` registers from `start` concatenated (interpolation).
+    ConcatN { dst: Reg, start: Reg, n: u8 },
+
+    /// Continue at `target`.
+    Jmp { target: Target },
+    /// Continue at an earlier `target`: a loop's back edge, where the VM
+    /// checks its interrupt flag (time limit) and memory limit.
+    JmpBack { target: Target },
+    /// Jump if `cond` is true.
+    JmpIf { cond: Src, target: Target },
+    /// Jump if `cond` is false.
+    JmpIfNot { cond: Src, target: Target },
+    /// Jump if `src` is not null (`??`).
+    JmpIfNotNull { src: Src, target: Target },
+
+    /// Calls the user function named by call site `site` with the `argc`
+    /// arguments in the registers from `args`; the result goes to `dst`.
+    CallUser { dst: Reg, site: u16, args: Reg, argc: u8 },
+    /// Calls builtin `id` with the arguments in the registers from `args`.
+    CallBuiltin { dst: Reg, id: u16, args: Reg, argc: u8 },
+    /// Calls the closure or string callable in `callee`.
+    CallValue { dst: Reg, callee: Reg, args: Reg, argc: u8 },
+    /// Passes variable `var` as argument `argno` of the call of `callee`:
+    /// by reference if that parameter is by reference, else by value.
+    SendVarEx { dst: Reg, var: Reg, callee: Reg, argno: u8 },
+    /// Returns `src` to the caller.
+    Return { src: Src },
+    /// Jumps over the default-value code of `param` when it was passed.
+    JmpIfPassed { param: u16, target: Target },
+
+    /// Declares function `func` (a conditional or nested declaration).
+    DeclareFunction { func: u32 },
+    /// `dst` = a closure of function `func`, capturing the `n` registers
+    /// from `captures` (values, or references for `use (&$x)`).
+    MakeClosure { dst: Reg, func: u32, captures: Reg, n: u8 },
+    /// `global $name`: binds `var` to the global variable named by
+    /// constant `name`.
+    BindGlobal { var: Reg, name: u16 },
+    /// `static $x`: if static slot `slot` is initialised, binds `var` to it
+    /// and jumps to `target`; otherwise falls into the initialiser code.
+    BindStatic { var: Reg, slot: u16, target: Target },
+    /// Creates static slot `slot` holding `src` and binds `var` to it.
+    InitStatic { var: Reg, slot: u16, src: Src },
+    /// `dst` = the constant named by constant-fetch site `site`.
+    FetchConst { dst: Reg, site: u16 },
+    /// `const NAME = src;` (NAME is constant `name`).
+    DeclareConst { name: u16, src: Src },
+
+    /// Starts a foreach by value over `subject` (jumps to `end` if empty
+    /// or not an array; warns for non-arrays).
+    FeReset { iter: Reg, subject: Src, end: Target },
+    /// Starts a foreach by reference over variable `var`.
+    FeResetRef { iter: Reg, var: Reg, end: Target },
+    /// Starts a foreach by reference over the reference in `src`.
+    FeResetRefFrom { iter: Reg, src: Reg, end: Target },
+    /// Next element into `value` (and its key into `key` unless NONE), or
+    /// jump to `end` when there is none.
+    FeFetch { iter: Reg, value: Reg, key: Reg, end: Target },
+    /// Next element bound by reference to `value`, or jump to `end`.
+    FeFetchRef { iter: Reg, value: Reg, key: Reg, end: Target },
+    /// Ends a foreach (releases the array it held).
+    FeFree { iter: Reg },
+
+    /// `echo src`
+    Echo { src: Src },
+    /// `exit` / `exit(src)`; src NONE-like constant null for a bare exit.
+    Exit { src: Src },
+    /// Starts `@expr`: saves the error reporting level in `save`, sets 0.
+    Silence { save: Reg },
+    /// Ends `@expr`: restores the level saved in `save`.
+    Unsilence { save: Reg },
+}
+
+/// What a call site or constant site names.
+#[derive(Clone, Debug)]
+pub struct Site {
+    /// The name as written (for messages).
+    pub name: Box<str>,
+    /// The lookup key: lowercase for functions, as written for constants
+    /// (`true`/`false`/`null` are folded at compile time).
+    pub key: Box<[u8]>,
+    /// Index into the per-thread runtime cache.
+    pub cache_slot: u32,
+}
+
+/// A parameter of a compiled function.
+#[derive(Clone, Debug)]
+pub struct ParamInfo {
+    pub name: Box<str>,
+    pub by_ref: bool,
+    pub has_default: bool,
+    pub variadic: bool,
+}
+
+/// The constant pool of a function: scalars and interned strings only,
+/// which is what lets a compiled script be shared between threads.
+pub struct ConstPool(Box<[Value]>);
+
+/// Why a value cannot go into a constant pool.
+#[derive(Debug)]
+pub struct NotShareable;
+
+impl ConstPool {
+    /// Builds a pool; fails if a value is refcounted.
+    pub fn new(values: Vec<Value>) -> Result<ConstPool, NotShareable> {
+        for v in &values {
+            let ok = match v {
+                Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) => true,
+                Value::Str(s) => s.is_interned(),
+                _ => false,
+            };
+            if !ok {
+                return Err(NotShareable);
+            }
+        }
+        Ok(ConstPool(values.into_boxed_slice()))
+    }
+
+    pub fn values(&self) -> &[Value] {
+        &self.0
+    }
+}
+
+// SAFETY: `ConstPool::new` admits only scalars and interned strings.
+// Scalars own nothing; an interned `PhpStr` is a pointer to bytes owned by
+// the script's `InternedStrings`, which never change, and cloning or
+// dropping it touches no counter. So reading the pool from several threads
+// at once, and copying its values into each thread's registers, is safe.
+unsafe impl Send for ConstPool {}
+unsafe impl Sync for ConstPool {}
+
+/// A compiled function (PHP's op array).
+pub struct Function {
+    /// The name as declared (`{main}` for top-level code, `{closure}`).
+    pub name: Box<str>,
+    pub params: Vec<ParamInfo>,
+    /// How many arguments must be passed (parameters before the last
+    /// required one).
+    pub required: u16,
+    /// CV names, in register order (parameters first).
+    pub cv_names: Vec<Box<str>>,
+    /// Registers in the window (CVs + temporaries).
+    pub num_regs: u16,
+    pub code: Vec<Op>,
+    /// The source line of each instruction.
+    pub lines: Vec<u32>,
+    pub consts: ConstPool,
+    /// Call sites (`CallUser`) and constant sites (`FetchConst`).
+    pub sites: Vec<Site>,
+    /// How many `static` variables the function has.
+    pub num_statics: u16,
+    /// For closures: the CV that receives each bound (`use`) value.
+    pub bound_cvs: Vec<u16>,
+    pub is_closure: bool,
+    pub line_start: u32,
+    pub line_end: u32,
+}
+
+/// Index of a function in its script.
+pub type FuncId = u32;
+
+/// A whole compiled script: immutable after compilation, shareable.
+pub struct Script {
+    /// The file name PHP prints in messages (an absolute path, or
+    /// "Standard input code" / "Command line code").
+    pub file: Box<str>,
+    /// Function 0 is the top-level code.
+    pub functions: Vec<Function>,
+    /// Named functions declared unconditionally at top level: PHP declares
+    /// them before the script runs, so they can be called before their
+    /// declaration. (name as declared, function)
+    pub early_functions: Vec<FuncId>,
+    /// The bytes every interned constant points to.
+    pub strings: InternedStrings,
+    /// Size of the per-thread runtime cache (call and constant sites).
+    pub cache_slots: u32,
+}
+
+impl Script {
+    pub fn main(&self) -> &Function {
+        &self.functions[0]
+    }
+
+    /// A readable listing of every function (`minizts dump`).
+    pub fn disassemble(&self) -> String {
+        let mut out = String::new();
+        for (i, f) in self.functions.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "function #{i} {}({}) lines {}-{}: {} regs, {} CVs",
+                f.name,
+                f.params
+                    .iter()
+                    .map(|p| format!("{}{}${}", if p.variadic { "..." } else { "" }, if p.by_ref { "&" } else { "" }, p.name))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                f.line_start,
+                f.line_end,
+                f.num_regs,
+                f.cv_names.len()
+            );
+            for (pc, op) in f.code.iter().enumerate() {
+                let _ = writeln!(out, "  {pc:4}  L{:<4} {}", f.lines[pc], DisplayOp { op, f });
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Formats an instruction with register names and constants resolved.
+struct DisplayOp<'a> {
+    op: &'a Op,
+    f: &'a Function,
+}
+
+impl DisplayOp<'_> {
+    fn reg(&self, r: Reg) -> String {
+        if r.is_none() {
+            "_".into()
+        } else if let Some(name) = self.f.cv_names.get(r.idx()) {
+            format!("${name}")
+        } else {
+            format!("t{}", r.0)
+        }
+    }
+
+    fn src(&self, s: Src) -> String {
+        if s.is_const() {
+            match self.f.consts.values().get(s.index()) {
+                Some(Value::Str(st)) => format!("{:?}", String::from_utf8_lossy(st)),
+                Some(Value::Null) => "null".into(),
+                Some(Value::Bool(b)) => b.to_string(),
+                Some(Value::Int(n)) => n.to_string(),
+                Some(Value::Float(x)) => format!("{x:?}"),
+                _ => format!("k{}", s.index()),
+            }
+        } else {
+            self.reg(Reg(s.0))
+        }
+    }
+
+    fn keys(&self, keys: Reg, depth: u8) -> String {
+        (0..depth).map(|i| format!("[{}]", self.reg(Reg(keys.0 + i as u16)))).collect()
+    }
+
+    fn site(&self, site: u16) -> String {
+        self.f.sites.get(site as usize).map_or_else(|| format!("site{site}"), |s| s.name.to_string())
+    }
+
+    fn string(&self, k: u16) -> String {
+        self.src(Src::konst(k))
+    }
+}
+
+impl fmt::Display for DisplayOp<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Op::*;
+        let (r, s) = (|x| self.reg(x), |x| self.src(x));
+        match *self.op {
+            Nop => write!(f, "NOP"),
+            Move { dst, src } => write!(f, "MOVE {} = {}", r(dst), s(src)),
+            Assign { var, src } => write!(f, "ASSIGN {} = {}", r(var), s(src)),
+            AssignRef { var, src } => write!(f, "ASSIGN_REF {} = &{}", r(var), r(src)),
+            Add { dst, a, b } => write!(f, "ADD {} = {} + {}", r(dst), s(a), s(b)),
+            Sub { dst, a, b } => write!(f, "SUB {} = {} - {}", r(dst), s(a), s(b)),
+            Mul { dst, a, b } => write!(f, "MUL {} = {} * {}", r(dst), s(a), s(b)),
+            Concat { dst, a, b } => write!(f, "CONCAT {} = {} . {}", r(dst), s(a), s(b)),
+            Lt { dst, a, b } => write!(f, "LT {} = {} < {}", r(dst), s(a), s(b)),
+            Le { dst, a, b } => write!(f, "LE {} = {} <= {}", r(dst), s(a), s(b)),
+            Eq { dst, a, b } => write!(f, "EQ {} = {} == {}", r(dst), s(a), s(b)),
+            Identical { dst, a, b } => write!(f, "IDENTICAL {} = {} === {}", r(dst), s(a), s(b)),
+            Binary { op, dst, a, b } => write!(f, "BINARY {} = {} {} {}", r(dst), s(a), op.symbol(), s(b)),
+            AssignOp { op, var, src } => write!(f, "ASSIGN_OP {} {}= {}", r(var), op.symbol(), s(src)),
+            Not { dst, src } => write!(f, "NOT {} = !{}", r(dst), s(src)),
+            Neg { dst, src } => write!(f, "NEG {} = -{}", r(dst), s(src)),
+            Plus { dst, src } => write!(f, "PLUS {} = +{}", r(dst), s(src)),
+            BitNot { dst, src } => write!(f, "BIT_NOT {} = ~{}", r(dst), s(src)),
+            ToBool { dst, src } => write!(f, "BOOL {} = (bool){}", r(dst), s(src)),
+            Cast { dst, src, kind } => write!(f, "CAST {} = ({kind:?}){}", r(dst), s(src)),
+            IncDecVar { var, kind, dst } => write!(f, "INCDEC {kind:?} {} -> {}", r(var), r(dst)),
+            Quiet { dst, var } => write!(f, "QUIET {} = {}", r(dst), r(var)),
+            IsSet { dst, src } => write!(f, "ISSET {} = {} !== null", r(dst), s(src)),
+            UnsetVar { var } => write!(f, "UNSET {}", r(var)),
+            FetchDim { dst, base, key } => write!(f, "FETCH_DIM {} = {}[{}]", r(dst), s(base), s(key)),
+            FetchDimQuiet { dst, base, key } => write!(f, "FETCH_DIM_QUIET {} = {}[{}]", r(dst), s(base), s(key)),
+            AssignDim { var, keys, depth, src } => write!(f, "ASSIGN_DIM {}{} = {}", r(var), self.keys(keys, depth), s(src)),
+            AssignDimOp { op, var, keys, depth, src } => {
+                write!(f, "ASSIGN_DIM_OP {}{} {}= {}", r(var), self.keys(keys, depth), op.symbol(), s(src))
+            }
+            IncDecDim { var, keys, depth, kind, dst } => {
+                write!(f, "INCDEC_DIM {kind:?} {}{} -> {}", r(var), self.keys(keys, depth), r(dst))
+            }
+            UnsetDim { var, keys, depth } => write!(f, "UNSET_DIM {}{}", r(var), self.keys(keys, depth)),
+            MakeRef { dst, var } => write!(f, "MAKE_REF {} = &{}", r(dst), r(var)),
+            MakeRefDim { dst, var, keys, depth } => write!(f, "MAKE_REF_DIM {} = &{}{}", r(dst), r(var), self.keys(keys, depth)),
+            NewArray { dst, capacity } => write!(f, "NEW_ARRAY {} ({capacity})", r(dst)),
+            ArrayPush { arr, src } => write!(f, "ARRAY_PUSH {}[] = {}", r(arr), s(src)),
+            ArraySet { arr, key, src } => write!(f, "ARRAY_SET {}[{}] = {}", r(arr), s(key), s(src)),
+            ArraySpread { arr, src } => write!(f, "ARRAY_SPREAD {} += ...{}", r(arr), s(src)),
+            ConcatN { dst, start, n } => write!(f, "CONCAT_N {} = {}..+{n}", r(dst), r(start)),
+            Jmp { target } => write!(f, "JMP {target}"),
+            JmpBack { target } => write!(f, "JMP_BACK {target}"),
+            JmpIf { cond, target } => write!(f, "JMP_IF {} {target}", s(cond)),
+            JmpIfNot { cond, target } => write!(f, "JMP_IF_NOT {} {target}", s(cond)),
+            JmpIfNotNull { src, target } => write!(f, "JMP_IF_NOT_NULL {} {target}", s(src)),
+            CallUser { dst, site, args, argc } => write!(f, "CALL {} = {}({}..+{argc})", r(dst), self.site(site), r(args)),
+            CallBuiltin { dst, id, args, argc } => write!(f, "CALL_BUILTIN {} = #{id}({}..+{argc})", r(dst), r(args)),
+            CallValue { dst, callee, args, argc } => write!(f, "CALL_VALUE {} = {}({}..+{argc})", r(dst), r(callee), r(args)),
+            SendVarEx { dst, var, callee, argno } => write!(f, "SEND_VAR_EX {} = {} (arg {argno} of {})", r(dst), r(var), r(callee)),
+            Return { src } => write!(f, "RETURN {}", s(src)),
+            JmpIfPassed { param, target } => write!(f, "JMP_IF_PASSED param {param} {target}"),
+            DeclareFunction { func } => write!(f, "DECLARE_FUNCTION #{func}"),
+            MakeClosure { dst, func, captures, n } => write!(f, "MAKE_CLOSURE {} = #{func} use {}..+{n}", r(dst), r(captures)),
+            BindGlobal { var, name } => write!(f, "BIND_GLOBAL {} = global {}", r(var), self.string(name)),
+            BindStatic { var, slot, target } => write!(f, "BIND_STATIC {} slot {slot} else {target}", r(var)),
+            InitStatic { var, slot, src } => write!(f, "INIT_STATIC {} slot {slot} = {}", r(var), s(src)),
+            FetchConst { dst, site } => write!(f, "FETCH_CONST {} = {}", r(dst), self.site(site)),
+            DeclareConst { name, src } => write!(f, "DECLARE_CONST {} = {}", self.string(name), s(src)),
+            FeReset { iter, subject, end } => write!(f, "FE_RESET {} = {} end {end}", r(iter), s(subject)),
+            FeResetRef { iter, var, end } => write!(f, "FE_RESET_REF {} = &{} end {end}", r(iter), r(var)),
+            FeResetRefFrom { iter, src, end } => write!(f, "FE_RESET_REF_FROM {} = {} end {end}", r(iter), r(src)),
+            FeFetch { iter, value, key, end } => write!(f, "FE_FETCH {} => {} from {} end {end}", r(key), r(value), r(iter)),
+            FeFetchRef { iter, value, key, end } => write!(f, "FE_FETCH_REF {} => &{} from {} end {end}", r(key), r(value), r(iter)),
+            FeFree { iter } => write!(f, "FE_FREE {}", r(iter)),
+            Echo { src } => write!(f, "ECHO {}", s(src)),
+            Exit { src } => write!(f, "EXIT {}", s(src)),
+            Silence { save } => write!(f, "SILENCE {}", r(save)),
+            Unsilence { save } => write!(f, "UNSILENCE {}", r(save)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instruction_size() {
+        // Twelve bytes: a tag, up to four 16-bit operands, or a 32-bit jump
+        // target beside two of them.
+        assert!(std::mem::size_of::<Op>() <= 12, "{}", std::mem::size_of::<Op>());
+    }
+
+    #[test]
+    fn const_pool_refuses_refcounted_values() {
+        assert!(ConstPool::new(vec![Value::Int(1), Value::Null]).is_ok());
+        assert!(ConstPool::new(vec![Value::str("x")]).is_err());
+        let mut strings = InternedStrings::new();
+        let i = strings.intern(b"x");
+        // SAFETY: the pool is dropped before `strings`.
+        let pool = ConstPool::new(vec![unsafe { strings.get(i) }.into()]);
+        assert!(pool.is_ok());
+        drop(pool);
+    }
+
+    #[test]
+    fn script_is_shareable() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Script>();
+    }
+}
+
+impl From<PhpStr> for Value {
+    fn from(s: PhpStr) -> Value {
+        Value::Str(s)
+    }
+}

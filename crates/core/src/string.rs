@@ -1,0 +1,289 @@
+//! PHP byte strings: one pointer wide, refcounted with copy-on-write, or
+//! interned.
+//!
+//! A [`PhpStr`] is either a refcounted string (an `Rc<Vec<u8>>`, mutated in
+//! place when nobody else holds it, as PHP appends to an unshared
+//! `zend_string`) or an *interned* string: an immutable string owned by an
+//! [`InternedStrings`] table (a compiled script's literals), which is never
+//! refcounted, like PHP's `IS_STR_INTERNED`. Interned strings are why a
+//! compiled script can be shared by many threads: copying a literal into a
+//! register touches no counter.
+//!
+//! Both kinds live behind one thin pointer; the low bit tells them apart
+//! (the pointee is 8-byte aligned, so the bit is free). This module holds
+//! all the `unsafe` for that, with the invariants spelled out at each site.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
+use std::ops::Deref;
+use std::ptr::NonNull;
+use std::rc::Rc;
+
+const INTERNED: usize = 1;
+
+/// A PHP string value (see the module docs).
+pub struct PhpStr {
+    /// Points at a `Vec<u8>`: inside an `Rc` allocation when the low bit is
+    /// clear, inside an [`InternedStrings`] table when it is set.
+    tagged: NonNull<u8>,
+    /// Refcounted strings are `!Send`/`!Sync`, like the `Rc` they hold.
+    _rc: PhantomData<Rc<Vec<u8>>>,
+}
+
+impl PhpStr {
+    /// A refcounted string holding `bytes`.
+    pub fn new(bytes: Vec<u8>) -> PhpStr {
+        let raw = Rc::into_raw(Rc::new(bytes)) as *mut u8;
+        // SAFETY: `Rc::into_raw` never returns null.
+        let tagged = unsafe { NonNull::new_unchecked(raw) };
+        debug_assert_eq!(tagged.as_ptr() as usize & INTERNED, 0);
+        PhpStr {
+            tagged,
+            _rc: PhantomData,
+        }
+    }
+
+    /// The empty string.
+    pub fn empty() -> PhpStr {
+        PhpStr::new(Vec::new())
+    }
+
+    fn is_interned_ptr(&self) -> bool {
+        self.tagged.as_ptr() as usize & INTERNED != 0
+    }
+
+    fn vec_ptr(&self) -> *const Vec<u8> {
+        (self.tagged.as_ptr() as usize & !INTERNED) as *const Vec<u8>
+    }
+
+    /// Whether this string is interned (immutable, not refcounted).
+    pub fn is_interned(&self) -> bool {
+        self.is_interned_ptr()
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        // SAFETY: the pointer is either a live `Rc<Vec<u8>>` this value holds
+        // a count on, or an interned string whose table outlives every
+        // `PhpStr` made from it (the contract of `InternedStrings::get`).
+        unsafe { (*self.vec_ptr()).as_slice() }
+    }
+
+    /// Mutable access to the bytes, copying them first if they are shared
+    /// or interned (copy-on-write).
+    pub fn make_mut(&mut self) -> &mut Vec<u8> {
+        if self.is_interned_ptr() || self.strong_count() > 1 {
+            *self = PhpStr::new(self.as_bytes().to_vec());
+        }
+        // SAFETY: the string is refcounted (not interned) and this value
+        // holds its only count, so no other reference to the Vec exists.
+        unsafe { &mut *(self.vec_ptr() as *mut Vec<u8>) }
+    }
+
+    /// How many values share this refcounted string (0 when interned).
+    pub fn strong_count(&self) -> usize {
+        if self.is_interned_ptr() {
+            return 0;
+        }
+        // SAFETY: refcounted, so `vec_ptr` came from `Rc::into_raw` and this
+        // value keeps the allocation alive. `ManuallyDrop` keeps our count.
+        let rc = std::mem::ManuallyDrop::new(unsafe { Rc::from_raw(self.vec_ptr()) });
+        Rc::strong_count(&rc)
+    }
+
+    /// Consumes the string, returning its bytes (copying only if shared).
+    pub fn into_vec(mut self) -> Vec<u8> {
+        std::mem::take(self.make_mut())
+    }
+}
+
+impl Clone for PhpStr {
+    fn clone(&self) -> PhpStr {
+        if !self.is_interned_ptr() {
+            // SAFETY: refcounted: the pointer came from `Rc::into_raw` and is
+            // alive while `self` is.
+            unsafe { Rc::increment_strong_count(self.vec_ptr()) };
+        }
+        PhpStr {
+            tagged: self.tagged,
+            _rc: PhantomData,
+        }
+    }
+}
+
+impl Drop for PhpStr {
+    fn drop(&mut self) {
+        if !self.is_interned_ptr() {
+            // SAFETY: refcounted: gives back the count this value held.
+            unsafe { Rc::decrement_strong_count(self.vec_ptr()) };
+        }
+    }
+}
+
+impl Deref for PhpStr {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl PartialEq for PhpStr {
+    fn eq(&self, other: &PhpStr) -> bool {
+        self.tagged == other.tagged || self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for PhpStr {}
+
+impl Hash for PhpStr {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state)
+    }
+}
+
+impl fmt::Debug for PhpStr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", String::from_utf8_lossy(self.as_bytes()))
+    }
+}
+
+impl From<&[u8]> for PhpStr {
+    fn from(bytes: &[u8]) -> PhpStr {
+        PhpStr::new(bytes.to_vec())
+    }
+}
+
+impl From<&str> for PhpStr {
+    fn from(s: &str) -> PhpStr {
+        PhpStr::new(s.as_bytes().to_vec())
+    }
+}
+
+impl From<String> for PhpStr {
+    fn from(s: String) -> PhpStr {
+        PhpStr::new(s.into_bytes())
+    }
+}
+
+impl From<Vec<u8>> for PhpStr {
+    fn from(v: Vec<u8>) -> PhpStr {
+        PhpStr::new(v)
+    }
+}
+
+/// An owner of immutable strings (a compiled script's literals), from
+/// which interned [`PhpStr`]s are made. It is `Send + Sync`: its strings
+/// never change and interned `PhpStr`s never touch a counter.
+#[derive(Default)]
+pub struct InternedStrings {
+    /// Boxed so each `Vec` header has a stable address while the table
+    /// grows; interned `PhpStr`s point at these headers.
+    strings: Vec<Box<Vec<u8>>>,
+    index: hashbrown::HashMap<Box<[u8]>, usize>,
+}
+
+impl InternedStrings {
+    pub fn new() -> InternedStrings {
+        InternedStrings::default()
+    }
+
+    /// Adds `bytes` (once) and returns its index.
+    pub fn intern(&mut self, bytes: &[u8]) -> usize {
+        if let Some(&i) = self.index.get(bytes) {
+            return i;
+        }
+        let i = self.strings.len();
+        self.strings.push(Box::new(bytes.to_vec()));
+        self.index.insert(bytes.into(), i);
+        i
+    }
+
+    pub fn bytes(&self, i: usize) -> &[u8] {
+        &self.strings[i]
+    }
+
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+
+    /// An interned `PhpStr` for string `i`.
+    ///
+    /// # Safety
+    /// The returned value, and every clone of it, must be dropped before
+    /// this table is dropped or its string `i` is otherwise freed. The
+    /// engine keeps the table in the compiled script and clears every value
+    /// of a request before it lets go of the script.
+    pub unsafe fn get(&self, i: usize) -> PhpStr {
+        let header: *const Vec<u8> = &*self.strings[i];
+        let tagged = (header as usize | INTERNED) as *mut u8;
+        PhpStr {
+            // SAFETY: a Box's address is non-null; setting bit 0 keeps it so.
+            tagged: unsafe { NonNull::new_unchecked(tagged) },
+            _rc: PhantomData,
+        }
+    }
+}
+
+// SAFETY: the table owns plain byte vectors and an index; nothing in it is
+// shared through a counter. (Auto traits already hold; this documents it.)
+const _: fn() = || {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<InternedStrings>();
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_pointer_wide() {
+        assert_eq!(std::mem::size_of::<PhpStr>(), 8);
+        assert_eq!(std::mem::size_of::<Option<PhpStr>>(), 8);
+    }
+
+    #[test]
+    fn copy_on_write() {
+        let a = PhpStr::from("abc");
+        let mut b = a.clone();
+        assert_eq!(a.strong_count(), 2);
+        b.make_mut().push(b'd');
+        assert_eq!(&*a, b"abc");
+        assert_eq!(&*b, b"abcd");
+        assert_eq!(a.strong_count(), 1);
+        // Unshared: appended in place, same allocation.
+        let before = b.as_bytes().as_ptr();
+        b.make_mut().reserve(0);
+        assert_eq!(before, b.as_bytes().as_ptr());
+    }
+
+    #[test]
+    fn interned_strings_are_not_counted() {
+        let mut table = InternedStrings::new();
+        let i = table.intern(b"hello");
+        assert_eq!(table.intern(b"hello"), i);
+        // SAFETY: every PhpStr made here is dropped before `table`.
+        let s = unsafe { table.get(i) };
+        let t = s.clone();
+        assert!(s.is_interned());
+        assert_eq!(s.strong_count(), 0);
+        assert_eq!(&*t, b"hello");
+        let mut u = t.clone();
+        u.make_mut().extend_from_slice(b"!");
+        assert!(!u.is_interned());
+        assert_eq!(&*u, b"hello!");
+        assert_eq!(&*s, b"hello");
+        assert_eq!(s, PhpStr::from("hello"));
+    }
+
+    #[test]
+    fn into_vec_takes_unshared_bytes() {
+        let s = PhpStr::from("xyz");
+        let shared = s.clone();
+        assert_eq!(s.into_vec(), b"xyz");
+        assert_eq!(&*shared, b"xyz");
+    }
+}

@@ -1,0 +1,478 @@
+//! The engine's value type (PHP's `zval`) and PHP 8's conversion and
+//! comparison rules.
+//!
+//! A [`Value`] is 16 bytes: a tag and one word. Strings, arrays,
+//! references and closures are refcounted and shared on copy; writes go
+//! through copy-on-write ([`Value::array_mut`], [`PhpStr::make_mut`]).
+//! A few variants exist only inside the engine and never reach a script:
+//! `Undef` (an unset variable or a deleted array slot, PHP's `IS_UNDEF`) and
+//! the two foreach iterators.
+
+use std::borrow::Cow;
+use std::cell::{Ref, RefCell, RefMut};
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+use crate::array::{Key, PhpArray};
+use crate::numfmt::{self, Number};
+use crate::string::PhpStr;
+
+/// A PHP value (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub enum Value {
+    /// Unset (internal only).
+    #[default]
+    Undef,
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(PhpStr),
+    Arr(Rc<PhpArray>),
+    /// A PHP reference (`&$x`): the slot is shared by every holder.
+    Ref(PhpRef),
+    /// A closure object (the only objects minizts has).
+    Closure(Rc<Closure>),
+    /// foreach by value (internal): the array iterated and the position.
+    IterVal(Rc<PhpArray>, u32),
+    /// foreach by reference (internal).
+    IterRef(Box<RefIter>),
+}
+
+/// A reference: a shared, mutable slot (PHP's `zend_reference`).
+#[derive(Clone, Debug)]
+pub struct PhpRef(Rc<RefCell<Value>>);
+
+impl PhpRef {
+    pub fn new(v: Value) -> PhpRef {
+        PhpRef(Rc::new(RefCell::new(v)))
+    }
+
+    pub fn borrow(&self) -> Ref<'_, Value> {
+        self.0.borrow()
+    }
+
+    pub fn borrow_mut(&self) -> RefMut<'_, Value> {
+        self.0.borrow_mut()
+    }
+
+    pub fn get(&self) -> Value {
+        self.0.borrow().clone()
+    }
+
+    pub fn set(&self, v: Value) {
+        *self.0.borrow_mut() = v;
+    }
+
+    /// How many holders share this reference.
+    pub fn count(&self) -> usize {
+        Rc::strong_count(&self.0)
+    }
+
+    pub fn ptr_eq(&self, other: &PhpRef) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// A closure object: the function it runs and what it captured.
+#[derive(Debug)]
+pub struct Closure {
+    /// Index of the function in the compiled script.
+    pub func: u32,
+    /// The `use (…)` values in order (a `Value::Ref` for `use (&$x)`), or
+    /// for arrow functions the variables they capture.
+    pub bound: Vec<Value>,
+    /// Each closure object has its own `static` variables.
+    pub statics: RefCell<Vec<Option<PhpRef>>>,
+    /// The object handle `var_dump` prints (`#3`).
+    pub handle: u32,
+}
+
+/// State of a `foreach (… as &$v)` loop: the array is reached through a
+/// reference so the loop sees (and makes) changes; the key lets the loop
+/// find its place again if the array was rebuilt meanwhile.
+#[derive(Clone, Debug)]
+pub struct RefIter {
+    pub array: PhpRef,
+    pub pos: u32,
+    pub key: Option<Key>,
+}
+
+/// The result of a conversion to string that cannot go through silently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToStringIssue {
+    /// "Array to string conversion" (a warning; the result is "Array").
+    Array,
+    /// An object (closure) cannot be converted: an Error.
+    Object,
+}
+
+impl Value {
+    pub fn str(s: impl Into<PhpStr>) -> Value {
+        Value::Str(s.into())
+    }
+
+    pub fn arr(a: PhpArray) -> Value {
+        Value::Arr(Rc::new(a))
+    }
+
+    pub fn empty_array() -> Value {
+        Value::Arr(Rc::new(PhpArray::new()))
+    }
+
+    /// Follows a reference (one level; references never nest).
+    pub fn deref(&self) -> Cow<'_, Value> {
+        match self {
+            Value::Ref(r) => Cow::Owned(r.get()),
+            v => Cow::Borrowed(v),
+        }
+    }
+
+    /// The value, with references and `Undef` resolved (for storing a copy).
+    pub fn deref_clone(&self) -> Value {
+        match self {
+            Value::Ref(r) => r.get(),
+            Value::Undef => Value::Null,
+            v => v.clone(),
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null | Value::Undef)
+    }
+
+    /// The array inside, for writing: copies it first if it is shared.
+    pub fn array_mut(&mut self) -> Option<&mut PhpArray> {
+        match self {
+            Value::Arr(a) => Some(Rc::make_mut(a)),
+            _ => None,
+        }
+    }
+
+    /// PHP's type name as in error messages (`int`, `float`, `string`, …).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Undef | Value::Null => "null",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "string",
+            Value::Arr(_) => "array",
+            Value::Ref(r) => r.borrow().type_name(),
+            Value::Closure(_) => "Closure",
+            Value::IterVal(..) | Value::IterRef(_) => "iterator",
+        }
+    }
+
+    /// `gettype()`'s names.
+    pub fn gettype(&self) -> &'static str {
+        match self {
+            Value::Undef | Value::Null => "NULL",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) => "integer",
+            Value::Float(_) => "double",
+            Value::Str(_) => "string",
+            Value::Arr(_) => "array",
+            Value::Ref(r) => r.borrow().gettype(),
+            Value::Closure(_) => "object",
+            Value::IterVal(..) | Value::IterRef(_) => "unknown type",
+        }
+    }
+
+    /// `(bool)$v`.
+    pub fn to_bool(&self) -> bool {
+        match self {
+            Value::Undef | Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Int(n) => *n != 0,
+            Value::Float(f) => *f != 0.0,
+            Value::Str(s) => !(s.is_empty() || s.as_bytes() == b"0"),
+            Value::Arr(a) => !a.is_empty(),
+            Value::Ref(r) => r.borrow().to_bool(),
+            Value::Closure(_) => true,
+            Value::IterVal(..) | Value::IterRef(_) => true,
+        }
+    }
+
+    /// `(int)$v`.
+    pub fn to_int(&self) -> i64 {
+        match self {
+            Value::Undef | Value::Null => 0,
+            Value::Bool(b) => *b as i64,
+            Value::Int(n) => *n,
+            Value::Float(f) => numfmt::float_to_int(*f),
+            Value::Str(s) => numfmt::str_to_int(s),
+            Value::Arr(a) => !a.is_empty() as i64,
+            Value::Ref(r) => r.borrow().to_int(),
+            Value::Closure(_) => 1,
+            Value::IterVal(..) | Value::IterRef(_) => 0,
+        }
+    }
+
+    /// `(float)$v`.
+    pub fn to_float(&self) -> f64 {
+        match self {
+            Value::Undef | Value::Null => 0.0,
+            Value::Bool(b) => *b as i64 as f64,
+            Value::Int(n) => *n as f64,
+            Value::Float(f) => *f,
+            Value::Str(s) => numfmt::str_to_float(s),
+            Value::Arr(a) => !a.is_empty() as i64 as f64,
+            Value::Ref(r) => r.borrow().to_float(),
+            Value::Closure(_) => 1.0,
+            Value::IterVal(..) | Value::IterRef(_) => 0.0,
+        }
+    }
+
+    /// Appends the string form of a scalar to `out` (floats with
+    /// `precision` significant digits, PHP's `precision` ini setting).
+    /// Arrays and objects report what PHP would warn or throw about.
+    pub fn write_string(&self, out: &mut Vec<u8>, precision: i32) -> Result<(), ToStringIssue> {
+        match self {
+            Value::Undef | Value::Null | Value::Bool(false) => {}
+            Value::Bool(true) => out.push(b'1'),
+            Value::Int(n) => numfmt::write_int(out, *n),
+            Value::Float(f) => numfmt::write_float(out, *f, precision),
+            Value::Str(s) => out.extend_from_slice(s),
+            Value::Arr(_) => {
+                out.extend_from_slice(b"Array");
+                return Err(ToStringIssue::Array);
+            }
+            Value::Ref(r) => return r.borrow().write_string(out, precision),
+            Value::Closure(_) => return Err(ToStringIssue::Object),
+            Value::IterVal(..) | Value::IterRef(_) => {}
+        }
+        Ok(())
+    }
+
+    /// The string form (see [`Value::write_string`]); strings are shared,
+    /// not copied.
+    pub fn to_php_str(&self, precision: i32) -> Result<PhpStr, ToStringIssue> {
+        match self {
+            Value::Str(s) => Ok(s.clone()),
+            Value::Ref(r) => r.borrow().to_php_str(precision),
+            v => {
+                let mut out = Vec::new();
+                let r = v.write_string(&mut out, precision);
+                r.map(|()| PhpStr::new(out))
+            }
+        }
+    }
+
+    /// The number a value is in arithmetic, and whether PHP would complain:
+    /// `Ok((n, true))` clean, `Ok((n, false))` a leading-numeric string
+    /// ("5 apples": warning "A non-numeric value encountered"), `Err(())`
+    /// not a number at all (a TypeError for arrays, non-numeric strings).
+    #[allow(clippy::result_unit_err)]
+    pub fn to_number(&self) -> Result<(Number, bool), ()> {
+        match self {
+            Value::Undef | Value::Null => Ok((Number::Int(0), true)),
+            Value::Bool(b) => Ok((Number::Int(*b as i64), true)),
+            Value::Int(n) => Ok((Number::Int(*n), true)),
+            Value::Float(f) => Ok((Number::Float(*f), true)),
+            Value::Str(s) => match numfmt::parse_numeric(s) {
+                Some((n, whole)) => Ok((n, whole)),
+                None => Err(()),
+            },
+            Value::Ref(r) => r.borrow().to_number(),
+            _ => Err(()),
+        }
+    }
+}
+
+/// `==` on values is PHP's `===` (for tests and assertions; the VM calls
+/// [`loose_equals`] and [`identical`] explicitly).
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        identical(self, other)
+    }
+}
+
+/// `$a === $b`.
+pub fn identical(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Ref(r), _) => identical(&r.borrow(), b),
+        (_, Value::Ref(r)) => identical(a, &r.borrow()),
+        (Value::Undef | Value::Null, Value::Undef | Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Float(x), Value::Float(y)) => x == y,
+        (Value::Str(x), Value::Str(y)) => x.as_bytes() == y.as_bytes(),
+        (Value::Arr(x), Value::Arr(y)) => {
+            Rc::ptr_eq(x, y)
+                || (x.len() == y.len()
+                    && x.iter()
+                        .zip(y.iter())
+                        .all(|((k1, v1), (k2, v2))| k1 == k2 && identical(v1, v2)))
+        }
+        (Value::Closure(x), Value::Closure(y)) => Rc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+/// `$a == $b` (PHP 8 rules).
+pub fn loose_equals(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Str(x), Value::Str(y)) => numfmt::smart_str_equals(x, y),
+        (Value::Int(x), Value::Int(y)) => x == y,
+        _ => compare(a, b) == 0,
+    }
+}
+
+fn three_way_f(a: f64, b: f64) -> i32 {
+    if a == b {
+        0
+    } else if a < b {
+        -1
+    } else {
+        1
+    }
+}
+
+fn ord_i32(o: Ordering) -> i32 {
+    o as i32
+}
+
+/// PHP 8's `zend_compare`: -1, 0 or 1 (1 also for "uncomparable", so that
+/// both `$a < $b` and `$b < $a` are false for such arrays).
+pub fn compare(a: &Value, b: &Value) -> i32 {
+    use Value::*;
+    match (a, b) {
+        (Ref(r), _) => compare(&r.borrow(), b),
+        (_, Ref(r)) => compare(a, &r.borrow()),
+        (Int(x), Int(y)) => ord_i32(x.cmp(y)),
+        (Int(x), Float(y)) => three_way_f(*x as f64, *y),
+        (Float(x), Int(y)) => three_way_f(*x, *y as f64),
+        (Float(x), Float(y)) => three_way_f(*x, *y),
+        (Str(x), Str(y)) => ord_i32(numfmt::smart_str_compare(x, y)),
+        (Undef | Null, Undef | Null) => 0,
+        (Undef | Null, Bool(y)) => -(*y as i32),
+        (Bool(x), Undef | Null) => *x as i32,
+        (Bool(x), _) => ord_i32(x.cmp(&b.to_bool())),
+        (_, Bool(y)) => ord_i32(a.to_bool().cmp(y)),
+        (Undef | Null, Str(y)) => {
+            if y.is_empty() {
+                0
+            } else {
+                -1
+            }
+        }
+        (Str(x), Undef | Null) => {
+            if x.is_empty() {
+                0
+            } else {
+                1
+            }
+        }
+        (Undef | Null, _) => -(b.to_bool() as i32),
+        (_, Undef | Null) => a.to_bool() as i32,
+        (Int(_) | Float(_), Str(s)) => compare_number_string(a, s, false),
+        (Str(s), Int(_) | Float(_)) => compare_number_string(b, s, true),
+        (Arr(x), Arr(y)) => compare_arrays(x, y),
+        (Arr(_), _) => 1,
+        (_, Arr(_)) => -1,
+        (Closure(x), Closure(y)) => {
+            if Rc::ptr_eq(x, y) {
+                0
+            } else {
+                1
+            }
+        }
+        (Closure(_), _) => 1,
+        (_, Closure(_)) => -1,
+        _ => 0,
+    }
+}
+
+/// A number against a string: numerically if the string is numeric,
+/// otherwise as strings (PHP 8's "saner string to number comparisons").
+fn compare_number_string(num: &Value, s: &PhpStr, swapped: bool) -> i32 {
+    let r = match numfmt::is_numeric_str(s) {
+        Some(n) => match (num, n) {
+            (Value::Int(x), Number::Int(y)) => ord_i32(x.cmp(&y)),
+            _ => three_way_f(num.to_float(), n.to_f64()),
+        },
+        None => {
+            let mut text = Vec::new();
+            let precision = 14;
+            let _ = num.write_string(&mut text, precision);
+            ord_i32(text.as_slice().cmp(s.as_bytes()))
+        }
+    };
+    if swapped {
+        -r
+    } else {
+        r
+    }
+}
+
+fn compare_arrays(x: &PhpArray, y: &PhpArray) -> i32 {
+    match x.len().cmp(&y.len()) {
+        Ordering::Less => return -1,
+        Ordering::Greater => return 1,
+        Ordering::Equal => {}
+    }
+    for (k, v1) in x.iter() {
+        let Some(v2) = y.get(&k.to_key()) else {
+            return 1;
+        };
+        let c = compare(v1, v2);
+        if c != 0 {
+            return c;
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &str) -> Value {
+        Value::str(x)
+    }
+
+    #[test]
+    fn sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<Value>(), 16);
+    }
+
+    #[test]
+    fn php8_comparisons() {
+        assert!(!loose_equals(&s("abc"), &Value::Int(0)));
+        assert!(loose_equals(&s("1"), &s("01")));
+        assert!(loose_equals(&s("10"), &s("1e1")));
+        assert!(loose_equals(&Value::Int(100), &s("1e2")));
+        assert!(loose_equals(&Value::Null, &Value::Bool(false)));
+        assert!(loose_equals(&Value::empty_array(), &Value::Bool(false)));
+        assert!(loose_equals(&Value::Null, &s("")));
+        assert!(!loose_equals(&Value::Null, &s("0")));
+        assert!(loose_equals(&s("1 "), &Value::Int(1)));
+        assert!(!loose_equals(&s("1abc"), &Value::Int(1)));
+        assert_eq!(compare(&s("abc"), &Value::Int(5)), 1);
+        assert_eq!(compare(&Value::Int(5), &s("abc")), -1);
+        assert_eq!(compare(&Value::Float(f64::NAN), &Value::Float(f64::NAN)), 1);
+    }
+
+    #[test]
+    fn identity() {
+        assert!(identical(&Value::Int(1), &Value::Int(1)));
+        assert!(!identical(&Value::Int(1), &Value::Float(1.0)));
+        assert!(!identical(&Value::Float(f64::NAN), &Value::Float(f64::NAN)));
+        let a = Value::arr(PhpArray::from_list(vec![Value::Int(1), s("x")]));
+        let b = Value::arr(PhpArray::from_list(vec![Value::Int(1), s("x")]));
+        assert!(identical(&a, &b));
+    }
+
+    #[test]
+    fn conversions() {
+        assert!(!s("0").to_bool());
+        assert!(s("0.0").to_bool());
+        assert_eq!(s("12abc").to_int(), 12);
+        assert_eq!(s(" 1e3").to_float(), 1000.0);
+        assert_eq!(Value::Float(1e19).to_int(), numfmt::float_to_int(1e19));
+        let mut out = Vec::new();
+        Value::Float(0.1 + 0.2).write_string(&mut out, 14).unwrap();
+        assert_eq!(out, b"0.3");
+    }
+}
