@@ -35,7 +35,7 @@ impl Key {
     }
 
     /// Like [`Key::from_bytes`] but reuses `s` when it stays a string.
-    pub fn from_str(s: PhpStr) -> Key {
+    pub fn from_php_str(s: PhpStr) -> Key {
         match canonical_int(&s) {
             Some(n) => Key::Int(n),
             None => Key::Str(s),
@@ -158,7 +158,11 @@ impl PhpArray {
 
     /// A packed list `[v0, v1, …]`.
     pub fn from_list(values: Vec<Value>) -> PhpArray {
-        let next_free = if values.is_empty() { i64::MIN } else { values.len() as i64 };
+        let next_free = if values.is_empty() {
+            i64::MIN
+        } else {
+            values.len() as i64
+        };
         PhpArray {
             repr: Repr::Packed(values),
             next_free,
@@ -190,7 +194,10 @@ impl PhpArray {
     pub fn is_list(&self) -> bool {
         match &self.repr {
             Repr::Packed(_) => true,
-            Repr::Hashed(_) => self.iter().enumerate().all(|(i, (k, _))| k == KeyRef::Int(i as i64)),
+            Repr::Hashed(_) => self
+                .iter()
+                .enumerate()
+                .all(|(i, (k, _))| k == KeyRef::Int(i as i64)),
         }
     }
 
@@ -218,7 +225,7 @@ impl PhpArray {
         }
     }
 
-    fn to_hashed(&mut self) -> &mut Hashed {
+    fn make_hashed(&mut self) -> &mut Hashed {
         if let Repr::Packed(values) = &mut self.repr {
             let values = std::mem::take(values);
             let mut h = Hashed {
@@ -227,11 +234,17 @@ impl PhpArray {
                 live: values.len(),
             };
             for (i, val) in values.into_iter().enumerate() {
-                h.buckets.push(Bucket { h: i as u64, key: None, val });
+                h.buckets.push(Bucket {
+                    h: i as u64,
+                    key: None,
+                    val,
+                });
             }
             let Hashed { buckets, index, .. } = &mut h;
             for (i, b) in buckets.iter().enumerate() {
-                index.insert_unique(table_hash(b.h), i as u32, |&j| table_hash(buckets[j as usize].h));
+                index.insert_unique(table_hash(b.h), i as u32, |&j| {
+                    table_hash(buckets[j as usize].h)
+                });
             }
             self.repr = Repr::Hashed(h);
         }
@@ -264,10 +277,14 @@ impl PhpArray {
 
     pub fn get_mut(&mut self, key: &Key) -> Option<&mut Value> {
         match (&mut self.repr, key) {
-            (Repr::Packed(v), Key::Int(k)) => usize::try_from(*k).ok().and_then(move |i| v.get_mut(i)),
+            (Repr::Packed(v), Key::Int(k)) => {
+                usize::try_from(*k).ok().and_then(move |i| v.get_mut(i))
+            }
             (Repr::Packed(_), Key::Str(_)) => None,
             (Repr::Hashed(h), Key::Int(k)) => h.find_int(*k).map(move |i| &mut h.buckets[i].val),
-            (Repr::Hashed(h), Key::Str(s)) => h.find_str(s, str_hash(s)).map(move |i| &mut h.buckets[i].val),
+            (Repr::Hashed(h), Key::Str(s)) => h
+                .find_str(s, str_hash(s))
+                .map(move |i| &mut h.buckets[i].val),
         }
     }
 
@@ -288,7 +305,7 @@ impl PhpArray {
             Key::Int(k) => self.entry_int(k),
             Key::Str(s) => {
                 let hv = str_hash(&s);
-                let h = self.to_hashed();
+                let h = self.make_hashed();
                 match h.find_str(&s, hv) {
                     Some(i) => (&mut h.buckets[i].val, true),
                     None => {
@@ -305,18 +322,22 @@ impl PhpArray {
             let len = v.len() as i64;
             if (0..len).contains(&k) {
                 // Re-borrow to satisfy the borrow checker across the branch.
-                let Repr::Packed(v) = &mut self.repr else { unreachable!() };
+                let Repr::Packed(v) = &mut self.repr else {
+                    unreachable!()
+                };
                 return (&mut v[k as usize], true);
             }
             if k == len && (self.next_free == i64::MIN || self.next_free <= len) {
                 self.note_int_key(k);
-                let Repr::Packed(v) = &mut self.repr else { unreachable!() };
+                let Repr::Packed(v) = &mut self.repr else {
+                    unreachable!()
+                };
                 v.push(Value::Null);
                 return (v.last_mut().unwrap(), false);
             }
         }
         self.note_int_key(k);
-        let h = self.to_hashed();
+        let h = self.make_hashed();
         match h.find_int(k) {
             Some(i) => (&mut h.buckets[i].val, true),
             None => {
@@ -359,7 +380,7 @@ impl PhpArray {
         if let (Repr::Packed(_), Key::Str(_)) = (&self.repr, key) {
             return None;
         }
-        let h = self.to_hashed();
+        let h = self.make_hashed();
         let i = match key {
             Key::Int(k) => h.find_int(*k)?,
             Key::Str(s) => h.find_str(s, str_hash(s))?,
@@ -375,7 +396,10 @@ impl PhpArray {
                 Some((Key::Int(v.len() as i64), val))
             }
             Repr::Hashed(h) => {
-                let i = h.buckets.iter().rposition(|b| !matches!(b.val, Value::Undef))?;
+                let i = h
+                    .buckets
+                    .iter()
+                    .rposition(|b| !matches!(b.val, Value::Undef))?;
                 let key = h.key_at(i).to_key();
                 Some((key, h.remove_at(i)))
             }
@@ -384,7 +408,10 @@ impl PhpArray {
 
     /// Iterates over (key, value) in order.
     pub fn iter(&self) -> Iter<'_> {
-        Iter { array: self, pos: 0 }
+        Iter {
+            array: self,
+            pos: 0,
+        }
     }
 
     /// The values in order.
@@ -399,7 +426,11 @@ impl PhpArray {
         match &self.repr {
             Repr::Packed(v) => v.get(pos).map(|val| (pos, KeyRef::Int(pos as i64), val)),
             Repr::Hashed(h) => {
-                let off = h.buckets.get(pos..)?.iter().position(|b| !matches!(b.val, Value::Undef))?;
+                let off = h
+                    .buckets
+                    .get(pos..)?
+                    .iter()
+                    .position(|b| !matches!(b.val, Value::Undef))?;
                 let i = pos + off;
                 Some((i, h.key_at(i), &h.buckets[i].val))
             }
@@ -412,7 +443,11 @@ impl PhpArray {
     pub fn value_at_mut(&mut self, pos: usize) -> Option<&mut Value> {
         match &mut self.repr {
             Repr::Packed(v) => v.get_mut(pos),
-            Repr::Hashed(h) => h.buckets.get_mut(pos).filter(|b| !matches!(b.val, Value::Undef)).map(|b| &mut b.val),
+            Repr::Hashed(h) => h
+                .buckets
+                .get_mut(pos)
+                .filter(|b| !matches!(b.val, Value::Undef))
+                .map(|b| &mut b.val),
         }
     }
 
@@ -430,7 +465,12 @@ impl PhpArray {
     pub fn values_mut(&mut self) -> Box<dyn Iterator<Item = &mut Value> + '_> {
         match &mut self.repr {
             Repr::Packed(v) => Box::new(v.iter_mut()),
-            Repr::Hashed(h) => Box::new(h.buckets.iter_mut().filter(|b| !matches!(b.val, Value::Undef)).map(|b| &mut b.val)),
+            Repr::Hashed(h) => Box::new(
+                h.buckets
+                    .iter_mut()
+                    .filter(|b| !matches!(b.val, Value::Undef))
+                    .map(|b| &mut b.val),
+            ),
         }
     }
 
@@ -438,7 +478,11 @@ impl PhpArray {
     pub fn drain(&mut self) -> Vec<(Key, Value)> {
         let repr = std::mem::replace(&mut self.repr, Repr::Packed(Vec::new()));
         match repr {
-            Repr::Packed(v) => v.into_iter().enumerate().map(|(i, v)| (Key::Int(i as i64), v)).collect(),
+            Repr::Packed(v) => v
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| (Key::Int(i as i64), v))
+                .collect(),
             Repr::Hashed(h) => h
                 .buckets
                 .into_iter()
@@ -498,8 +542,9 @@ impl Hashed {
         }
         let i = self.buckets.len();
         let buckets = &self.buckets;
-        self.index
-            .insert_unique(table_hash(h), i as u32, |&j| table_hash(buckets[j as usize].h));
+        self.index.insert_unique(table_hash(h), i as u32, |&j| {
+            table_hash(buckets[j as usize].h)
+        });
         self.buckets.push(Bucket { h, key, val });
         self.live += 1;
         i
@@ -522,8 +567,9 @@ impl Hashed {
         self.index.clear();
         let buckets = &self.buckets;
         for (i, b) in buckets.iter().enumerate() {
-            self.index
-                .insert_unique(table_hash(b.h), i as u32, |&j| table_hash(buckets[j as usize].h));
+            self.index.insert_unique(table_hash(b.h), i as u32, |&j| {
+                table_hash(buckets[j as usize].h)
+            });
         }
     }
 }
@@ -567,7 +613,16 @@ mod tests {
         assert_eq!(Key::from_bytes(b"12"), Key::Int(12));
         assert_eq!(Key::from_bytes(b"-3"), Key::Int(-3));
         assert_eq!(Key::from_bytes(b"0"), Key::Int(0));
-        for s in [&b"012"[..], b"-0", b"1.0", b" 1", b"1 ", b"", b"9223372036854775808", b"+1"] {
+        for s in [
+            &b"012"[..],
+            b"-0",
+            b"1.0",
+            b" 1",
+            b"1 ",
+            b"",
+            b"9223372036854775808",
+            b"+1",
+        ] {
             assert_eq!(Key::from_bytes(s), Key::Str(PhpStr::from(s)), "{s:?}");
         }
         assert_eq!(Key::from_bytes(b"-9223372036854775808"), Key::Int(i64::MIN));
@@ -646,8 +701,14 @@ mod tests {
 
     #[test]
     fn pop_and_positions() {
-        let mut a = PhpArray::from_pairs([(Key::Int(5), Value::Int(1)), (Key::Str(PhpStr::from("a")), Value::Int(2))]);
-        assert_eq!(a.at_or_after(0).map(|(p, k, _)| (p, k.to_key())), Some((0, Key::Int(5))));
+        let mut a = PhpArray::from_pairs([
+            (Key::Int(5), Value::Int(1)),
+            (Key::Str(PhpStr::from("a")), Value::Int(2)),
+        ]);
+        assert_eq!(
+            a.at_or_after(0).map(|(p, k, _)| (p, k.to_key())),
+            Some((0, Key::Int(5)))
+        );
         assert_eq!(a.pop(), Some((Key::Str(PhpStr::from("a")), Value::Int(2))));
         assert_eq!(a.len(), 1);
         assert_eq!(a.at_or_after(1), None);

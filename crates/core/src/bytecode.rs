@@ -218,17 +218,39 @@ pub enum Op {
     FetchDimQuiet { dst: Reg, base: Src, key: Src },
     /// `var[k1]…[kn] = src`; the `depth` keys are in consecutive
     /// registers from `keys`; an `Undef` key means `[]` (append).
-    AssignDim { var: Reg, keys: Reg, depth: u8, src: Src },
+    AssignDim {
+        var: Reg,
+        keys: Reg,
+        depth: u8,
+        src: Src,
+    },
     /// `var[k1]…[kn] <op>= src`
-    AssignDimOp { op: BinOp, var: Reg, keys: Reg, depth: u8, src: Src },
+    AssignDimOp {
+        op: BinOp,
+        var: Reg,
+        keys: Reg,
+        depth: u8,
+        src: Src,
+    },
     /// `++var[k1]…[kn]` and the others; `dst` gets the value unless NONE.
-    IncDecDim { var: Reg, keys: Reg, depth: u8, kind: IncDec, dst: Reg },
+    IncDecDim {
+        var: Reg,
+        keys: Reg,
+        depth: u8,
+        kind: IncDec,
+        dst: Reg,
+    },
     /// `unset(var[k1]…[kn])`
     UnsetDim { var: Reg, keys: Reg, depth: u8 },
     /// Makes `var` a reference (if it is not one) and puts it in `dst`.
     MakeRef { dst: Reg, var: Reg },
     /// Makes `var[k1]…[kn]` a reference (creating it) and puts it in `dst`.
-    MakeRefDim { dst: Reg, var: Reg, keys: Reg, depth: u8 },
+    MakeRefDim {
+        dst: Reg,
+        var: Reg,
+        keys: Reg,
+        depth: u8,
+    },
 
     /// `dst = []` (an empty array literal).
     NewArray { dst: Reg, capacity: u16 },
@@ -255,14 +277,34 @@ pub enum Op {
 
     /// Calls the user function named by call site `site` with the `argc`
     /// arguments in the registers from `args`; the result goes to `dst`.
-    CallUser { dst: Reg, site: u16, args: Reg, argc: u8 },
+    CallUser {
+        dst: Reg,
+        site: u16,
+        args: Reg,
+        argc: u8,
+    },
     /// Calls builtin `id` with the arguments in the registers from `args`.
-    CallBuiltin { dst: Reg, id: u16, args: Reg, argc: u8 },
+    CallBuiltin {
+        dst: Reg,
+        id: u16,
+        args: Reg,
+        argc: u8,
+    },
     /// Calls the closure or string callable in `callee`.
-    CallValue { dst: Reg, callee: Reg, args: Reg, argc: u8 },
+    CallValue {
+        dst: Reg,
+        callee: Reg,
+        args: Reg,
+        argc: u8,
+    },
     /// Passes variable `var` as argument `argno` of the call of `callee`:
     /// by reference if that parameter is by reference, else by value.
-    SendVarEx { dst: Reg, var: Reg, callee: Reg, argno: u8 },
+    SendVarEx {
+        dst: Reg,
+        var: Reg,
+        callee: Reg,
+        argno: u8,
+    },
     /// Returns `src` to the caller.
     Return { src: Src },
     /// Jumps over the default-value code of `param` when it was passed.
@@ -272,7 +314,12 @@ pub enum Op {
     DeclareFunction { func: u32 },
     /// `dst` = a closure of function `func`, capturing the `n` registers
     /// from `captures` (values, or references for `use (&$x)`).
-    MakeClosure { dst: Reg, func: u32, captures: Reg, n: u8 },
+    MakeClosure {
+        dst: Reg,
+        func: u32,
+        captures: Reg,
+        n: u8,
+    },
     /// `global $name`: binds `var` to the global variable named by
     /// constant `name`.
     BindGlobal { var: Reg, name: u16 },
@@ -288,16 +335,30 @@ pub enum Op {
 
     /// Starts a foreach by value over `subject` (jumps to `end` if empty
     /// or not an array; warns for non-arrays).
-    FeReset { iter: Reg, subject: Src, end: Target },
+    FeReset {
+        iter: Reg,
+        subject: Src,
+        end: Target,
+    },
     /// Starts a foreach by reference over variable `var`.
     FeResetRef { iter: Reg, var: Reg, end: Target },
     /// Starts a foreach by reference over the reference in `src`.
     FeResetRefFrom { iter: Reg, src: Reg, end: Target },
     /// Next element into `value` (and its key into `key` unless NONE), or
     /// jump to `end` when there is none.
-    FeFetch { iter: Reg, value: Reg, key: Reg, end: Target },
+    FeFetch {
+        iter: Reg,
+        value: Reg,
+        key: Reg,
+        end: Target,
+    },
     /// Next element bound by reference to `value`, or jump to `end`.
-    FeFetchRef { iter: Reg, value: Reg, key: Reg, end: Target },
+    FeFetchRef {
+        iter: Reg,
+        value: Reg,
+        key: Reg,
+        end: Target,
+    },
     /// Ends a foreach (releases the array it held).
     FeFree { iter: Reg },
 
@@ -431,7 +492,12 @@ impl Script {
                 f.name,
                 f.params
                     .iter()
-                    .map(|p| format!("{}{}${}", if p.variadic { "..." } else { "" }, if p.by_ref { "&" } else { "" }, p.name))
+                    .map(|p| format!(
+                        "{}{}${}",
+                        if p.variadic { "..." } else { "" },
+                        if p.by_ref { "&" } else { "" },
+                        p.name
+                    ))
                     .collect::<Vec<_>>()
                     .join(", "),
                 f.line_start,
@@ -481,11 +547,16 @@ impl DisplayOp<'_> {
     }
 
     fn keys(&self, keys: Reg, depth: u8) -> String {
-        (0..depth).map(|i| format!("[{}]", self.reg(Reg(keys.0 + i as u16)))).collect()
+        (0..depth)
+            .map(|i| format!("[{}]", self.reg(Reg(keys.0 + i as u16))))
+            .collect()
     }
 
     fn site(&self, site: u16) -> String {
-        self.f.sites.get(site as usize).map_or_else(|| format!("site{site}"), |s| s.name.to_string())
+        self.f
+            .sites
+            .get(site as usize)
+            .map_or_else(|| format!("site{site}"), |s| s.name.to_string())
     }
 
     fn string(&self, k: u16) -> String {
@@ -510,8 +581,12 @@ impl fmt::Display for DisplayOp<'_> {
             Le { dst, a, b } => write!(f, "LE {} = {} <= {}", r(dst), s(a), s(b)),
             Eq { dst, a, b } => write!(f, "EQ {} = {} == {}", r(dst), s(a), s(b)),
             Identical { dst, a, b } => write!(f, "IDENTICAL {} = {} === {}", r(dst), s(a), s(b)),
-            Binary { op, dst, a, b } => write!(f, "BINARY {} = {} {} {}", r(dst), s(a), op.symbol(), s(b)),
-            AssignOp { op, var, src } => write!(f, "ASSIGN_OP {} {}= {}", r(var), op.symbol(), s(src)),
+            Binary { op, dst, a, b } => {
+                write!(f, "BINARY {} = {} {} {}", r(dst), s(a), op.symbol(), s(b))
+            }
+            AssignOp { op, var, src } => {
+                write!(f, "ASSIGN_OP {} {}= {}", r(var), op.symbol(), s(src))
+            }
             Not { dst, src } => write!(f, "NOT {} = !{}", r(dst), s(src)),
             Neg { dst, src } => write!(f, "NEG {} = -{}", r(dst), s(src)),
             Plus { dst, src } => write!(f, "PLUS {} = +{}", r(dst), s(src)),
@@ -522,21 +597,76 @@ impl fmt::Display for DisplayOp<'_> {
             Quiet { dst, var } => write!(f, "QUIET {} = {}", r(dst), r(var)),
             IsSet { dst, src } => write!(f, "ISSET {} = {} !== null", r(dst), s(src)),
             UnsetVar { var } => write!(f, "UNSET {}", r(var)),
-            FetchDim { dst, base, key } => write!(f, "FETCH_DIM {} = {}[{}]", r(dst), s(base), s(key)),
-            FetchDimQuiet { dst, base, key } => write!(f, "FETCH_DIM_QUIET {} = {}[{}]", r(dst), s(base), s(key)),
-            AssignDim { var, keys, depth, src } => write!(f, "ASSIGN_DIM {}{} = {}", r(var), self.keys(keys, depth), s(src)),
-            AssignDimOp { op, var, keys, depth, src } => {
-                write!(f, "ASSIGN_DIM_OP {}{} {}= {}", r(var), self.keys(keys, depth), op.symbol(), s(src))
+            FetchDim { dst, base, key } => {
+                write!(f, "FETCH_DIM {} = {}[{}]", r(dst), s(base), s(key))
             }
-            IncDecDim { var, keys, depth, kind, dst } => {
-                write!(f, "INCDEC_DIM {kind:?} {}{} -> {}", r(var), self.keys(keys, depth), r(dst))
+            FetchDimQuiet { dst, base, key } => {
+                write!(f, "FETCH_DIM_QUIET {} = {}[{}]", r(dst), s(base), s(key))
             }
-            UnsetDim { var, keys, depth } => write!(f, "UNSET_DIM {}{}", r(var), self.keys(keys, depth)),
+            AssignDim {
+                var,
+                keys,
+                depth,
+                src,
+            } => write!(
+                f,
+                "ASSIGN_DIM {}{} = {}",
+                r(var),
+                self.keys(keys, depth),
+                s(src)
+            ),
+            AssignDimOp {
+                op,
+                var,
+                keys,
+                depth,
+                src,
+            } => {
+                write!(
+                    f,
+                    "ASSIGN_DIM_OP {}{} {}= {}",
+                    r(var),
+                    self.keys(keys, depth),
+                    op.symbol(),
+                    s(src)
+                )
+            }
+            IncDecDim {
+                var,
+                keys,
+                depth,
+                kind,
+                dst,
+            } => {
+                write!(
+                    f,
+                    "INCDEC_DIM {kind:?} {}{} -> {}",
+                    r(var),
+                    self.keys(keys, depth),
+                    r(dst)
+                )
+            }
+            UnsetDim { var, keys, depth } => {
+                write!(f, "UNSET_DIM {}{}", r(var), self.keys(keys, depth))
+            }
             MakeRef { dst, var } => write!(f, "MAKE_REF {} = &{}", r(dst), r(var)),
-            MakeRefDim { dst, var, keys, depth } => write!(f, "MAKE_REF_DIM {} = &{}{}", r(dst), r(var), self.keys(keys, depth)),
+            MakeRefDim {
+                dst,
+                var,
+                keys,
+                depth,
+            } => write!(
+                f,
+                "MAKE_REF_DIM {} = &{}{}",
+                r(dst),
+                r(var),
+                self.keys(keys, depth)
+            ),
             NewArray { dst, capacity } => write!(f, "NEW_ARRAY {} ({capacity})", r(dst)),
             ArrayPush { arr, src } => write!(f, "ARRAY_PUSH {}[] = {}", r(arr), s(src)),
-            ArraySet { arr, key, src } => write!(f, "ARRAY_SET {}[{}] = {}", r(arr), s(key), s(src)),
+            ArraySet { arr, key, src } => {
+                write!(f, "ARRAY_SET {}[{}] = {}", r(arr), s(key), s(src))
+            }
             ArraySpread { arr, src } => write!(f, "ARRAY_SPREAD {} += ...{}", r(arr), s(src)),
             ConcatN { dst, start, n } => write!(f, "CONCAT_N {} = {}..+{n}", r(dst), r(start)),
             Jmp { target } => write!(f, "JMP {target}"),
@@ -544,30 +674,120 @@ impl fmt::Display for DisplayOp<'_> {
             JmpIf { cond, target } => write!(f, "JMP_IF {} {target}", s(cond)),
             JmpIfNot { cond, target } => write!(f, "JMP_IF_NOT {} {target}", s(cond)),
             JmpIfNotNull { src, target } => write!(f, "JMP_IF_NOT_NULL {} {target}", s(src)),
-            CallUser { dst, site, args, argc } => write!(f, "CALL {} = {}({}..+{argc})", r(dst), self.site(site), r(args)),
-            CallBuiltin { dst, id, args, argc } => write!(f, "CALL_BUILTIN {} = #{id}({}..+{argc})", r(dst), r(args)),
-            CallValue { dst, callee, args, argc } => write!(f, "CALL_VALUE {} = {}({}..+{argc})", r(dst), r(callee), r(args)),
-            SendVarEx { dst, var, callee, argno } => write!(f, "SEND_VAR_EX {} = {} (arg {argno} of {})", r(dst), r(var), r(callee)),
+            CallUser {
+                dst,
+                site,
+                args,
+                argc,
+            } => write!(
+                f,
+                "CALL {} = {}({}..+{argc})",
+                r(dst),
+                self.site(site),
+                r(args)
+            ),
+            CallBuiltin {
+                dst,
+                id,
+                args,
+                argc,
+            } => write!(f, "CALL_BUILTIN {} = #{id}({}..+{argc})", r(dst), r(args)),
+            CallValue {
+                dst,
+                callee,
+                args,
+                argc,
+            } => write!(
+                f,
+                "CALL_VALUE {} = {}({}..+{argc})",
+                r(dst),
+                r(callee),
+                r(args)
+            ),
+            SendVarEx {
+                dst,
+                var,
+                callee,
+                argno,
+            } => write!(
+                f,
+                "SEND_VAR_EX {} = {} (arg {argno} of {})",
+                r(dst),
+                r(var),
+                r(callee)
+            ),
             Return { src } => write!(f, "RETURN {}", s(src)),
             JmpIfPassed { param, target } => write!(f, "JMP_IF_PASSED param {param} {target}"),
             DeclareFunction { func } => write!(f, "DECLARE_FUNCTION #{func}"),
-            MakeClosure { dst, func, captures, n } => write!(f, "MAKE_CLOSURE {} = #{func} use {}..+{n}", r(dst), r(captures)),
-            BindGlobal { var, name } => write!(f, "BIND_GLOBAL {} = global {}", r(var), self.string(name)),
-            BindStatic { var, slot, target } => write!(f, "BIND_STATIC {} slot {slot} else {target}", r(var)),
-            InitStatic { var, slot, src } => write!(f, "INIT_STATIC {} slot {slot} = {}", r(var), s(src)),
+            MakeClosure {
+                dst,
+                func,
+                captures,
+                n,
+            } => write!(
+                f,
+                "MAKE_CLOSURE {} = #{func} use {}..+{n}",
+                r(dst),
+                r(captures)
+            ),
+            BindGlobal { var, name } => {
+                write!(f, "BIND_GLOBAL {} = global {}", r(var), self.string(name))
+            }
+            BindStatic { var, slot, target } => {
+                write!(f, "BIND_STATIC {} slot {slot} else {target}", r(var))
+            }
+            InitStatic { var, slot, src } => {
+                write!(f, "INIT_STATIC {} slot {slot} = {}", r(var), s(src))
+            }
             FetchConst { dst, site } => write!(f, "FETCH_CONST {} = {}", r(dst), self.site(site)),
-            DeclareConst { name, src } => write!(f, "DECLARE_CONST {} = {}", self.string(name), s(src)),
-            FeReset { iter, subject, end } => write!(f, "FE_RESET {} = {} end {end}", r(iter), s(subject)),
-            FeResetRef { iter, var, end } => write!(f, "FE_RESET_REF {} = &{} end {end}", r(iter), r(var)),
-            FeResetRefFrom { iter, src, end } => write!(f, "FE_RESET_REF_FROM {} = {} end {end}", r(iter), r(src)),
-            FeFetch { iter, value, key, end } => write!(f, "FE_FETCH {} => {} from {} end {end}", r(key), r(value), r(iter)),
-            FeFetchRef { iter, value, key, end } => write!(f, "FE_FETCH_REF {} => &{} from {} end {end}", r(key), r(value), r(iter)),
+            DeclareConst { name, src } => {
+                write!(f, "DECLARE_CONST {} = {}", self.string(name), s(src))
+            }
+            FeReset { iter, subject, end } => {
+                write!(f, "FE_RESET {} = {} end {end}", r(iter), s(subject))
+            }
+            FeResetRef { iter, var, end } => {
+                write!(f, "FE_RESET_REF {} = &{} end {end}", r(iter), r(var))
+            }
+            FeResetRefFrom { iter, src, end } => {
+                write!(f, "FE_RESET_REF_FROM {} = {} end {end}", r(iter), r(src))
+            }
+            FeFetch {
+                iter,
+                value,
+                key,
+                end,
+            } => write!(
+                f,
+                "FE_FETCH {} => {} from {} end {end}",
+                r(key),
+                r(value),
+                r(iter)
+            ),
+            FeFetchRef {
+                iter,
+                value,
+                key,
+                end,
+            } => write!(
+                f,
+                "FE_FETCH_REF {} => &{} from {} end {end}",
+                r(key),
+                r(value),
+                r(iter)
+            ),
             FeFree { iter } => write!(f, "FE_FREE {}", r(iter)),
             Echo { src } => write!(f, "ECHO {}", s(src)),
             Exit { src } => write!(f, "EXIT {}", s(src)),
             Silence { save } => write!(f, "SILENCE {}", r(save)),
             Unsilence { save } => write!(f, "UNSILENCE {}", r(save)),
         }
+    }
+}
+
+impl From<PhpStr> for Value {
+    fn from(s: PhpStr) -> Value {
+        Value::Str(s)
     }
 }
 
@@ -579,7 +799,11 @@ mod tests {
     fn instruction_size() {
         // Twelve bytes: a tag, up to four 16-bit operands, or a 32-bit jump
         // target beside two of them.
-        assert!(std::mem::size_of::<Op>() <= 12, "{}", std::mem::size_of::<Op>());
+        assert!(
+            std::mem::size_of::<Op>() <= 12,
+            "{}",
+            std::mem::size_of::<Op>()
+        );
     }
 
     #[test]
@@ -598,11 +822,5 @@ mod tests {
     fn script_is_shareable() {
         fn assert_send_sync<T: Send + Sync>() {}
         assert_send_sync::<Script>();
-    }
-}
-
-impl From<PhpStr> for Value {
-    fn from(s: PhpStr) -> Value {
-        Value::Str(s)
     }
 }

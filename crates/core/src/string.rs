@@ -178,6 +178,7 @@ impl From<Vec<u8>> for PhpStr {
 pub struct InternedStrings {
     /// Boxed so each `Vec` header has a stable address while the table
     /// grows; interned `PhpStr`s point at these headers.
+    #[allow(clippy::vec_box)]
     strings: Vec<Box<Vec<u8>>>,
     index: hashbrown::HashMap<Box<[u8]>, usize>,
 }
