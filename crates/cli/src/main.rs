@@ -1,1 +1,252 @@
-fn main() {}
+//! The `minizts` command: run, lint and dump PHP-subset scripts.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use minizts_core::PhpStr;
+use minizts_globals::{eg, memory::CountingAlloc, Globals, Sink, Tls};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+/// An experimental ZTS-style mini PHP engine.
+#[derive(Parser)]
+#[command(name = "minizts", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a script (`-` reads it from stdin) or, with -r, code given here.
+    Run(RunArgs),
+    /// Check a script's syntax (parse and compile), like `php -l`.
+    Lint {
+        /// The script.
+        file: String,
+    },
+    /// Print a script's bytecode, per function, with source lines.
+    Dump {
+        /// The script (`-` reads stdin).
+        file: String,
+    },
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Run this code (without `<?php`), like `php -r`.
+    #[arg(short = 'r', long = "code", value_name = "CODE", conflicts_with = "file")]
+    code: Option<String>,
+    /// Set an ini setting: memory_limit, precision, max_execution_time,
+    /// error_reporting (like `php -d`).
+    #[arg(short = 'd', value_name = "NAME=VALUE")]
+    define: Vec<String>,
+    /// The script to run (`-` for stdin).
+    #[arg(required_unless_present = "code")]
+    file: Option<String>,
+    /// Arguments passed to the script in `$argv`.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+}
+
+/// Reads the script: its bytes and the file name PHP would print.
+fn load(file: &str) -> Result<(Vec<u8>, String), String> {
+    if file == "-" {
+        let mut src = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut src)
+            .map_err(|e| format!("Could not read standard input: {e}"))?;
+        return Ok((src, "Standard input code".into()));
+    }
+    let src = std::fs::read(file).map_err(|_| format!("Could not open input file: {file}"))?;
+    let name = std::fs::canonicalize(file)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| file.to_string());
+    Ok((src, name))
+}
+
+fn parse_bytes(v: &str) -> Option<Option<usize>> {
+    let v = v.trim();
+    if v == "-1" {
+        return Some(None);
+    }
+    let (num, mult) = match v.chars().last()? {
+        'k' | 'K' => (&v[..v.len() - 1], 1024),
+        'm' | 'M' => (&v[..v.len() - 1], 1024 * 1024),
+        'g' | 'G' => (&v[..v.len() - 1], 1024 * 1024 * 1024),
+        _ => (v, 1),
+    };
+    num.parse::<usize>().ok().map(|n| Some(n * mult))
+}
+
+fn apply_settings<G: Globals>(g: G, defines: &[String]) -> Result<(), String> {
+    for d in defines {
+        let (name, value) = d.split_once('=').unwrap_or((d.as_str(), "1"));
+        let settings = &mut eg!(g).settings;
+        match name.trim() {
+            "memory_limit" => {
+                settings.memory_limit = parse_bytes(value).ok_or_else(|| format!("bad memory_limit: {value}"))?
+            }
+            "precision" => settings.precision = value.trim().parse().map_err(|_| format!("bad precision: {value}"))?,
+            "max_execution_time" => {
+                settings.max_execution_time = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("bad max_execution_time: {value}"))?
+            }
+            "error_reporting" => {
+                settings.error_reporting = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("bad error_reporting: {value}"))?
+            }
+            // Settings PHP has and minizts does not need are accepted.
+            "display_errors" | "log_errors" | "html_errors" | "opcache.enable" | "opcache.enable_cli" => {}
+            other => return Err(format!("unknown setting: {other}")),
+        }
+    }
+    Ok(())
+}
+
+fn compile_error_text(e: &minizts_compiler::CompileError, file: &str) -> String {
+    let label = match e.kind {
+        minizts_compiler::CompileErrorKind::Parse => "Parse error",
+        minizts_compiler::CompileErrorKind::Fatal => "Fatal error",
+    };
+    format!("{label}: {} in {file} on line {}\n", e.message, e.line)
+}
+
+fn run(args: RunArgs) -> u8 {
+    let (src, file, argv0) = match (&args.code, &args.file) {
+        (Some(code), _) => {
+            let mut src = b"<?php ".to_vec();
+            src.extend_from_slice(code.as_bytes());
+            (src, "Command line code".to_string(), "Standard input code".to_string())
+        }
+        (None, Some(f)) => match load(f) {
+            Ok((src, name)) => (src, name, f.clone()),
+            Err(msg) => {
+                eprintln!("{msg}");
+                return 1;
+            }
+        },
+        (None, None) => unreachable!("clap requires a file or code"),
+    };
+    let g: Tls = match minizts_vm::thread_startup() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("minizts: {e}");
+            return 255;
+        }
+    };
+    if let Err(msg) = apply_settings(g, &args.define) {
+        eprintln!("minizts: {msg}");
+        return 2;
+    }
+    let script = match minizts_compiler::compile(g, &src, &file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprint!("{}", compile_error_text(&e, &file));
+            return 255;
+        }
+    };
+    let mut argv = vec![PhpStr::from(argv0.as_str())];
+    argv.extend(args.args.iter().map(|a| PhpStr::from(a.as_str())));
+    let outcome = minizts_vm::run_request(g, script, &argv, Sink::Stdout(Vec::new()));
+    minizts_vm::thread_shutdown(g);
+    outcome.exit_status as u8
+}
+
+fn lint(file: &str) -> u8 {
+    let (src, name) = match load(file) {
+        Ok(x) => x,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return 1;
+        }
+    };
+    let g: Tls = match minizts_vm::thread_startup() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("minizts: {e}");
+            return 255;
+        }
+    };
+    let r = minizts_compiler::compile(g, &src, &name);
+    minizts_vm::thread_shutdown(g);
+    match r {
+        Ok(_) => {
+            println!("No syntax errors detected in {file}");
+            0
+        }
+        Err(e) => {
+            eprint!("{}", compile_error_text(&e, &name));
+            println!("Errors parsing {file}");
+            255
+        }
+    }
+}
+
+fn dump(file: &str) -> u8 {
+    let (src, name) = match load(file) {
+        Ok(x) => x,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return 1;
+        }
+    };
+    let g: Tls = match minizts_vm::thread_startup() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("minizts: {e}");
+            return 255;
+        }
+    };
+    let r = minizts_compiler::compile(g, &src, &name);
+    let code = match &r {
+        Ok(script) => {
+            print!("{}", script.disassemble());
+            0
+        }
+        Err(e) => {
+            eprint!("{}", compile_error_text(e, &name));
+            255
+        }
+    };
+    drop(r);
+    minizts_vm::thread_shutdown(g);
+    code
+}
+
+/// The interpreter runs on a thread with a large stack: script calls do not
+/// use native stack, but builtins calling back into scripts, deeply nested
+/// arrays and deeply nested expressions do.
+const ENGINE_STACK: usize = 512 * 1024 * 1024;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let worker = std::thread::Builder::new()
+        .name("minizts".into())
+        .stack_size(ENGINE_STACK)
+        .spawn(move || match cli.command {
+            Command::Run(args) => run(args),
+            Command::Lint { file } => lint(&file),
+            Command::Dump { file } => dump(&file),
+        });
+    let code = match worker.map(|h| h.join()) {
+        Ok(Ok(code)) => code,
+        Ok(Err(_)) => {
+            eprintln!("minizts: internal error (the engine panicked); this is a bug in minizts");
+            255
+        }
+        Err(e) => {
+            eprintln!("minizts: cannot start the engine thread: {e}");
+            255
+        }
+    };
+    let _ = Path::new(".");
+    ExitCode::from(code)
+}

@@ -1,1 +1,451 @@
-//! placeholder
+//! The compiler: AST to register bytecode.
+//!
+//! [`compile`] parses a script into an AST held in the compiler globals'
+//! arena, walks it once per function, and produces an immutable
+//! [`Script`]. All compiler state that PHP keeps in `CG()` — the arena, the
+//! op array under construction, the interned strings, the tables of
+//! internal functions and constants — is reached through the globals
+//! strategy `G`, exactly as the VM reaches `EG()`.
+//!
+//! Registers: every variable a function names is a CV with a fixed
+//! register (collected before code is emitted), and temporaries are
+//! allocated above them like a stack, released when an expression's value
+//! has been consumed.
+
+mod expr;
+mod lvalue;
+mod stmt;
+mod vars;
+
+use std::sync::Arc;
+
+use hashbrown::HashMap;
+use minizts_core::bytecode::{FuncId, Function, Op, Reg, Script, Site, Src, Target};
+use minizts_globals::{cg, Globals, OpArrayBuilder};
+use minizts_syntax::ast::{FunctionDecl, StmtKind};
+use minizts_syntax::{ast, LineIndex};
+
+/// A compile-time error: PHP reports these before running anything.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompileError {
+    pub kind: CompileErrorKind,
+    pub message: String,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompileErrorKind {
+    /// "Parse error: …"
+    Parse,
+    /// "Fatal error: …" raised by the compiler.
+    Fatal,
+}
+
+type Result<T> = std::result::Result<T, CompileError>;
+
+/// Parses and compiles `src`; `file` is the name messages will print.
+pub fn compile<G: Globals>(g: G, src: &[u8], file: &str) -> Result<Arc<Script>> {
+    // The arena belongs to CG between compilations; this compilation
+    // borrows it and gives it back reset.
+    let mut arena = std::mem::take(&mut cg!(g).arena);
+    let result = compile_in(g, &arena, src, file);
+    arena.reset();
+    cg!(g).arena = arena;
+    let cg = cg!(g);
+    cg.active.clear();
+    cg.cache_slots = 0;
+    if result.is_err() {
+        cg.interned = Default::default();
+    }
+    result
+}
+
+fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -> Result<Arc<Script>> {
+    let lines = LineIndex::new(src);
+    let ast = minizts_syntax::parse(arena, src).map_err(|e| CompileError {
+        kind: CompileErrorKind::Parse,
+        message: e.message,
+        line: lines.line(e.pos as u32),
+    })?;
+    {
+        let cg = cg!(g);
+        cg.active.clear();
+        cg.cache_slots = 0;
+        cg.interned = Default::default();
+    }
+    let mut c = Compiler {
+        g,
+        file,
+        lines: &lines,
+        line: 1,
+        decls: HashMap::new(),
+        functions: vec![None],
+        early: Vec::new(),
+        early_names: HashMap::new(),
+        loops: Vec::new(),
+        in_function: false,
+    };
+    c.collect_decls(ast.stmts);
+    let last_line = lines.line(src.len() as u32);
+    c.compile_main(ast.stmts, last_line)?;
+    let functions: Vec<Function> = c
+        .functions
+        .into_iter()
+        .map(|f| f.expect("every function id is filled"))
+        .collect();
+    let cg = cg!(g);
+    Ok(Arc::new(Script {
+        file: file.into(),
+        functions,
+        early_functions: c.early,
+        strings: std::mem::take(&mut cg.interned),
+        cache_slots: cg.cache_slots,
+    }))
+}
+
+/// A loop or switch being compiled, for `break` and `continue`.
+struct LoopCtx {
+    /// Jumps to patch to the loop's end.
+    breaks: Vec<Target>,
+    /// Jumps to patch to the loop's continue point.
+    continues: Vec<Target>,
+    /// The foreach iterator register (freed when leaving the loop early).
+    iter: Option<Reg>,
+    /// `switch` (where `continue` acts as `break`).
+    is_switch: bool,
+}
+
+struct Compiler<'a, 'l, G: Globals> {
+    g: G,
+    /// The file name messages print.
+    file: &'l str,
+    lines: &'l LineIndex,
+    /// The line instructions are being emitted for.
+    line: u32,
+    /// Every named function in the file (first declaration of a name), so
+    /// calls know which parameters are by reference.
+    decls: HashMap<Vec<u8>, &'a FunctionDecl<'a>>,
+    /// Finished functions by id (0 is the top-level code).
+    functions: Vec<Option<Function>>,
+    /// Functions PHP declares before running the script.
+    early: Vec<FuncId>,
+    early_names: HashMap<Vec<u8>, u32>,
+    loops: Vec<LoopCtx>,
+    in_function: bool,
+}
+
+impl<'a, G: Globals> Compiler<'a, '_, G> {
+    fn error<T>(&self, message: impl Into<String>) -> Result<T> {
+        Err(CompileError {
+            kind: CompileErrorKind::Fatal,
+            message: message.into(),
+            line: self.line,
+        })
+    }
+
+    fn line_of(&self, pos: u32) -> u32 {
+        self.lines.line(pos)
+    }
+
+    fn at(&mut self, pos: u32) {
+        self.line = self.lines.line(pos);
+    }
+
+    fn too_large<T>(&self) -> Result<T> {
+        self.error("minizts: function too large (more than 32767 registers or constants)")
+    }
+
+    /// Emits an instruction into the active op array.
+    fn emit(&mut self, op: Op) -> Target {
+        let line = self.line;
+        cg!(self.g).op_array().emit(op, line)
+    }
+
+    fn next_pc(&mut self) -> Target {
+        cg!(self.g).op_array().next_pc()
+    }
+
+    fn temp(&mut self) -> Result<Reg> {
+        match cg!(self.g).op_array().temp() {
+            Ok(r) => Ok(r),
+            Err(_) => self.too_large(),
+        }
+    }
+
+    fn temps(&mut self, n: usize) -> Result<Reg> {
+        match cg!(self.g).op_array().temps(n) {
+            Ok(r) => Ok(r),
+            Err(_) => self.too_large(),
+        }
+    }
+
+    /// The current temporary watermark.
+    fn mark(&mut self) -> u16 {
+        cg!(self.g).op_array().temp_top
+    }
+
+    fn release(&mut self, mark: u16) {
+        cg!(self.g).op_array().release_to(mark);
+    }
+
+    fn cv(&mut self, name: &str) -> Result<Reg> {
+        match cg!(self.g).op_array().find_cv(name) {
+            Some(r) => Ok(r),
+            None => self.error(format!("minizts: internal error: variable ${name} has no register")),
+        }
+    }
+
+    fn const_int(&mut self, n: i64) -> Result<Src> {
+        match cg!(self.g).op_array().const_int(n) {
+            Ok(s) => Ok(s),
+            Err(_) => self.too_large(),
+        }
+    }
+
+    fn const_float(&mut self, f: f64) -> Result<Src> {
+        match cg!(self.g).op_array().const_float(f) {
+            Ok(s) => Ok(s),
+            Err(_) => self.too_large(),
+        }
+    }
+
+    fn const_bool(&mut self, b: bool) -> Result<Src> {
+        match cg!(self.g).op_array().const_bool(b) {
+            Ok(s) => Ok(s),
+            Err(_) => self.too_large(),
+        }
+    }
+
+    fn const_null(&mut self) -> Result<Src> {
+        match cg!(self.g).op_array().const_null() {
+            Ok(s) => Ok(s),
+            Err(_) => self.too_large(),
+        }
+    }
+
+    fn const_str(&mut self, bytes: &[u8]) -> Result<Src> {
+        let cg = cg!(self.g);
+        let i = cg.interned.intern(bytes);
+        let op_array = cg.active.last_mut().expect("no active op array");
+        match op_array.const_str(&cg.interned, i) {
+            Ok(s) => Ok(s),
+            Err(_) => self.too_large(),
+        }
+    }
+
+    /// The constant index of a string (for instructions that name one).
+    fn const_str_index(&mut self, bytes: &[u8]) -> Result<u16> {
+        Ok(self.const_str(bytes)?.index() as u16)
+    }
+
+    /// Adds a call or constant site with a fresh runtime cache slot.
+    fn site(&mut self, name: &str, key: &[u8]) -> Result<u16> {
+        let cg = cg!(self.g);
+        let slot = cg.cache_slots;
+        cg.cache_slots += 1;
+        let sites = &mut cg.op_array().sites;
+        if sites.len() >= u16::MAX as usize {
+            return self.too_large();
+        }
+        sites.push(Site {
+            name: name.into(),
+            key: key.into(),
+            cache_slot: slot,
+        });
+        Ok((sites.len() - 1) as u16)
+    }
+
+    /// Points the jump at `pc` to `target`.
+    fn patch(&mut self, pc: Target, target: Target) {
+        let op = &mut cg!(self.g).op_array().code[pc as usize];
+        match op {
+            Op::Jmp { target: t }
+            | Op::JmpBack { target: t }
+            | Op::JmpIf { target: t, .. }
+            | Op::JmpIfNot { target: t, .. }
+            | Op::JmpIfNotNull { target: t, .. }
+            | Op::JmpIfPassed { target: t, .. }
+            | Op::BindStatic { target: t, .. }
+            | Op::FeReset { end: t, .. }
+            | Op::FeResetRef { end: t, .. }
+            | Op::FeResetRefFrom { end: t, .. }
+            | Op::FeFetch { end: t, .. }
+            | Op::FeFetchRef { end: t, .. } => *t = target,
+            other => panic!("patching a non-jump {other:?}"),
+        }
+    }
+
+    /// Points the jump at `pc` to the next instruction.
+    fn patch_here(&mut self, pc: Target) {
+        let here = self.next_pc();
+        self.patch(pc, here);
+    }
+
+    /// Records every named function declaration in the file.
+    fn collect_decls(&mut self, stmts: &'a [ast::Stmt<'a>]) {
+        for s in stmts {
+            vars::walk_stmt_decls(s, &mut |f| {
+                self.decls.entry(f.name.to_ascii_lowercase().into_bytes()).or_insert(f);
+            });
+        }
+    }
+
+    /// Compiles the top-level code as function 0.
+    fn compile_main(&mut self, stmts: &'a [ast::Stmt<'a>], last_line: u32) -> Result<()> {
+        let mut builder = OpArrayBuilder::new("{main}", 1, last_line);
+        let mut names = vars::VarNames::default();
+        names.add("argv");
+        names.add("argc");
+        for s in stmts {
+            vars::collect_stmt(s, &mut names);
+        }
+        for name in names.iter() {
+            if builder.cv(name).is_err() {
+                return self.too_large();
+            }
+        }
+        cg!(self.g).active.push(builder);
+        // Declarations PHP binds before running: named functions at the
+        // top level of the file.
+        for s in stmts {
+            if let StmtKind::Function(f) = &s.kind {
+                self.at(s.pos);
+                let id = self.compile_function(f)?;
+                let key = f.name.to_ascii_lowercase().into_bytes();
+                if let Some(&prev) = self.early_names.get(&key) {
+                    return self.error(format!(
+                        "Cannot redeclare {}() (previously declared in {}:{})",
+                        f.name, self.file, prev
+                    ));
+                }
+                self.early_names.insert(key, self.line_of(f.pos));
+                self.early.push(id);
+            }
+        }
+        for s in stmts {
+            if !matches!(s.kind, StmtKind::Function(_)) {
+                self.stmt(s)?;
+            }
+        }
+        self.line = last_line;
+        let null = self.const_null()?;
+        self.emit(Op::Return { src: null });
+        let builder = cg!(self.g).active.pop().expect("main op array");
+        self.functions[0] = Some(builder.finish());
+        Ok(())
+    }
+
+    /// Compiles a named function, closure or arrow function; returns its id.
+    fn compile_function(&mut self, f: &'a FunctionDecl<'a>) -> Result<FuncId> {
+        let key = f.name.to_ascii_lowercase();
+        if f.name != "{closure}" && cg!(self.g).function_table.contains_key(key.as_bytes()) {
+            return self.error(format!("Cannot redeclare {}()", f.name));
+        }
+        let id = self.functions.len() as FuncId;
+        self.functions.push(None);
+        let start = self.line_of(f.pos);
+        let end = self.line_of(f.end_pos);
+        let mut builder = OpArrayBuilder::new(f.name, start, end);
+        builder.is_closure = f.name == "{closure}";
+
+        // Registers: parameters, then bound (`use`) variables, then every
+        // other variable the body names.
+        let mut names = vars::VarNames::default();
+        for p in f.params {
+            if names.contains(p.name) {
+                self.line = self.line_of(p.pos);
+                return self.error(format!("Redefinition of parameter ${}", p.name));
+            }
+            names.add(p.name);
+        }
+        let captures = vars::captures(f);
+        for c in &captures {
+            names.add(c.name);
+        }
+        match &f.body {
+            ast::FunctionBody::Block(stmts) => {
+                for s in stmts.iter() {
+                    vars::collect_stmt(s, &mut names);
+                }
+            }
+            ast::FunctionBody::Arrow(e) => vars::collect_expr(e, &mut names),
+        }
+        for name in names.iter() {
+            if builder.cv(name).is_err() {
+                return self.too_large();
+            }
+        }
+        for c in &captures {
+            let r = builder.find_cv(c.name).expect("capture has a CV");
+            builder.bound_cvs.push(r.0);
+        }
+        let mut required = 0;
+        for (i, p) in f.params.iter().enumerate() {
+            if p.default.is_none() && !p.variadic {
+                required = i + 1;
+            }
+            builder.params.push(minizts_core::bytecode::ParamInfo {
+                name: p.name.into(),
+                by_ref: p.by_ref,
+                has_default: p.default.is_some(),
+                variadic: p.variadic,
+            });
+        }
+        builder.required = required as u16;
+
+        cg!(self.g).active.push(builder);
+        let saved_loops = std::mem::take(&mut self.loops);
+        let saved_in_function = std::mem::replace(&mut self.in_function, true);
+        let saved_line = self.line;
+        self.line = start;
+        let result = self.function_body(f);
+        self.loops = saved_loops;
+        self.in_function = saved_in_function;
+        self.line = saved_line;
+        let builder = cg!(self.g).active.pop().expect("function op array");
+        result?;
+        self.functions[id as usize] = Some(builder.finish());
+        Ok(id)
+    }
+
+    fn function_body(&mut self, f: &'a FunctionDecl<'a>) -> Result<()> {
+        // Default values, evaluated when the argument is missing.
+        for (i, p) in f.params.iter().enumerate() {
+            if let Some(default) = p.default {
+                self.at(p.pos);
+                let jump = self.emit(Op::JmpIfPassed {
+                    param: i as u16,
+                    target: 0,
+                });
+                let reg = self.cv(p.name)?;
+                let mark = self.mark();
+                let v = self.expr(default)?;
+                self.emit(Op::Move { dst: reg, src: v });
+                self.release(mark);
+                self.patch_here(jump);
+            }
+        }
+        match &f.body {
+            ast::FunctionBody::Block(stmts) => {
+                for s in stmts.iter() {
+                    self.stmt(s)?;
+                }
+                self.line = self.line_of(f.end_pos);
+                let null = self.const_null()?;
+                self.emit(Op::Return { src: null });
+            }
+            ast::FunctionBody::Arrow(e) => {
+                self.at(e.pos);
+                let v = self.expr(e)?;
+                self.emit(Op::Return { src: v });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a name is a builtin the compiler knows (for `function_exists`
+/// folding and redeclaration checks).
+pub fn is_internal_function<G: Globals>(g: G, name: &[u8]) -> bool {
+    cg!(g).function_table.contains_key(name.to_ascii_lowercase().as_slice())
+}

@@ -194,10 +194,7 @@ impl PhpArray {
     pub fn is_list(&self) -> bool {
         match &self.repr {
             Repr::Packed(_) => true,
-            Repr::Hashed(_) => self
-                .iter()
-                .enumerate()
-                .all(|(i, (k, _))| k == KeyRef::Int(i as i64)),
+            Repr::Hashed(_) => self.iter().enumerate().all(|(i, (k, _))| k == KeyRef::Int(i as i64)),
         }
     }
 
@@ -242,9 +239,7 @@ impl PhpArray {
             }
             let Hashed { buckets, index, .. } = &mut h;
             for (i, b) in buckets.iter().enumerate() {
-                index.insert_unique(table_hash(b.h), i as u32, |&j| {
-                    table_hash(buckets[j as usize].h)
-                });
+                index.insert_unique(table_hash(b.h), i as u32, |&j| table_hash(buckets[j as usize].h));
             }
             self.repr = Repr::Hashed(h);
         }
@@ -277,14 +272,10 @@ impl PhpArray {
 
     pub fn get_mut(&mut self, key: &Key) -> Option<&mut Value> {
         match (&mut self.repr, key) {
-            (Repr::Packed(v), Key::Int(k)) => {
-                usize::try_from(*k).ok().and_then(move |i| v.get_mut(i))
-            }
+            (Repr::Packed(v), Key::Int(k)) => usize::try_from(*k).ok().and_then(move |i| v.get_mut(i)),
             (Repr::Packed(_), Key::Str(_)) => None,
             (Repr::Hashed(h), Key::Int(k)) => h.find_int(*k).map(move |i| &mut h.buckets[i].val),
-            (Repr::Hashed(h), Key::Str(s)) => h
-                .find_str(s, str_hash(s))
-                .map(move |i| &mut h.buckets[i].val),
+            (Repr::Hashed(h), Key::Str(s)) => h.find_str(s, str_hash(s)).map(move |i| &mut h.buckets[i].val),
         }
     }
 
@@ -396,10 +387,7 @@ impl PhpArray {
                 Some((Key::Int(v.len() as i64), val))
             }
             Repr::Hashed(h) => {
-                let i = h
-                    .buckets
-                    .iter()
-                    .rposition(|b| !matches!(b.val, Value::Undef))?;
+                let i = h.buckets.iter().rposition(|b| !matches!(b.val, Value::Undef))?;
                 let key = h.key_at(i).to_key();
                 Some((key, h.remove_at(i)))
             }
@@ -408,10 +396,7 @@ impl PhpArray {
 
     /// Iterates over (key, value) in order.
     pub fn iter(&self) -> Iter<'_> {
-        Iter {
-            array: self,
-            pos: 0,
-        }
+        Iter { array: self, pos: 0 }
     }
 
     /// The values in order.
@@ -542,9 +527,8 @@ impl Hashed {
         }
         let i = self.buckets.len();
         let buckets = &self.buckets;
-        self.index.insert_unique(table_hash(h), i as u32, |&j| {
-            table_hash(buckets[j as usize].h)
-        });
+        self.index
+            .insert_unique(table_hash(h), i as u32, |&j| table_hash(buckets[j as usize].h));
         self.buckets.push(Bucket { h, key, val });
         self.live += 1;
         i
@@ -567,9 +551,8 @@ impl Hashed {
         self.index.clear();
         let buckets = &self.buckets;
         for (i, b) in buckets.iter().enumerate() {
-            self.index.insert_unique(table_hash(b.h), i as u32, |&j| {
-                table_hash(buckets[j as usize].h)
-            });
+            self.index
+                .insert_unique(table_hash(b.h), i as u32, |&j| table_hash(buckets[j as usize].h));
         }
     }
 }

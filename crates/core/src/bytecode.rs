@@ -216,14 +216,14 @@ pub enum Op {
     FetchDim { dst: Reg, base: Src, key: Src },
     /// `dst = base[key]` or null, silently (inside isset/empty/??).
     FetchDimQuiet { dst: Reg, base: Src, key: Src },
+    /// `dst = base[key]` for `list()`: warns on a missing key of an array,
+    /// gives null silently for anything that is not an array.
+    FetchDimList { dst: Reg, base: Src, key: Src },
     /// `var[k1]…[kn] = src`; the `depth` keys are in consecutive
     /// registers from `keys`; an `Undef` key means `[]` (append).
-    AssignDim {
-        var: Reg,
-        keys: Reg,
-        depth: u8,
-        src: Src,
-    },
+    AssignDim { var: Reg, keys: Reg, depth: u8, src: Src },
+    /// `var[k1]…[kn] = &…`: stores the reference held in `src`.
+    AssignDimRef { var: Reg, keys: Reg, depth: u8, src: Reg },
     /// `var[k1]…[kn] <op>= src`
     AssignDimOp {
         op: BinOp,
@@ -245,12 +245,7 @@ pub enum Op {
     /// Makes `var` a reference (if it is not one) and puts it in `dst`.
     MakeRef { dst: Reg, var: Reg },
     /// Makes `var[k1]…[kn]` a reference (creating it) and puts it in `dst`.
-    MakeRefDim {
-        dst: Reg,
-        var: Reg,
-        keys: Reg,
-        depth: u8,
-    },
+    MakeRefDim { dst: Reg, var: Reg, keys: Reg, depth: u8 },
 
     /// `dst = []` (an empty array literal).
     NewArray { dst: Reg, capacity: u16 },
@@ -277,34 +272,14 @@ pub enum Op {
 
     /// Calls the user function named by call site `site` with the `argc`
     /// arguments in the registers from `args`; the result goes to `dst`.
-    CallUser {
-        dst: Reg,
-        site: u16,
-        args: Reg,
-        argc: u8,
-    },
+    CallUser { dst: Reg, site: u16, args: Reg, argc: u8 },
     /// Calls builtin `id` with the arguments in the registers from `args`.
-    CallBuiltin {
-        dst: Reg,
-        id: u16,
-        args: Reg,
-        argc: u8,
-    },
+    CallBuiltin { dst: Reg, id: u16, args: Reg, argc: u8 },
     /// Calls the closure or string callable in `callee`.
-    CallValue {
-        dst: Reg,
-        callee: Reg,
-        args: Reg,
-        argc: u8,
-    },
+    CallValue { dst: Reg, callee: Reg, args: Reg, argc: u8 },
     /// Passes variable `var` as argument `argno` of the call of `callee`:
     /// by reference if that parameter is by reference, else by value.
-    SendVarEx {
-        dst: Reg,
-        var: Reg,
-        callee: Reg,
-        argno: u8,
-    },
+    SendVarEx { dst: Reg, var: Reg, callee: Reg, argno: u8 },
     /// Returns `src` to the caller.
     Return { src: Src },
     /// Jumps over the default-value code of `param` when it was passed.
@@ -314,12 +289,7 @@ pub enum Op {
     DeclareFunction { func: u32 },
     /// `dst` = a closure of function `func`, capturing the `n` registers
     /// from `captures` (values, or references for `use (&$x)`).
-    MakeClosure {
-        dst: Reg,
-        func: u32,
-        captures: Reg,
-        n: u8,
-    },
+    MakeClosure { dst: Reg, func: u32, captures: Reg, n: u8 },
     /// `global $name`: binds `var` to the global variable named by
     /// constant `name`.
     BindGlobal { var: Reg, name: u16 },
@@ -335,11 +305,7 @@ pub enum Op {
 
     /// Starts a foreach by value over `subject` (jumps to `end` if empty
     /// or not an array; warns for non-arrays).
-    FeReset {
-        iter: Reg,
-        subject: Src,
-        end: Target,
-    },
+    FeReset { iter: Reg, subject: Src, end: Target },
     /// Starts a foreach by reference over variable `var`.
     FeResetRef { iter: Reg, var: Reg, end: Target },
     /// Starts a foreach by reference over the reference in `src`.
@@ -603,18 +569,13 @@ impl fmt::Display for DisplayOp<'_> {
             FetchDimQuiet { dst, base, key } => {
                 write!(f, "FETCH_DIM_QUIET {} = {}[{}]", r(dst), s(base), s(key))
             }
-            AssignDim {
-                var,
-                keys,
-                depth,
-                src,
-            } => write!(
-                f,
-                "ASSIGN_DIM {}{} = {}",
-                r(var),
-                self.keys(keys, depth),
-                s(src)
-            ),
+            FetchDimList { dst, base, key } => write!(f, "FETCH_DIM_LIST {} = {}[{}]", r(dst), s(base), s(key)),
+            AssignDimRef { var, keys, depth, src } => {
+                write!(f, "ASSIGN_DIM_REF {}{} = &{}", r(var), self.keys(keys, depth), r(src))
+            }
+            AssignDim { var, keys, depth, src } => {
+                write!(f, "ASSIGN_DIM {}{} = {}", r(var), self.keys(keys, depth), s(src))
+            }
             AssignDimOp {
                 op,
                 var,
@@ -650,18 +611,9 @@ impl fmt::Display for DisplayOp<'_> {
                 write!(f, "UNSET_DIM {}{}", r(var), self.keys(keys, depth))
             }
             MakeRef { dst, var } => write!(f, "MAKE_REF {} = &{}", r(dst), r(var)),
-            MakeRefDim {
-                dst,
-                var,
-                keys,
-                depth,
-            } => write!(
-                f,
-                "MAKE_REF_DIM {} = &{}{}",
-                r(dst),
-                r(var),
-                self.keys(keys, depth)
-            ),
+            MakeRefDim { dst, var, keys, depth } => {
+                write!(f, "MAKE_REF_DIM {} = &{}{}", r(dst), r(var), self.keys(keys, depth))
+            }
             NewArray { dst, capacity } => write!(f, "NEW_ARRAY {} ({capacity})", r(dst)),
             ArrayPush { arr, src } => write!(f, "ARRAY_PUSH {}[] = {}", r(arr), s(src)),
             ArraySet { arr, key, src } => {
@@ -674,62 +626,28 @@ impl fmt::Display for DisplayOp<'_> {
             JmpIf { cond, target } => write!(f, "JMP_IF {} {target}", s(cond)),
             JmpIfNot { cond, target } => write!(f, "JMP_IF_NOT {} {target}", s(cond)),
             JmpIfNotNull { src, target } => write!(f, "JMP_IF_NOT_NULL {} {target}", s(src)),
-            CallUser {
-                dst,
-                site,
-                args,
-                argc,
-            } => write!(
-                f,
-                "CALL {} = {}({}..+{argc})",
-                r(dst),
-                self.site(site),
-                r(args)
-            ),
-            CallBuiltin {
-                dst,
-                id,
-                args,
-                argc,
-            } => write!(f, "CALL_BUILTIN {} = #{id}({}..+{argc})", r(dst), r(args)),
+            CallUser { dst, site, args, argc } => {
+                write!(f, "CALL {} = {}({}..+{argc})", r(dst), self.site(site), r(args))
+            }
+            CallBuiltin { dst, id, args, argc } => write!(f, "CALL_BUILTIN {} = #{id}({}..+{argc})", r(dst), r(args)),
             CallValue {
                 dst,
                 callee,
                 args,
                 argc,
-            } => write!(
-                f,
-                "CALL_VALUE {} = {}({}..+{argc})",
-                r(dst),
-                r(callee),
-                r(args)
-            ),
+            } => write!(f, "CALL_VALUE {} = {}({}..+{argc})", r(dst), r(callee), r(args)),
             SendVarEx {
                 dst,
                 var,
                 callee,
                 argno,
-            } => write!(
-                f,
-                "SEND_VAR_EX {} = {} (arg {argno} of {})",
-                r(dst),
-                r(var),
-                r(callee)
-            ),
+            } => write!(f, "SEND_VAR_EX {} = {} (arg {argno} of {})", r(dst), r(var), r(callee)),
             Return { src } => write!(f, "RETURN {}", s(src)),
             JmpIfPassed { param, target } => write!(f, "JMP_IF_PASSED param {param} {target}"),
             DeclareFunction { func } => write!(f, "DECLARE_FUNCTION #{func}"),
-            MakeClosure {
-                dst,
-                func,
-                captures,
-                n,
-            } => write!(
-                f,
-                "MAKE_CLOSURE {} = #{func} use {}..+{n}",
-                r(dst),
-                r(captures)
-            ),
+            MakeClosure { dst, func, captures, n } => {
+                write!(f, "MAKE_CLOSURE {} = #{func} use {}..+{n}", r(dst), r(captures))
+            }
             BindGlobal { var, name } => {
                 write!(f, "BIND_GLOBAL {} = global {}", r(var), self.string(name))
             }
@@ -752,30 +670,12 @@ impl fmt::Display for DisplayOp<'_> {
             FeResetRefFrom { iter, src, end } => {
                 write!(f, "FE_RESET_REF_FROM {} = {} end {end}", r(iter), r(src))
             }
-            FeFetch {
-                iter,
-                value,
-                key,
-                end,
-            } => write!(
-                f,
-                "FE_FETCH {} => {} from {} end {end}",
-                r(key),
-                r(value),
-                r(iter)
-            ),
-            FeFetchRef {
-                iter,
-                value,
-                key,
-                end,
-            } => write!(
-                f,
-                "FE_FETCH_REF {} => &{} from {} end {end}",
-                r(key),
-                r(value),
-                r(iter)
-            ),
+            FeFetch { iter, value, key, end } => {
+                write!(f, "FE_FETCH {} => {} from {} end {end}", r(key), r(value), r(iter))
+            }
+            FeFetchRef { iter, value, key, end } => {
+                write!(f, "FE_FETCH_REF {} => &{} from {} end {end}", r(key), r(value), r(iter))
+            }
             FeFree { iter } => write!(f, "FE_FREE {}", r(iter)),
             Echo { src } => write!(f, "ECHO {}", s(src)),
             Exit { src } => write!(f, "EXIT {}", s(src)),
@@ -799,11 +699,7 @@ mod tests {
     fn instruction_size() {
         // Twelve bytes: a tag, up to four 16-bit operands, or a 32-bit jump
         // target beside two of them.
-        assert!(
-            std::mem::size_of::<Op>() <= 12,
-            "{}",
-            std::mem::size_of::<Op>()
-        );
+        assert!(std::mem::size_of::<Op>() <= 12, "{}", std::mem::size_of::<Op>());
     }
 
     #[test]

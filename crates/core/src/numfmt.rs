@@ -22,20 +22,17 @@ pub mod round;
 pub mod sprintf;
 
 pub use float::{
-    php_float_json, php_float_repr, php_float_to_string, php_float_var_export, php_gcvt,
-    write_float, write_float_json, write_float_repr, write_float_var_export,
+    php_float_json, php_float_repr, php_float_to_string, php_float_var_export, php_gcvt, write_float, write_float_json,
+    write_float_repr, write_float_var_export,
 };
 pub use increment::str_increment;
 pub use mt_rand::{MtRand, MtRandMode};
 pub use numeric::{
-    float_to_int, float_to_int_saturating, int_to_string, intval_base, is_numeric_str,
-    parse_numeric, parse_numeric_ex, smart_str_compare, smart_str_equals, str_to_float, str_to_int,
-    write_int, Number, NumericInfo,
+    float_to_int, float_to_int_saturating, int_to_string, intval_base, is_numeric_str, parse_numeric, parse_numeric_ex,
+    smart_str_compare, smart_str_equals, str_to_float, str_to_int, write_int, Number, NumericInfo,
 };
 pub use round::{number_format, php_round, php_round_mode, RoundMode};
-pub use sprintf::{
-    php_sprintf, php_sprintf_into, ArgSource, FormatArg, SprintfError, SprintfErrorKind,
-};
+pub use sprintf::{php_sprintf, php_sprintf_into, ArgSource, FormatArg, SprintfError, SprintfErrorKind};
 
 #[cfg(test)]
 mod tests;

@@ -56,6 +56,12 @@ impl PhpRef {
         self.0.borrow_mut()
     }
 
+    /// Mutable access, or an error if the slot is already borrowed (a
+    /// reference reached again through itself).
+    pub fn try_borrow_mut(&self) -> Result<RefMut<'_, Value>, std::cell::BorrowMutError> {
+        self.0.try_borrow_mut()
+    }
+
     pub fn get(&self) -> Value {
         self.0.borrow().clone()
     }

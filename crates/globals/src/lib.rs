@@ -1,1 +1,125 @@
-//! placeholder
+//! Executor and compiler globals (PHP's `EG` and `CG`) and the strategies
+//! that reach them.
+//!
+//! All per-thread engine state lives in two structs, [`ExecutorGlobals`]
+//! and [`CompilerGlobals`], kept together in one [`ThreadGlobals`]. The
+//! compiler, VM and builtins never name a storage location: they hold a
+//! handle `g: G` where `G:` [`Globals`], and every access is `eg!(g)` or
+//! `cg!(g)`, PHP's `EG()` / `CG()`. A strategy decides what the handle is
+//! and how an access finds the state; code is monomorphised per strategy,
+//! so the cost of an access is exactly the strategy's.
+//!
+//! Strategies here:
+//! - [`Tls`]: both structs in one native thread-local at constant offsets
+//!   (`%fs:`-relative, no lazy-init check): the handle is a zero-sized type.
+
+pub mod compiler;
+pub mod executor;
+pub mod memory;
+mod tls;
+
+pub use compiler::{CompilerGlobals, InternalFunction, OpArrayBuilder};
+pub use executor::{ExecutorGlobals, Frame, Output, Sink, VmStack};
+pub use tls::Tls;
+
+/// This thread's engine state: executor and compiler globals together.
+pub struct ThreadGlobals {
+    pub eg: ExecutorGlobals,
+    pub cg: CompilerGlobals,
+}
+
+impl ThreadGlobals {
+    pub fn new() -> ThreadGlobals {
+        ThreadGlobals {
+            eg: ExecutorGlobals::new(),
+            cg: CompilerGlobals::new(),
+        }
+    }
+}
+
+impl Default for ThreadGlobals {
+    fn default() -> Self {
+        ThreadGlobals::new()
+    }
+}
+
+/// Why a thread could not start an engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartupError {
+    /// This thread already has engine globals.
+    AlreadyStarted,
+    /// The strategy allows only one engine thread and another one runs.
+    SingleThreaded(&'static str),
+}
+
+impl std::fmt::Display for StartupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartupError::AlreadyStarted => write!(f, "this thread has already started an engine"),
+            StartupError::SingleThreaded(name) => {
+                write!(f, "the '{name}' globals strategy allows only one engine thread")
+            }
+        }
+    }
+}
+
+impl std::error::Error for StartupError {}
+
+/// A way to reach this thread's globals (see the crate docs).
+///
+/// # Safety
+/// Implementations must return pointers to this thread's live
+/// [`ThreadGlobals`] fields from [`Globals::eg_ptr`] and
+/// [`Globals::cg_ptr`] for every handle returned by
+/// [`Globals::thread_startup`] until [`Globals::thread_shutdown`], and
+/// only use the handle on the thread that started it.
+pub unsafe trait Globals: Copy + 'static {
+    /// The name `--globals=NAME` selects.
+    const NAME: &'static str;
+    /// One line on what it models.
+    const DESCRIPTION: &'static str;
+
+    /// This thread's executor globals.
+    fn eg_ptr(self) -> *mut ExecutorGlobals;
+    /// This thread's compiler globals.
+    fn cg_ptr(self) -> *mut CompilerGlobals;
+
+    /// Creates this thread's globals and returns the handle to them.
+    fn thread_startup(globals: ThreadGlobals) -> Result<Self, StartupError>;
+    /// Destroys this thread's globals; the handle must not be used again.
+    fn thread_shutdown(self);
+}
+
+/// `EG(…)`: this thread's executor globals, for one expression or
+/// statement.
+///
+/// The reference must not outlive the statement that takes it: every
+/// access asks the strategy again (as PHP's `EG()` does), and no two may be
+/// alive at once. In particular never hold one across a call that can run
+/// script code or builtins. That rule is what makes the `unsafe` inside
+/// sound: the handle's pointer is valid (the [`Globals`] contract) and the
+/// reference is the only one to the struct while it lives.
+#[macro_export]
+macro_rules! eg {
+    ($g:expr) => {{
+        let ptr = $crate::Globals::eg_ptr($g);
+        #[allow(unused_unsafe)]
+        // SAFETY: see the macro's documentation.
+        unsafe {
+            &mut *ptr
+        }
+    }};
+}
+
+/// `CG(…)`: this thread's compiler globals (same rules as [`eg!`]).
+#[macro_export]
+macro_rules! cg {
+    ($g:expr) => {{
+        let ptr = $crate::Globals::cg_ptr($g);
+        #[allow(unused_unsafe)]
+        // SAFETY: see the documentation of `eg!`.
+        unsafe {
+            &mut *ptr
+        }
+    }};
+}

@@ -219,7 +219,10 @@ pub enum Token<'s> {
     CloseTag,
 
     // Casts: `(int)`, `( float )`, …
-    #[regex(br"\([ \t]*(?i:int|integer|bool|boolean|float|double|real|string|binary|array|object|unset)[ \t]*\)", lex_cast)]
+    #[regex(
+        br"\([ \t]*(?i:int|integer|bool|boolean|float|double|real|string|binary|array|object|unset)[ \t]*\)",
+        lex_cast
+    )]
     Cast(CastType),
 
     // Literals and names.

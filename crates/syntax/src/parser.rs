@@ -246,7 +246,10 @@ impl<'a> Builder<'a> {
         let Some((npos, text)) = n else { return Ok(1) };
         match parse_int(text) {
             Some(Number::Int(n)) if n >= 1 => Ok(n.min(u32::MAX as i64) as u32),
-            _ => user_error(npos.max(pos), format!("'{what}' operator accepts only positive integers")),
+            _ => user_error(
+                npos.max(pos),
+                format!("'{what}' operator accepts only positive integers"),
+            ),
         }
     }
 
@@ -338,7 +341,11 @@ impl<'a> Builder<'a> {
             ExprKind::Unary { op, expr } => ExprKind::Unary { op, expr: moved(expr)? },
             ExprKind::Cast { to, expr } => ExprKind::Cast { to, expr: moved(expr)? },
             ExprKind::Silence(expr) => ExprKind::Silence(moved(expr)?),
-            ExprKind::Binary { op, lhs, rhs } => ExprKind::Binary { op, lhs, rhs: moved(rhs)? },
+            ExprKind::Binary { op, lhs, rhs } => ExprKind::Binary {
+                op,
+                lhs,
+                rhs: moved(rhs)?,
+            },
             ExprKind::Ternary { cond, then, els } => ExprKind::Ternary {
                 cond,
                 then,
@@ -351,14 +358,15 @@ impl<'a> Builder<'a> {
 
     fn bad_assign(&self, pos: usize) -> ParseResult<'a, &'a Expr<'a>> {
         // Report it at the `=`, as PHP does.
-        let at = self.src[pos..]
-            .iter()
-            .position(|&c| c == b'=')
-            .map_or(pos, |i| pos + i);
+        let at = self.src[pos..].iter().position(|&c| c == b'=').map_or(pos, |i| pos + i);
         user_error(at, "syntax error, unexpected token \"=\"")
     }
 
-    pub fn array_items(&self, mut items: Vec<Option<ArrayItem<'a>>>, last: Option<ArrayItem<'a>>) -> Vec<ArrayItem<'a>> {
+    pub fn array_items(
+        &self,
+        mut items: Vec<Option<ArrayItem<'a>>>,
+        last: Option<ArrayItem<'a>>,
+    ) -> Vec<ArrayItem<'a>> {
         if last.is_some() {
             items.push(last);
         }
@@ -431,7 +439,8 @@ impl<'a> Builder<'a> {
                 }
                 b'$' if raw.get(i + 1) == Some(&b'{') => {
                     // `${name}`: the form PHP 8.2 deprecates; still valid.
-                    let close = find_closing_brace(raw, i + 1).ok_or(())
+                    let close = find_closing_brace(raw, i + 1)
+                        .ok_or(())
                         .or_else(|_| user_error(base + i, "syntax error, unexpected end of file"))?;
                     let name = &raw[i + 2..close];
                     if name.is_empty() || !is_name_start(name[0]) || !name.iter().all(|&c| is_name_char(c)) {
@@ -532,7 +541,10 @@ impl<'a> Builder<'a> {
             }
             self.expr(base + key_start, ExprKind::Str(&raw[key_start..j]))
         } else {
-            return user_error(base + j, "syntax error, unexpected string content \"\", expecting \"-\" or identifier or variable or number");
+            return user_error(
+                base + j,
+                "syntax error, unexpected string content \"\", expecting \"-\" or identifier or variable or number",
+            );
         };
         if raw.get(j) != Some(&b']') {
             return user_error(base + j, "syntax error, unexpected string content, expecting \"]\"");
@@ -632,7 +644,9 @@ fn unescape_double(raw: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
     if c == b'u' && raw.get(i + 2) == Some(&b'{') {
         if let Some(close) = raw[i + 3..].iter().position(|&c| c == b'}') {
             let hex = &raw[i + 3..i + 3 + close];
-            let code = std::str::from_utf8(hex).ok().and_then(|h| u32::from_str_radix(h, 16).ok());
+            let code = std::str::from_utf8(hex)
+                .ok()
+                .and_then(|h| u32::from_str_radix(h, 16).ok());
             if let Some(ch) = code.and_then(char::from_u32) {
                 let mut buf = [0u8; 4];
                 out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());

@@ -1,1 +1,103 @@
-//! placeholder
+//! The bytecode VM and PHP's builtin functions.
+//!
+//! [`thread_startup`] gives a thread its engine globals (and registers the
+//! builtins in its compiler globals); [`run_request`] runs a compiled
+//! script as one request: request startup, execution, request shutdown.
+//! Everything is generic over the globals strategy `G`.
+
+pub mod builtins;
+pub mod call;
+mod dim;
+pub mod error;
+pub mod exec;
+mod ops;
+mod output;
+
+use std::sync::Arc;
+
+use minizts_core::bytecode::Script;
+use minizts_core::{PhpArray, PhpStr, Value};
+use minizts_globals::{eg, Frame, Globals, Sink, StartupError, ThreadGlobals};
+
+use crate::error::{write_stderr, VmError, VmResult};
+
+/// Starts an engine on this thread: its globals, and the builtins
+/// registered in its compiler globals.
+pub fn thread_startup<G: Globals>() -> Result<G, StartupError> {
+    let g = G::thread_startup(ThreadGlobals::new())?;
+    builtins::register(g);
+    Ok(g)
+}
+
+/// Ends this thread's engine.
+pub fn thread_shutdown<G: Globals>(g: G) {
+    g.thread_shutdown();
+}
+
+/// How a request ended.
+pub struct RequestOutcome {
+    /// The process exit status PHP would use: 0, `exit()`'s, or 255.
+    pub exit_status: i32,
+    /// The error that ended it, if any (already printed).
+    pub error: Option<VmError>,
+    /// The sink, with whatever it captured.
+    pub sink: Sink,
+}
+
+/// Runs `script` as one request with `$argv` = `argv`, output to `sink`.
+pub fn run_request<G: Globals>(g: G, script: Arc<Script>, argv: &[PhpStr], sink: Sink) -> RequestOutcome {
+    eg!(g).request_startup(script.clone(), sink);
+    eg!(g).argv = argv.to_vec();
+    let result = start(g, &script);
+    let (exit_status, error) = match result {
+        Ok(_) => (eg!(g).exit_status, None),
+        Err(e) => match *e {
+            VmError::Exit => (eg!(g).exit_status, None),
+            e => {
+                if let Some(text) = e.report() {
+                    write_stderr(g, &text);
+                }
+                (255, Some(e))
+            }
+        },
+    };
+    let sink = eg!(g).request_shutdown();
+    RequestOutcome {
+        exit_status,
+        error,
+        sink,
+    }
+}
+
+fn start<G: Globals>(g: G, script: &Script) -> VmResult<Value> {
+    for &f in &script.early_functions {
+        call::declare_function(g, script, f)?;
+    }
+    let main = script.main();
+    let (chunk, base) = match eg!(g).stack.bottom(main.num_regs as usize) {
+        Ok(w) => w,
+        Err(o) => return error::fatal(format!("Maximum call stack size of {} bytes reached", o.limit_bytes)),
+    };
+    eg!(g).frames.push(Frame {
+        func: 0,
+        base,
+        chunk,
+        pc: 0,
+        ret: u16::MAX,
+        argc: 0,
+        closure: None,
+        native: true,
+    });
+    let argv: Vec<Value> = eg!(g).argv.iter().map(|s| Value::Str(s.clone())).collect();
+    let argc = argv.len() as i64;
+    for (name, v) in [
+        ("argv", Value::arr(PhpArray::from_list(argv))),
+        ("argc", Value::Int(argc)),
+    ] {
+        if let Some(i) = main.cv_names.iter().position(|n| &**n == name) {
+            // SAFETY: `i` is a CV of the main function, inside its window.
+            unsafe { *base.add(i) = v };
+        }
+    }
+    exec::execute(g)
+}

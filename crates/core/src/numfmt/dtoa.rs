@@ -113,12 +113,7 @@ impl Write for Digits {
             if self.in_exp {
                 match b {
                     b'-' => self.exp_neg = true,
-                    b'0'..=b'9' => {
-                        self.exp = self
-                            .exp
-                            .saturating_mul(10)
-                            .saturating_add((b - b'0') as i32)
-                    }
+                    b'0'..=b'9' => self.exp = self.exp.saturating_mul(10).saturating_add((b - b'0') as i32),
                     _ => {}
                 }
             } else {
@@ -154,9 +149,7 @@ impl Digits {
         if value == 0.0 || n > 18 || ds[n - 1] & 1 == 0 {
             return;
         }
-        let d = ds
-            .iter()
-            .fold(0u64, |acc, &b| acc * 10 + u64::from(b - b'0'));
+        let d = ds.iter().fold(0u64, |acc, &b| acc * 10 + u64::from(b - b'0'));
         let q = self.decpt - n as i32;
         let (m, t) = odd_decomposition(value);
         let halfway = |twice: u64| exact_half_match(m, t, twice, q);

@@ -36,11 +36,7 @@ use super::dtoa;
 ///   characters like the C original's `snprintf(buf, ndigit + 1, ...)`
 ///   (so `precision=2` echoes `INF` as `IN`).
 pub fn php_gcvt(out: &mut Vec<u8>, value: f64, ndigit: i32, exp_char: u8) {
-    let (shortest, ndigit) = if ndigit < 0 {
-        (true, 17)
-    } else {
-        (false, ndigit)
-    };
+    let (shortest, ndigit) = if ndigit < 0 { (true, 17) } else { (false, ndigit) };
 
     if !value.is_finite() {
         let text: &[u8] = if value.is_nan() {
@@ -138,11 +134,7 @@ pub fn php_float_repr(value: f64) -> String {
 pub fn write_float_var_export(out: &mut Vec<u8>, value: f64) {
     let start = out.len();
     write_float_repr(out, value);
-    if value.is_finite()
-        && !out[start..]
-            .iter()
-            .any(|&b| matches!(b, b'.' | b'e' | b'E'))
-    {
+    if value.is_finite() && !out[start..].iter().any(|&b| matches!(b, b'.' | b'e' | b'E')) {
         out.extend_from_slice(b".0");
     }
 }

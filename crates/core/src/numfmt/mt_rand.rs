@@ -79,9 +79,7 @@ impl MtRand {
         self.state[0] = seed;
         for i in 1..N {
             let prev = self.state[i - 1];
-            self.state[i] = 1812433253u32
-                .wrapping_mul(prev ^ (prev >> 30))
-                .wrapping_add(i as u32);
+            self.state[i] = 1812433253u32.wrapping_mul(prev ^ (prev >> 30)).wrapping_add(i as u32);
         }
         self.reload();
     }

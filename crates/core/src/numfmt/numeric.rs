@@ -239,8 +239,7 @@ pub fn str_to_int(s: &[u8]) -> i64 {
     match parse_numeric_ex(s) {
         None => 0,
         Some(NumericInfo {
-            value: Number::Int(i),
-            ..
+            value: Number::Int(i), ..
         }) => i,
         Some(NumericInfo {
             value: Number::Float(f),
@@ -377,10 +376,7 @@ fn strtol_digits(s: &[u8], base: u32) -> Strtol {
             Some(d) if d < base => d,
             _ => break,
         };
-        match acc
-            .checked_mul(base as u64)
-            .and_then(|v| v.checked_add(d as u64))
-        {
+        match acc.checked_mul(base as u64).and_then(|v| v.checked_add(d as u64)) {
             Some(v) => acc = v,
             None => overflow = true,
         }

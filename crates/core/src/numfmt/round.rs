@@ -37,8 +37,8 @@ impl RoundMode {
 /// `php_intpow10()`: exact powers from a table, `pow()` beyond it.
 fn intpow10(power: i64) -> f64 {
     const POWERS: [f64; 23] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
     ];
     if (0..=22).contains(&power) {
         POWERS[power as usize]
@@ -105,11 +105,7 @@ pub fn php_round_mode(value: f64, places: i32, mode: RoundMode) -> f64 {
     // precision first to wash out representation error.
     if precision_places > places && precision_places - 15 < places {
         let f2 = intpow10(i64::from(precision_places).abs());
-        tmp = if precision_places >= 0 {
-            value * f2
-        } else {
-            value / f2
-        };
+        tmp = if precision_places >= 0 { value * f2 } else { value / f2 };
         tmp = round_helper(tmp, mode);
         // places < precision_places, so this moves the point left.
         let f2 = intpow10((i64::from(places) - i64::from(precision_places)).abs());
@@ -181,9 +177,7 @@ pub fn number_format(value: f64, decimals: i32, dec_point: &[u8], thousands_sep:
     };
 
     let groups = (int_part.len() - 1) / 3;
-    let mut out = Vec::with_capacity(
-        int_part.len() + groups * thousands_sep.len() + dec + dec_point.len() + 1,
-    );
+    let mut out = Vec::with_capacity(int_part.len() + groups * thousands_sep.len() + dec + dec_point.len() + 1);
     if negative {
         out.push(b'-');
     }

@@ -101,12 +101,7 @@ impl SprintfError {
 
 impl std::fmt::Display for SprintfError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}: {}",
-            self.class_name(),
-            String::from_utf8_lossy(&self.message)
-        )
+        write!(f, "{}: {}", self.class_name(), String::from_utf8_lossy(&self.message))
     }
 }
 
@@ -300,9 +295,7 @@ impl Engine<'_> {
                     width = w;
                 } else if at(pos).is_ascii_digit() {
                     width = get_number(format, &mut pos).ok_or_else(|| {
-                        SprintfError::value(format!(
-                            "Width must be greater than zero and less than {INT_MAX}"
-                        ))
+                        SprintfError::value(format!("Width must be greater than zero and less than {INT_MAX}"))
                     })?;
                 }
 
@@ -334,9 +327,7 @@ impl Engine<'_> {
                         expprec = true;
                     } else if at(pos).is_ascii_digit() {
                         precision = get_number(format, &mut pos).ok_or_else(|| {
-                            SprintfError::value(format!(
-                                "Precision must be greater than zero and less than {INT_MAX}"
-                            ))
+                            SprintfError::value(format!("Precision must be greater than zero and less than {INT_MAX}"))
                         })?;
                         has_precision = true;
                         expprec = true;
@@ -379,11 +370,7 @@ impl Engine<'_> {
             match spec {
                 b's' => {
                     let s = arg.to_bytes();
-                    let max = if expprec {
-                        Some(precision as usize)
-                    } else {
-                        None
-                    };
+                    let max = if expprec { Some(precision as usize) } else { None };
                     let conv = Conv {
                         always_sign: false,
                         ..conv
@@ -412,9 +399,7 @@ impl Engine<'_> {
                 b'b' => self.append_2n(arg.to_int() as u64, conv, 1, HEX_LOWER, expprec)?,
                 b'%' => self.out.push(b'%'),
                 0 if pos >= len => {
-                    return Err(SprintfError::value(
-                        "Missing format specifier at end of string",
-                    ));
+                    return Err(SprintfError::value("Missing format specifier at end of string"));
                 }
                 other => {
                     let mut msg = b"Unknown format specifier \"".to_vec();
@@ -455,13 +440,7 @@ impl Engine<'_> {
     /// truncated to `max` bytes. With zero padding on the right the sign
     /// (`neg`, or `+` under `always_sign`) goes before the zeros, taking
     /// the place of `add`'s first byte.
-    fn append_string(
-        &mut self,
-        add: &[u8],
-        conv: Conv,
-        max: Option<usize>,
-        neg: bool,
-    ) -> Result<(), SprintfError> {
+    fn append_string(&mut self, add: &[u8], conv: Conv, max: Option<usize>, neg: bool) -> Result<(), SprintfError> {
         let mut copy_len = max.map_or(add.len(), |m| m.min(add.len()));
         let npad = conv.width.saturating_sub(copy_len);
         let m_width = conv.width.max(copy_len);
@@ -548,13 +527,7 @@ impl Engine<'_> {
     }
 
     /// `php_sprintf_appenddouble()` for `%e %E %f %F %g %G %h %H`.
-    fn append_double(
-        &mut self,
-        value: f64,
-        conv: Conv,
-        precision: i64,
-        spec: u8,
-    ) -> Result<(), SprintfError> {
+    fn append_double(&mut self, value: f64, conv: Conv, precision: i64, spec: u8) -> Result<(), SprintfError> {
         if value.is_nan() || value.is_infinite() {
             // php-src passes 3 as the width here, ignoring the requested
             // one.
@@ -583,11 +556,7 @@ impl Engine<'_> {
             }
             _ => {
                 let precision = if precision == 0 { 1 } else { precision };
-                let exp_char = if matches!(spec, b'G' | b'H') {
-                    b'E'
-                } else {
-                    b'e'
-                };
+                let exp_char = if matches!(spec, b'G' | b'H') { b'E' } else { b'e' };
                 php_gcvt(&mut buf, value, precision as i32, exp_char);
                 neg = buf.first() == Some(&b'-');
                 if !neg && conv.always_sign {

@@ -179,11 +179,7 @@ impl Mismatches {
                 "{name}: {} of {} differ from php:\n{}",
                 self.failures.len(),
                 self.compared,
-                shown
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n")
+                shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
             );
         }
     }
@@ -232,12 +228,7 @@ fn float_repr_examples() {
             "0.3333333333333333",
         ),
         (1e100, "1.0E+100", "1.0E+100", "1.0e+100"),
-        (
-            1e15,
-            "1000000000000000",
-            "1000000000000000.0",
-            "1000000000000000",
-        ),
+        (1e15, "1000000000000000", "1000000000000000.0", "1000000000000000"),
         (1e17, "1.0E+17", "1.0E+17", "1.0e+17"),
         (0.00001, "1.0E-5", "1.0E-5", "1.0e-5"),
         (-0.0, "-0", "-0.0", "-0"),
@@ -264,18 +255,12 @@ fn sprintf_examples() {
     let s = |x: &str| Str(x.as_bytes().to_vec());
     assert_eq!(sprintf_str("%e", &[Int(1000)]), "1.000000e+3");
     assert_eq!(
-        sprintf_str(
-            "%.2f|%5d|%-5d|%05d",
-            &[Float(1.005), Int(42), Int(42), Int(-42)]
-        ),
+        sprintf_str("%.2f|%5d|%-5d|%05d", &[Float(1.005), Int(42), Int(42), Int(-42)]),
         "1.00|   42|42   |-0042"
     );
     assert_eq!(sprintf_str("%u", &[Int(-1)]), "18446744073709551615");
     assert_eq!(sprintf_str("%c%c", &[Int(65), Int(256 + 66)]), "AB");
-    assert_eq!(
-        sprintf_str("%'*8s|%-'x8d", &[s("x"), Int(42)]),
-        "*******x|42xxxxxx"
-    );
+    assert_eq!(sprintf_str("%'*8s|%-'x8d", &[s("x"), Int(42)]), "*******x|42xxxxxx");
     assert_eq!(sprintf_str("%2$s %1$s", &[s("a"), s("b")]), "b a");
     assert_eq!(
         sprintf_str("%s %s", &[s("a")]),
@@ -298,26 +283,16 @@ fn sprintf_examples() {
         "ValueError: Precision must be greater than zero and less than 2147483647"
     );
     assert_eq!(
-        sprintf_str(
-            "%05f|%10f",
-            &[Float(f64::NEG_INFINITY), Float(f64::INFINITY)]
-        ),
+        sprintf_str("%05f|%10f", &[Float(f64::NEG_INFINITY), Float(f64::INFINITY)]),
         "-NF|INF"
     );
-    assert_eq!(
-        sprintf_str("%5.1x|%.s|", &[Int(255), s("abc")]),
-        "     |abc|"
-    );
+    assert_eq!(sprintf_str("%5.1x|%.s|", &[Int(255), s("abc")]), "     |abc|");
 
     let mut out = Vec::new();
     let mut notices = Vec::new();
-    php_sprintf_into(
-        &mut out,
-        b"%.60f",
-        &[Float(0.5)],
-        ArgSource::Variadic(1),
-        &mut |n| notices.push(n.to_string()),
-    )
+    php_sprintf_into(&mut out, b"%.60f", &[Float(0.5)], ArgSource::Variadic(1), &mut |n| {
+        notices.push(n.to_string())
+    })
     .unwrap();
     assert_eq!(out.len(), 2 + 53);
     assert_eq!(
@@ -325,19 +300,9 @@ fn sprintf_examples() {
         ["Requested precision of 60 digits was truncated to PHP maximum of 53 digits"]
     );
 
-    let err = php_sprintf_into(
-        &mut out,
-        b"%s",
-        &[] as &[TestArg],
-        ArgSource::Array,
-        &mut |_| {},
-    )
-    .unwrap_err();
+    let err = php_sprintf_into(&mut out, b"%s", &[] as &[TestArg], ArgSource::Array, &mut |_| {}).unwrap_err();
     assert_eq!(err.kind, SprintfErrorKind::Value);
-    assert_eq!(
-        err.message,
-        b"The arguments array must contain 1 items, 0 given"
-    );
+    assert_eq!(err.message, b"The arguments array must contain 1 items, 0 given");
     assert_eq!(out.len(), 55, "output is left alone on error");
 }
 
@@ -390,15 +355,9 @@ fn numeric_strings() {
     assert_eq!(p("abc"), None);
     assert_eq!(p("."), None);
     assert_eq!(p("9223372036854775807"), Some((Int(i64::MAX), true)));
-    assert_eq!(
-        p("9223372036854775808"),
-        Some((Float(9223372036854775808.0), true))
-    );
+    assert_eq!(p("9223372036854775808"), Some((Float(9223372036854775808.0), true)));
     assert_eq!(p("-9223372036854775808"), Some((Int(i64::MIN), true)));
-    assert_eq!(
-        p(" -9223372036854775808 "),
-        Some((Float(-9223372036854775808.0), true))
-    );
+    assert_eq!(p(" -9223372036854775808 "), Some((Float(-9223372036854775808.0), true)));
 
     let i = |s: &str| str_to_int(s.as_bytes());
     assert_eq!(i("12abc"), 12);
@@ -485,9 +444,9 @@ fn mt_rand_sequences() {
     assert_eq!(
         plain,
         [
-            804318771, 1710563033, 2041643438, 393923207, 1571945013, 1674373667, 1285609310,
-            1281725962, 335047475, 957418556, 334995689, 214694507, 124733605, 986229477,
-            1860099115, 716633786, 1290884657, 306804147, 1520574283, 1397772353
+            804318771, 1710563033, 2041643438, 393923207, 1571945013, 1674373667, 1285609310, 1281725962, 335047475,
+            957418556, 334995689, 214694507, 124733605, 986229477, 1860099115, 716633786, 1290884657, 306804147,
+            1520574283, 1397772353
         ]
     );
     let mut g = MtRand::new(42);
@@ -532,17 +491,14 @@ fn mt_rand_sequences() {
     );
     let mut g = MtRand::new(42);
     let signed: Vec<i64> = (0..10).map(|_| g.range(-1000, 1000)).collect();
-    assert_eq!(
-        signed,
-        [626, -641, -747, -312, -133, 799, 654, -161, -930, -827]
-    );
+    assert_eq!(signed, [626, -641, -747, -312, -133, 799, 654, -161, -930, -827]);
     let mut g = MtRand::new(42);
     let u32_span: Vec<i64> = (0..10).map(|_| g.range(0, 4294967295)).collect();
     assert_eq!(
         u32_span,
         [
-            1608637542, 3421126067, 4083286876, 787846414, 3143890026, 3348747335, 2571218620,
-            2563451924, 670094950, 1914837113
+            1608637542, 3421126067, 4083286876, 787846414, 3143890026, 3348747335, 2571218620, 2563451924, 670094950,
+            1914837113
         ]
     );
     let mut g = MtRand::new(42);
@@ -550,8 +506,8 @@ fn mt_rand_sequences() {
     assert_eq!(
         past_u32,
         [
-            2482478772, 3295440462, 4090109988, 7766696, 3050225134, 240602364, 2571975553,
-            2286930659, 1968161020, 245603861
+            2482478772, 3295440462, 4090109988, 7766696, 3050225134, 240602364, 2571975553, 2286930659, 1968161020,
+            245603861
         ]
     );
     let mut g = MtRand::new(42);
@@ -561,8 +517,8 @@ fn mt_rand_sequences() {
     assert_eq!(
         rejecting,
         [
-            1608637542, 787846414, 2571218620, 2563451924, 670094950, 1914837113, 669991378,
-            429389014, 249467210, 1972458954
+            1608637542, 787846414, 2571218620, 2563451924, 670094950, 1914837113, 669991378, 429389014, 249467210,
+            1972458954
         ]
     );
     let mut g = MtRand::with_mode(42, MtRandMode::Php);
@@ -570,8 +526,8 @@ fn mt_rand_sequences() {
     assert_eq!(
         legacy,
         [
-            1354439493, 1710563033, 2041643438, 1748058097, 586813251, 478617429, 871047720,
-            858678140, 335047475, 957418556
+            1354439493, 1710563033, 2041643438, 1748058097, 586813251, 478617429, 871047720, 858678140, 335047475,
+            957418556
         ]
     );
     let mut g = MtRand::with_mode(42, MtRandMode::Php);
@@ -580,18 +536,12 @@ fn mt_rand_sequences() {
     // mt_srand(-1) truncates the seed to 32 bits.
     let mut g = MtRand::new(-1i64 as u32);
     let wrapped: Vec<i64> = (0..5).map(|_| i64::from(g.next_u32() >> 1)).collect();
-    assert_eq!(
-        wrapped,
-        [209663185, 239673489, 1959327238, 1208374819, 1694440410]
-    );
+    assert_eq!(wrapped, [209663185, 239673489, 1959327238, 1208374819, 1694440410]);
     // The 1000th output crosses a state reload.
     let mut g = MtRand::new(0);
     let thousandth = (0..1000).map(|_| g.next_u32() >> 1).last();
     assert_eq!(thousandth, Some(1521725900));
     let mut g = MtRand::new(5489);
     let reference: Vec<i64> = (0..5).map(|_| i64::from(g.next_u32() >> 1)).collect();
-    assert_eq!(
-        reference,
-        [1749605806, 290934651, 1945173367, 1793167292, 272702102]
-    );
+    assert_eq!(reference, [1749605806, 290934651, 1945173367, 1793167292, 272702102]);
 }

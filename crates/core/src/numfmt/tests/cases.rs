@@ -33,20 +33,12 @@ fn float_table() {
         assert_eq!(php_float_to_string(f, 14), echo, "echo {ctx}");
         assert_eq!(php_float_repr(f), repr, "repr {ctx}");
         assert_eq!(php_float_var_export(f), export, "var_export {ctx}");
-        assert_eq!(
-            php_float_json(f, false).as_deref().unwrap_or("-"),
-            json,
-            "json {ctx}"
-        );
+        assert_eq!(php_float_json(f, false).as_deref().unwrap_or("-"), json, "json {ctx}");
         assert_eq!(sprintf_str("%e", &[TestArg::Float(f)]), e, "%e {ctx}");
         assert_eq!(sprintf_str("%.2f", &[TestArg::Float(f)]), f2, "%.2f {ctx}");
         assert_eq!(sprintf_str("%g", &[TestArg::Float(f)]), g, "%g {ctx}");
         assert_eq!(php_float_repr(php_round(f, 2)), round2, "round {ctx}");
-        assert_eq!(
-            number_format(f, 2, b".", b","),
-            nf2.as_bytes(),
-            "number_format {ctx}"
-        );
+        assert_eq!(number_format(f, 2, b".", b","), nf2.as_bytes(), "number_format {ctx}");
     }
 }
 
@@ -97,11 +89,7 @@ fn numeric_table() {
 #[test]
 fn compare_table() {
     for &(a, b, cmp, eq) in COMPARE {
-        let ctx = format!(
-            "{:?} vs {:?}",
-            String::from_utf8_lossy(a),
-            String::from_utf8_lossy(b)
-        );
+        let ctx = format!("{:?} vs {:?}", String::from_utf8_lossy(a), String::from_utf8_lossy(b));
         assert_eq!(smart_str_compare(a, b) as i32, cmp, "<=> {ctx}");
         assert_eq!(smart_str_equals(a, b), eq, "== {ctx}");
     }
@@ -143,33 +131,16 @@ fn round_table() {
 fn number_format_table() {
     for &(bits, dec, plain, euro, bare) in NUMBER_FORMAT {
         let f = f64::from_bits(bits);
-        assert_eq!(
-            number_format(f, dec, b".", b","),
-            plain.as_bytes(),
-            "{f:e} {dec}"
-        );
-        assert_eq!(
-            number_format(f, dec, b",", b"."),
-            euro.as_bytes(),
-            "{f:e} {dec} ,."
-        );
-        assert_eq!(
-            number_format(f, dec, b"", b" "),
-            bare.as_bytes(),
-            "{f:e} {dec} ''"
-        );
+        assert_eq!(number_format(f, dec, b".", b","), plain.as_bytes(), "{f:e} {dec}");
+        assert_eq!(number_format(f, dec, b",", b"."), euro.as_bytes(), "{f:e} {dec} ,.");
+        assert_eq!(number_format(f, dec, b"", b" "), bare.as_bytes(), "{f:e} {dec} ''");
     }
 }
 
 #[test]
 fn increment_table() {
     for &(s, expected) in INCREMENT {
-        assert_eq!(
-            str_increment(s),
-            expected,
-            "{:?}",
-            String::from_utf8_lossy(s)
-        );
+        assert_eq!(str_increment(s), expected, "{:?}", String::from_utf8_lossy(s));
     }
 }
 
@@ -306,11 +277,7 @@ const FLOATS: &[FloatRow] = &[
 
 /// (format, arguments, `Ok(output)` or `Err("Class: message")`).
 /// One row of [`SPRINTF`].
-type SprintfRow = (
-    &'static [u8],
-    &'static [Arg],
-    Result<&'static [u8], &'static [u8]>,
-);
+type SprintfRow = (&'static [u8], &'static [Arg], Result<&'static [u8], &'static [u8]>);
 
 const SPRINTF: &[SprintfRow] = &[
     (b"%d", &[I(42)], Ok(b"42")),
@@ -542,13 +509,7 @@ const NUMERIC: &[(&[u8], bool, i64, &str, &str)] = &[
         "1.0E+20",
         "f:1.0E+20",
     ),
-    (
-        b"-99999999999999999999",
-        true,
-        i64::MIN,
-        "-1.0E+20",
-        "f:-1.0E+20",
-    ),
+    (b"-99999999999999999999", true, i64::MIN, "-1.0E+20", "f:-1.0E+20"),
     (
         b"123456789012345678901.5",
         true,
@@ -604,12 +565,7 @@ const COMPARE: &[(&[u8], &[u8], i32, bool)] = &[
     (b"9223372036854775808", b"9223372036854775807", 1, false),
     (b"-99999999999999999999", b"-9223372036854775808", -1, false),
     (b"1e400", b"99999999999999999999", 1, false),
-    (
-        b"100000000000000000000",
-        b"99999999999999999999.0",
-        -1,
-        false,
-    ),
+    (b"100000000000000000000", b"99999999999999999999.0", -1, false),
     (b"abc", b"abc", 0, true),
     (b"1e3", b"1e3 ", 0, true),
     (b"0x10", b"16", -1, false),
@@ -695,11 +651,7 @@ const ROUND: &[(u64, i32, [&str; 4])] = &[
     ),
     (0x3fe9999999999999, 1, ["0.8", "0.8", "0.8", "0.8"]),
     (0x401fffffffffffff, 0, ["8", "8", "8", "8"]),
-    (
-        0x3be1b578c96db19b,
-        20,
-        ["3.0E-20", "3.0E-20", "3.0E-20", "3.0E-20"],
-    ),
+    (0x3be1b578c96db19b, 20, ["3.0E-20", "3.0E-20", "3.0E-20", "3.0E-20"]),
     (
         0x3de0f7bfe5db09eb,
         15,
@@ -726,11 +678,7 @@ const ROUND: &[(u64, i32, [&str; 4])] = &[
             "1.79769313E+308",
         ],
     ),
-    (
-        0x3e808ffde1023e12,
-        9,
-        ["1.23E-7", "1.23E-7", "1.23E-7", "1.23E-7"],
-    ),
+    (0x3e808ffde1023e12, 9, ["1.23E-7", "1.23E-7", "1.23E-7", "1.23E-7"]),
     (0x40fe240c9fbe76c9, -10, ["0", "0", "0", "0"]),
     (
         0x3fd3333333333334,
@@ -821,29 +769,11 @@ const NUMBER_FORMAT: &[(u64, i32, &str, &str, &str)] = &[
         "0100000000000000005551115123125782702118158340454101562500000",
     ),
     (0x408f3ffdf3b645a2, 2, "1,000.00", "1.000,00", "1 00000"),
-    (
-        0x4132d687e4189375,
-        2,
-        "1,234,567.89",
-        "1.234.567,89",
-        "1 234 56789",
-    ),
-    (
-        0x40c81cd6e631f8a1,
-        3,
-        "12,345.679",
-        "12.345,679",
-        "12 345679",
-    ),
+    (0x4132d687e4189375, 2, "1,234,567.89", "1.234.567,89", "1 234 56789"),
+    (0x40c81cd6e631f8a1, 3, "12,345.679", "12.345,679", "12 345679"),
     (0xbf747ae147ae147b, 2, "-0.01", "-0,01", "-001"),
     (0x4059000000000000, 0, "100", "100", "100"),
-    (
-        0x412e847fff7ced91,
-        2,
-        "1,000,000.00",
-        "1.000.000,00",
-        "1 000 00000",
-    ),
+    (0x412e847fff7ced91, 2, "1,000,000.00", "1.000.000,00", "1 000 00000"),
 ];
 
 /// (string, string after $s++), for non-numeric strings.

@@ -47,14 +47,7 @@ fn oracle_doubles() -> Vec<f64> {
         v.push(9223372036854775807i64 as f64 + d as f64 * 2048.0);
     }
     // Subnormals.
-    for bits in [
-        1u64,
-        2,
-        3,
-        0xf_ffff_ffff_ffff,
-        0x8_0000_0000_0000,
-        12345678901,
-    ] {
+    for bits in [1u64, 2, 3, 0xf_ffff_ffff_ffff, 0x8_0000_0000_0000, 12345678901] {
         v.push(f64::from_bits(bits));
     }
     // Decimal halfway cases and classic rounding traps.
@@ -109,9 +102,7 @@ fn oracle_doubles() -> Vec<f64> {
         let j = rng.below(15) as u32 + 1;
         let head_digits = rng.below(8) as u32 + 1;
         let head = rng.below(10u64.pow(head_digits));
-        let tie = head
-            .saturating_mul(10u64.pow(j))
-            .saturating_add(5 * 10u64.pow(j - 1));
+        let tie = head.saturating_mul(10u64.pow(j)).saturating_add(5 * 10u64.pow(j - 1));
         v.push(tie as f64);
     }
     // Random bit patterns (finite ones).
@@ -128,10 +119,9 @@ fn oracle_doubles() -> Vec<f64> {
 
 /// `printf` conversions applied to every oracle double.
 const FLOAT_FORMATS: &[&str] = &[
-    "%e", "%.3e", "%.0e", "%E", "%.15e", "%.20e", "%f", "%.2f", "%.0f", "%.15f", "%.53f", "%F",
-    "%g", "%G", "%.3g", "%.10g", "%.17g", "%.0g", "%h", "%H", "%+.1e", "%'*15.4f", "%-12.3g",
-    "%012.4e", "%+08.2f", "%-+9.1f", "% 10.3F", "%5.1g", "%.60f", "%d", "%u", "%x", "%s", "%c",
-    "%+05g", "%-010.2e", "%.6G", "%.14g", "%.1g", "%.2g", "%.5e",
+    "%e", "%.3e", "%.0e", "%E", "%.15e", "%.20e", "%f", "%.2f", "%.0f", "%.15f", "%.53f", "%F", "%g", "%G", "%.3g",
+    "%.10g", "%.17g", "%.0g", "%h", "%H", "%+.1e", "%'*15.4f", "%-12.3g", "%012.4e", "%+08.2f", "%-+9.1f", "% 10.3F",
+    "%5.1g", "%.60f", "%d", "%u", "%x", "%s", "%c", "%+05g", "%-010.2e", "%.6G", "%.14g", "%.1g", "%.2g", "%.5e",
 ];
 
 const ROUND_PLACES: &[i32] = &[0, 1, 2, 3, -1, -2, 5, 10, 15, 20, 25, -20];
@@ -143,10 +133,7 @@ fn floats_match_php() {
     for f in &values {
         input.push_str(&format!("{:016x}\n", f.to_bits()));
     }
-    let formats: Vec<String> = FLOAT_FORMATS
-        .iter()
-        .map(|f| php_bytes(f.as_bytes()))
-        .collect();
+    let formats: Vec<String> = FLOAT_FORMATS.iter().map(|f| php_bytes(f.as_bytes())).collect();
     let places: Vec<String> = ROUND_PLACES.iter().map(|p| p.to_string()).collect();
     let script = format!(
         r#"<?php
@@ -184,10 +171,7 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $h) {{
     };
 
     let mut m = Mismatches::default();
-    let lines: Vec<&[u8]> = out
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .collect();
+    let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
     assert_eq!(lines.len(), values.len());
     for (&f, line) in values.iter().zip(lines) {
         let fields: Vec<Vec<u8>> = line.split(|&b| b == b'\t').map(unhex).collect();
@@ -195,10 +179,7 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $h) {{
         let s = |x: String| x.into_bytes();
         ours.push(("echo".into(), s(php_float_to_string(f, 14))));
         ours.push(("var_export".into(), s(php_float_var_export(f))));
-        ours.push((
-            "json".into(),
-            s(php_float_json(f, false).unwrap_or_else(|| "!".into())),
-        ));
+        ours.push(("json".into(), s(php_float_json(f, false).unwrap_or_else(|| "!".into()))));
         ours.push((
             "json zero frac".into(),
             s(php_float_json(f, true).unwrap_or_else(|| "!".into())),
@@ -219,10 +200,7 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $h) {{
             TestArg::Int(-1),
             TestArg::Float(f),
         ];
-        ours.push((
-            "%.*g -1".into(),
-            php_sprintf(b"%.*g|%.*G|%.*h", &minus_one).unwrap(),
-        ));
+        ours.push(("%.*g -1".into(), php_sprintf(b"%.*g|%.*G|%.*h", &minus_one).unwrap()));
         for &p in ROUND_PLACES {
             ours.push((format!("round {p}"), s(hex(&php_round(f, p).to_be_bytes()))));
         }
@@ -237,21 +215,14 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $h) {{
             ));
         }
         for d in [0, 2, 5] {
-            ours.push((
-                format!("number_format {d}"),
-                number_format(f, d, b".", b","),
-            ));
+            ours.push((format!("number_format {d}"), number_format(f, d, b".", b",")));
         }
         ours.push(("number_format 3 ,.".into(), number_format(f, 3, b",", b".")));
         ours.push(("(int)".into(), s(int_to_string(float_to_int(f)))));
 
         assert_eq!(fields.len(), ours.len(), "field count for {f:e}");
         for ((what, mine), theirs) in ours.iter().zip(&fields) {
-            m.check(
-                || format!("{what} of {f:e} ({:016x})", f.to_bits()),
-                mine,
-                theirs,
-            );
+            m.check(|| format!("{what} of {f:e} ({:016x})", f.to_bits()), mine, theirs);
         }
     }
     m.finish("floats_match_php");
@@ -426,10 +397,7 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $h) {{
         return;
     };
     let mut m = Mismatches::default();
-    let lines: Vec<&[u8]> = out
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .collect();
+    let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
     assert_eq!(lines.len(), strings.len());
     for (s, line) in strings.iter().zip(lines) {
         let fields: Vec<&[u8]> = line.split(|&b| b == b'\t').collect();
@@ -444,10 +412,7 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $h) {{
             },
         ));
         ours.push(("(int)".into(), int_to_string(str_to_int(s)).into_bytes()));
-        ours.push((
-            "(float)".into(),
-            hex(&str_to_float(s).to_be_bytes()).into_bytes(),
-        ));
+        ours.push(("(float)".into(), hex(&str_to_float(s).to_be_bytes()).into_bytes()));
         let arith = match parse_numeric(s) {
             None => "T".to_string(),
             Some((n, whole)) => {
@@ -478,11 +443,7 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $h) {{
         ));
         assert_eq!(fields.len(), ours.len());
         for ((what, mine), theirs) in ours.iter().zip(&fields) {
-            m.check(
-                || format!("{what} of {:?}", String::from_utf8_lossy(s)),
-                mine,
-                theirs,
-            );
+            m.check(|| format!("{what} of {:?}", String::from_utf8_lossy(s)), mine, theirs);
         }
     }
     m.finish("numeric_strings_match_php");
@@ -495,11 +456,7 @@ fn string_comparison_matches_php() {
     let mut pairs: Vec<(&[u8], &[u8])> = Vec::new();
     for _ in 0..6000 {
         let a = rng.pick(&strings);
-        let b = if rng.below(8) == 0 {
-            a
-        } else {
-            rng.pick(&strings)
-        };
+        let b = if rng.below(8) == 0 { a } else { rng.pick(&strings) };
         pairs.push((a, b));
     }
     let mut input = String::new();
@@ -516,10 +473,7 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $line) {
         return;
     };
     let mut m = Mismatches::default();
-    let lines: Vec<&[u8]> = out
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .collect();
+    let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
     assert_eq!(lines.len(), pairs.len());
     for ((a, b), line) in pairs.iter().zip(lines) {
         let ord = match smart_str_compare(a, b) {
@@ -529,13 +483,7 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $line) {
         };
         let ours = format!("{ord} {}", u8::from(smart_str_equals(a, b)));
         m.check(
-            || {
-                format!(
-                    "{:?} <=> {:?}",
-                    String::from_utf8_lossy(a),
-                    String::from_utf8_lossy(b)
-                )
-            },
+            || format!("{:?} <=> {:?}", String::from_utf8_lossy(a), String::from_utf8_lossy(b)),
             ours.as_bytes(),
             line,
         );
@@ -548,8 +496,8 @@ fn rounding_matches_php() {
     let mut rng = XorShift(0x0123456789abcdef);
     let mut cases: Vec<(f64, i32, u8)> = Vec::new();
     let places: &[i32] = &[
-        -30, -16, -15, -10, -5, -3, -2, -1, 0, 0, 0, 1, 1, 2, 2, 2, 3, 4, 5, 6, 8, 10, 12, 14, 15,
-        16, 17, 20, 22, 23, 24, 30, 50, 300, 330,
+        -30, -16, -15, -10, -5, -3, -2, -1, 0, 0, 0, 1, 1, 2, 2, 2, 3, 4, 5, 6, 8, 10, 12, 14, 15, 16, 17, 20, 22, 23,
+        24, 30, 50, 300, 330,
     ];
     for _ in 0..12000 {
         let f: f64 = match rng.below(4) {
@@ -594,10 +542,7 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $line) {
         return;
     };
     let mut m = Mismatches::default();
-    let lines: Vec<&[u8]> = out
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .collect();
+    let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
     assert_eq!(lines.len(), cases.len());
     for (&(f, p, mode), line) in cases.iter().zip(lines) {
         let mode = RoundMode::from_php(i64::from(mode)).unwrap();
@@ -653,20 +598,7 @@ fn random_format(rng: &mut XorShift, doubles: &[f64]) -> (Vec<u8>, Vec<TestArg>)
     let nargs = rng.below(6);
     for _ in 0..nargs {
         args.push(match rng.below(7) {
-            0 => TestArg::Int(*rng.pick(&[
-                0,
-                1,
-                -1,
-                42,
-                -42,
-                255,
-                65,
-                i64::MAX,
-                i64::MIN,
-                1 << 40,
-                7,
-                12,
-            ])),
+            0 => TestArg::Int(*rng.pick(&[0, 1, -1, 42, -42, 255, 65, i64::MAX, i64::MIN, 1 << 40, 7, 12])),
             1 => TestArg::Int(rng.next() as i64 >> rng.below(64)),
             2 | 3 => TestArg::Float(*rng.pick(doubles)),
             4 => {
@@ -704,9 +636,7 @@ fn random_format(rng: &mut XorShift, doubles: &[f64]) -> (Vec<u8>, Vec<TestArg>)
 fn sprintf_matches_php() {
     let doubles = oracle_doubles();
     let mut rng = XorShift(0x51afd7ed558ccd01);
-    let cases: Vec<(Vec<u8>, Vec<TestArg>)> = (0..30000)
-        .map(|_| random_format(&mut rng, &doubles))
-        .collect();
+    let cases: Vec<(Vec<u8>, Vec<TestArg>)> = (0..30000).map(|_| random_format(&mut rng, &doubles)).collect();
     let mut input = String::new();
     for (fmt, args) in &cases {
         input.push_str(&hex(fmt));
@@ -753,10 +683,7 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $line) {
         return;
     };
     let mut m = Mismatches::default();
-    let lines: Vec<&[u8]> = out
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .collect();
+    let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
     assert_eq!(lines.len(), cases.len());
     for ((fmt, args), line) in cases.iter().zip(lines) {
         let render = |source: ArgSource, notices: &mut Vec<String>| {
@@ -819,10 +746,7 @@ fn mt_rand_matches_php() {
         let (a, b) = if rng.below(2) == 0 {
             (*rng.pick(bounds), *rng.pick(bounds))
         } else {
-            (
-                rng.next() as i64 >> rng.below(64),
-                rng.next() as i64 >> rng.below(64),
-            )
+            (rng.next() as i64 >> rng.below(64), rng.next() as i64 >> rng.below(64))
         };
         let (min, max) = if a <= b { (a, b) } else { (b, a) };
         let legacy = rng.below(5) == 0;
@@ -846,17 +770,10 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $line) {
         return;
     };
     let mut m = Mismatches::default();
-    let lines: Vec<&[u8]> = out
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .collect();
+    let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
     assert_eq!(lines.len(), cases.len());
     for (&(seed, min, max, legacy), line) in cases.iter().zip(lines) {
-        let mode = if legacy {
-            MtRandMode::Php
-        } else {
-            MtRandMode::Mt19937
-        };
+        let mode = if legacy { MtRandMode::Php } else { MtRandMode::Mt19937 };
         let mut g = MtRand::with_mode(seed as u32, mode);
         let mut r: Vec<String> = (0..4).map(|_| (g.next_u32() >> 1).to_string()).collect();
         r.extend((0..6).map(|_| g.range(min, max).to_string()));

@@ -1,0 +1,600 @@
+//! Expressions that produce a value.
+
+use minizts_core::bytecode::{BinOp, CastKind, IncDec, Op, Reg, Src};
+use minizts_core::Value;
+use minizts_globals::{cg, Globals};
+use minizts_syntax::ast::*;
+
+use crate::{vars, Compiler, Result};
+
+impl<'a, G: Globals> Compiler<'a, '_, G> {
+    /// Compiles `e`; returns where its value is: a constant, a CV's
+    /// register, or a temporary above the watermark the caller took.
+    pub(crate) fn expr(&mut self, e: &'a Expr<'a>) -> Result<Src> {
+        match &e.kind {
+            ExprKind::Int(n) => self.const_int(*n),
+            ExprKind::Float(f) => self.const_float(*f),
+            ExprKind::Str(s) => self.const_str(s),
+            ExprKind::Var(name) => Ok(Src::reg(self.cv(name)?)),
+            ExprKind::Const(name) => self.constant(name),
+            _ => {
+                let t = self.temp()?;
+                self.expr_into(e, t)?;
+                Ok(Src::reg(t))
+            }
+        }
+    }
+
+    /// Compiles `e` into register `dst` (a temporary).
+    pub(crate) fn expr_into(&mut self, e: &'a Expr<'a>, dst: Reg) -> Result<()> {
+        let line = self.line;
+        self.at(e.pos);
+        let mark = self.mark();
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::Const(_) => {
+                let v = self.expr(e)?;
+                self.emit(Op::Move { dst, src: v });
+            }
+            ExprKind::Interp(parts) => self.interpolate(parts, dst)?,
+            ExprKind::Array(items) => self.array_literal(items, dst)?,
+            ExprKind::Index { base, index } => {
+                let Some(index) = index else {
+                    return self.error("Cannot use [] for reading");
+                };
+                let b = self.expr(base)?;
+                let k = self.expr(index)?;
+                self.emit(Op::FetchDim { dst, base: b, key: k });
+            }
+            ExprKind::Call { name, args } => self.call(name, args, dst)?,
+            ExprKind::CallValue { callee, args } => self.call_value(callee, args, dst)?,
+            ExprKind::Closure(f) => self.closure(f, dst)?,
+            ExprKind::Unary { op, expr } => {
+                let v = self.expr(expr)?;
+                self.at(e.pos);
+                let op = match op {
+                    UnaryOp::Not => Op::Not { dst, src: v },
+                    UnaryOp::Neg => Op::Neg { dst, src: v },
+                    UnaryOp::Plus => Op::Plus { dst, src: v },
+                    UnaryOp::BitNot => Op::BitNot { dst, src: v },
+                };
+                self.emit(op);
+            }
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, dst)?,
+            ExprKind::Assign { target, value } => {
+                let v = self.assign(target, value)?;
+                self.emit(Op::Move { dst, src: v });
+            }
+            ExprKind::AssignRef { target, source } => {
+                self.assign_ref(target, source)?;
+                let v = self.expr(target)?;
+                self.emit(Op::Move { dst, src: v });
+            }
+            ExprKind::AssignOp { op, target, value } => self.assign_op(*op, target, value, dst)?,
+            ExprKind::IncDec {
+                prefix,
+                increment,
+                target,
+            } => {
+                let kind = match (prefix, increment) {
+                    (true, true) => IncDec::PreInc,
+                    (true, false) => IncDec::PreDec,
+                    (false, true) => IncDec::PostInc,
+                    (false, false) => IncDec::PostDec,
+                };
+                self.inc_dec(target, kind, dst)?;
+            }
+            ExprKind::Ternary { cond, then, els } => match then {
+                Some(then) => {
+                    let to_else = self.cond_jump(cond, false)?;
+                    self.expr_into(then, dst)?;
+                    let over = self.emit(Op::Jmp { target: 0 });
+                    self.patch_all_here(&to_else);
+                    self.expr_into(els, dst)?;
+                    self.patch_here(over);
+                }
+                None => {
+                    self.expr_into(cond, dst)?;
+                    let done = self.emit(Op::JmpIf {
+                        cond: Src::reg(dst),
+                        target: 0,
+                    });
+                    self.expr_into(els, dst)?;
+                    self.patch_here(done);
+                }
+            },
+            ExprKind::Isset(es) => {
+                let mut done = Vec::new();
+                for (i, var) in es.iter().enumerate() {
+                    self.isset_one(var, dst)?;
+                    if i + 1 < es.len() {
+                        done.push(self.emit(Op::JmpIfNot {
+                            cond: Src::reg(dst),
+                            target: 0,
+                        }));
+                    }
+                }
+                self.patch_all_here(&done);
+            }
+            ExprKind::Empty(var) => {
+                let v = match var.kind {
+                    ExprKind::Var(_) | ExprKind::Index { .. } => self.quiet(var)?,
+                    _ => self.expr(var)?,
+                };
+                self.emit(Op::Not { dst, src: v });
+            }
+            ExprKind::Cast { to, expr } => {
+                let kind = match to {
+                    CastType::Int => CastKind::Int,
+                    CastType::Float => CastKind::Float,
+                    CastType::String => CastKind::String,
+                    CastType::Bool => CastKind::Bool,
+                    CastType::Array => CastKind::Array,
+                    CastType::Unset => return self.error("The (unset) cast is no longer supported"),
+                    CastType::Object => return self.error("minizts does not support objects: (object) cast"),
+                };
+                let v = self.expr(expr)?;
+                self.emit(Op::Cast { dst, src: v, kind });
+            }
+            ExprKind::Print(inner) => {
+                let v = self.expr(inner)?;
+                self.at(e.pos);
+                self.emit(Op::Echo { src: v });
+                let one = self.const_int(1)?;
+                self.emit(Op::Move { dst, src: one });
+            }
+            ExprKind::Exit(status) => {
+                let v = match status {
+                    Some(s) => self.expr(s)?,
+                    None => self.const_null()?,
+                };
+                self.at(e.pos);
+                self.emit(Op::Exit { src: v });
+                let null = self.const_null()?;
+                self.emit(Op::Move { dst, src: null });
+            }
+            ExprKind::Silence(inner) => {
+                let save = self.temp()?;
+                self.emit(Op::Silence { save });
+                self.expr_into(inner, dst)?;
+                self.emit(Op::Unsilence { save });
+            }
+        }
+        self.release(mark);
+        self.line = line;
+        Ok(())
+    }
+
+    /// Compiles `e` for its side effects only.
+    pub(crate) fn expr_discard(&mut self, e: &'a Expr<'a>) -> Result<()> {
+        match &e.kind {
+            ExprKind::Assign { target, value } => {
+                self.assign(target, value)?;
+            }
+            ExprKind::AssignRef { target, source } => self.assign_ref(target, source)?,
+            ExprKind::IncDec {
+                prefix,
+                increment,
+                target,
+            } => {
+                // Pre and post are the same when the value is unused.
+                let kind = match (prefix, increment) {
+                    (_, true) => IncDec::PreInc,
+                    (_, false) => IncDec::PreDec,
+                };
+                self.inc_dec(target, kind, Reg::NONE)?;
+            }
+            ExprKind::AssignOp { op, target, value } if *op != BinaryOp::Coalesce => {
+                self.assign_op(*op, target, value, Reg::NONE)?;
+            }
+            ExprKind::Var(_) => {
+                // A statement `$x;` still reads $x (and warns if unset).
+                let v = self.expr(e)?;
+                let t = self.temp()?;
+                self.emit(Op::Move { dst: t, src: v });
+            }
+            _ => {
+                self.expr(e)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A bare name: `true`/`false`/`null`, a magic constant, an internal
+    /// constant (folded), or a user constant looked up at run time.
+    fn constant(&mut self, name: &str) -> Result<Src> {
+        let name = name.strip_prefix('\\').unwrap_or(name);
+        match name.to_ascii_lowercase().as_str() {
+            "true" => return self.const_bool(true),
+            "false" => return self.const_bool(false),
+            "null" => return self.const_null(),
+            _ => {}
+        }
+        match name {
+            "__LINE__" => return self.const_int(self.line as i64),
+            "__FILE__" => return self.const_str(self.file.as_bytes()),
+            "__DIR__" => {
+                let dir = std::path::Path::new(self.file)
+                    .parent()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                return self.const_str(dir.as_bytes());
+            }
+            "__FUNCTION__" => {
+                let name = cg!(self.g).op_array().name.clone();
+                let name = if name.starts_with('{') && &*name != "{closure}" {
+                    ""
+                } else {
+                    &name
+                };
+                return self.const_str(name.as_bytes());
+            }
+            "__CLASS__" | "__METHOD__" | "__NAMESPACE__" => return self.const_str(b""),
+            _ => {}
+        }
+        let folded = cg!(self.g).constant_table.get(name.as_bytes()).cloned();
+        match folded {
+            Some(Value::Int(n)) => self.const_int(n),
+            Some(Value::Float(f)) => self.const_float(f),
+            Some(Value::Bool(b)) => self.const_bool(b),
+            Some(Value::Str(s)) => self.const_str(&s),
+            Some(_) => self.const_null(),
+            None => {
+                let site = self.site(name, name.as_bytes())?;
+                let t = self.temp()?;
+                self.emit(Op::FetchConst { dst: t, site });
+                Ok(Src::reg(t))
+            }
+        }
+    }
+
+    fn binary(&mut self, op: BinaryOp, lhs: &'a Expr<'a>, rhs: &'a Expr<'a>, dst: Reg) -> Result<()> {
+        match op {
+            BinaryOp::And | BinaryOp::Or => {
+                let a = self.expr(lhs)?;
+                self.emit(Op::ToBool { dst, src: a });
+                let done = if op == BinaryOp::And {
+                    self.emit(Op::JmpIfNot {
+                        cond: Src::reg(dst),
+                        target: 0,
+                    })
+                } else {
+                    self.emit(Op::JmpIf {
+                        cond: Src::reg(dst),
+                        target: 0,
+                    })
+                };
+                let b = self.expr(rhs)?;
+                self.emit(Op::ToBool { dst, src: b });
+                self.patch_here(done);
+                return Ok(());
+            }
+            BinaryOp::Coalesce => {
+                match lhs.kind {
+                    ExprKind::Var(_) | ExprKind::Index { .. } => {
+                        let v = self.quiet(lhs)?;
+                        self.emit(Op::Move { dst, src: v });
+                    }
+                    _ => self.expr_into(lhs, dst)?,
+                }
+                let done = self.emit(Op::JmpIfNotNull {
+                    src: Src::reg(dst),
+                    target: 0,
+                });
+                self.expr_into(rhs, dst)?;
+                self.patch_here(done);
+                return Ok(());
+            }
+            _ => {}
+        }
+        let a = self.expr(lhs)?;
+        let b = self.expr(rhs)?;
+        self.at(lhs.pos);
+        let op = match op {
+            BinaryOp::Add => Op::Add { dst, a, b },
+            BinaryOp::Sub => Op::Sub { dst, a, b },
+            BinaryOp::Mul => Op::Mul { dst, a, b },
+            BinaryOp::Concat => Op::Concat { dst, a, b },
+            BinaryOp::Lt => Op::Lt { dst, a, b },
+            BinaryOp::Le => Op::Le { dst, a, b },
+            // `a > b` is `b < a`, as PHP compiles it.
+            BinaryOp::Gt => Op::Lt { dst, a: b, b: a },
+            BinaryOp::Ge => Op::Le { dst, a: b, b: a },
+            BinaryOp::Eq => Op::Eq { dst, a, b },
+            BinaryOp::Identical => Op::Identical { dst, a, b },
+            BinaryOp::Xor => {
+                let ta = self.temp()?;
+                self.emit(Op::ToBool { dst: ta, src: a });
+                let tb = self.temp()?;
+                self.emit(Op::ToBool { dst: tb, src: b });
+                Op::Binary {
+                    op: BinOp::NotIdentical,
+                    dst,
+                    a: Src::reg(ta),
+                    b: Src::reg(tb),
+                }
+            }
+            other => Op::Binary {
+                op: bin_op(other),
+                dst,
+                a,
+                b,
+            },
+        };
+        self.emit(op);
+        Ok(())
+    }
+
+    /// A double-quoted string's parts, concatenated.
+    fn interpolate(&mut self, parts: &'a [InterpPart<'a>], dst: Reg) -> Result<()> {
+        if parts.len() > 255 {
+            return self.error("minizts: too many parts in one string");
+        }
+        let start = self.temps(parts.len())?;
+        for (i, part) in parts.iter().enumerate() {
+            let r = Reg(start.0 + i as u16);
+            match part {
+                InterpPart::Lit(s) => {
+                    let k = self.const_str(s)?;
+                    self.emit(Op::Move { dst: r, src: k });
+                }
+                InterpPart::Expr(e) => self.expr_into(e, r)?,
+            }
+        }
+        self.emit(Op::ConcatN {
+            dst,
+            start,
+            n: parts.len() as u8,
+        });
+        Ok(())
+    }
+
+    fn array_literal(&mut self, items: &'a [ArrayItem<'a>], dst: Reg) -> Result<()> {
+        // Built in a temporary so that `$a = [$a]` reads the old `$a`.
+        let arr = self.temp()?;
+        self.emit(Op::NewArray {
+            dst: arr,
+            capacity: items.len().min(u16::MAX as usize) as u16,
+        });
+        for item in items {
+            let Some(value) = item.value else {
+                return self.error("Cannot use empty array elements in arrays");
+            };
+            let mark = self.mark();
+            if item.by_ref {
+                return self.error("minizts does not support references inside array literals");
+            }
+            if item.spread {
+                let v = self.expr(value)?;
+                self.emit(Op::ArraySpread { arr, src: v });
+            } else if let Some(key) = item.key {
+                let k = self.expr(key)?;
+                let v = self.expr(value)?;
+                self.emit(Op::ArraySet { arr, key: k, src: v });
+            } else {
+                let v = self.expr(value)?;
+                self.emit(Op::ArrayPush { arr, src: v });
+            }
+            self.release(mark);
+        }
+        self.emit(Op::Move {
+            dst,
+            src: Src::reg(arr),
+        });
+        Ok(())
+    }
+
+    /// Compiles the arguments of a call into `n` consecutive registers.
+    fn args(&mut self, args: &'a [Arg<'a>], by_ref: impl Fn(usize) -> bool) -> Result<Reg> {
+        if args.len() > 255 {
+            return self.error("minizts: too many arguments in one call");
+        }
+        if args.iter().any(|a| a.spread) {
+            return self.error("minizts does not support argument unpacking (...$args) yet");
+        }
+        let start = self.temps(args.len())?;
+        for (i, a) in args.iter().enumerate() {
+            let r = Reg(start.0 + i as u16);
+            let mark = self.mark();
+            if by_ref(i) && matches!(a.value.kind, ExprKind::Var(_) | ExprKind::Index { .. }) {
+                self.reference_into(a.value, r)?;
+            } else {
+                self.expr_into(a.value, r)?;
+            }
+            self.release(mark);
+        }
+        Ok(start)
+    }
+
+    fn call(&mut self, name: &'a str, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
+        let name = name.strip_prefix('\\').unwrap_or(name);
+        let key = name.to_ascii_lowercase();
+        if matches!(
+            key.as_str(),
+            "compact" | "extract" | "get_defined_vars" | "func_get_args" | "func_get_arg" | "func_num_args"
+        ) {
+            return self.error(format!("minizts does not support {name}()"));
+        }
+        let line = self.line;
+        let internal = cg!(self.g).function_table.get(key.as_bytes()).copied();
+        match internal {
+            Some(f) => {
+                let start = self.args(args, |i| f.param_by_ref(i))?;
+                self.line = line;
+                self.emit(Op::CallBuiltin {
+                    dst,
+                    id: f.id,
+                    args: start,
+                    argc: args.len() as u8,
+                });
+            }
+            None => {
+                let decl = self.decls.get(key.as_bytes()).copied();
+                let by_ref = |i: usize| {
+                    decl.is_some_and(|d| match d.params.get(i) {
+                        Some(p) => p.by_ref,
+                        None => d.params.last().is_some_and(|p| p.variadic && p.by_ref),
+                    })
+                };
+                let start = self.args(args, by_ref)?;
+                self.line = line;
+                let site = self.site(name, key.as_bytes())?;
+                self.emit(Op::CallUser {
+                    dst,
+                    site,
+                    args: start,
+                    argc: args.len() as u8,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn call_value(&mut self, callee: &'a Expr<'a>, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
+        let line = self.line;
+        let c = self.temp()?;
+        self.expr_into(callee, c)?;
+        if args.len() > 255 {
+            return self.error("minizts: too many arguments in one call");
+        }
+        if args.iter().any(|a| a.spread) {
+            return self.error("minizts does not support argument unpacking (...$args) yet");
+        }
+        let start = self.temps(args.len())?;
+        for (i, a) in args.iter().enumerate() {
+            let r = Reg(start.0 + i as u16);
+            let mark = self.mark();
+            match &a.value.kind {
+                // Whether it goes by reference is known only at run time.
+                ExprKind::Var(name) => {
+                    let var = self.cv(name)?;
+                    self.emit(Op::SendVarEx {
+                        dst: r,
+                        var,
+                        callee: c,
+                        argno: i as u8,
+                    });
+                }
+                _ => self.expr_into(a.value, r)?,
+            }
+            self.release(mark);
+        }
+        self.line = line;
+        self.emit(Op::CallValue {
+            dst,
+            callee: c,
+            args: start,
+            argc: args.len() as u8,
+        });
+        Ok(())
+    }
+
+    fn closure(&mut self, f: &'a FunctionDecl<'a>, dst: Reg) -> Result<()> {
+        let id = self.compile_function(f)?;
+        let captures = vars::captures(f);
+        if captures.len() > 255 {
+            return self.error("minizts: a closure captures too many variables");
+        }
+        let is_arrow = matches!(f.body, FunctionBody::Arrow(_));
+        let start = self.temps(captures.len())?;
+        for (i, c) in captures.iter().enumerate() {
+            let r = Reg(start.0 + i as u16);
+            let var = self.cv(c.name)?;
+            if c.by_ref {
+                self.emit(Op::MakeRef { dst: r, var });
+            } else if is_arrow {
+                // Arrow functions take what exists, silently.
+                self.emit(Op::Quiet { dst: r, var });
+            } else {
+                self.emit(Op::Move {
+                    dst: r,
+                    src: Src::reg(var),
+                });
+            }
+        }
+        self.emit(Op::MakeClosure {
+            dst,
+            func: id,
+            captures: start,
+            n: captures.len() as u8,
+        });
+        Ok(())
+    }
+
+    /// `isset(var)` of one variable or element into `dst`.
+    fn isset_one(&mut self, var: &'a Expr<'a>, dst: Reg) -> Result<()> {
+        let mark = self.mark();
+        match var.kind {
+            ExprKind::Var(_) | ExprKind::Index { .. } => {
+                let v = self.quiet(var)?;
+                self.emit(Op::IsSet { dst, src: v });
+            }
+            _ => {
+                return self.error(
+                    "Cannot use isset() on the result of an expression (you can use \"null !== expression\" instead)",
+                )
+            }
+        }
+        self.release(mark);
+        Ok(())
+    }
+
+    /// Reads a variable or element without warnings (null if missing).
+    pub(crate) fn quiet(&mut self, e: &'a Expr<'a>) -> Result<Src> {
+        match &e.kind {
+            ExprKind::Var(name) => {
+                let var = self.cv(name)?;
+                let t = self.temp()?;
+                self.emit(Op::Quiet { dst: t, var });
+                Ok(Src::reg(t))
+            }
+            ExprKind::Index {
+                base,
+                index: Some(index),
+            } => {
+                let b = match base.kind {
+                    // The fetch itself reads an unset base quietly.
+                    ExprKind::Var(name) => Src::reg(self.cv(name)?),
+                    _ => self.quiet(base)?,
+                };
+                let k = self.expr(index)?;
+                let t = self.temp()?;
+                self.emit(Op::FetchDimQuiet {
+                    dst: t,
+                    base: b,
+                    key: k,
+                });
+                Ok(Src::reg(t))
+            }
+            ExprKind::Index { index: None, .. } => self.error("Cannot use [] for reading"),
+            _ => self.expr(e),
+        }
+    }
+}
+
+/// The generic instruction's operator for an AST operator.
+pub(crate) fn bin_op(op: BinaryOp) -> BinOp {
+    match op {
+        BinaryOp::Add => BinOp::Add,
+        BinaryOp::Sub => BinOp::Sub,
+        BinaryOp::Mul => BinOp::Mul,
+        BinaryOp::Div => BinOp::Div,
+        BinaryOp::Mod => BinOp::Mod,
+        BinaryOp::Pow => BinOp::Pow,
+        BinaryOp::Concat => BinOp::Concat,
+        BinaryOp::Shl => BinOp::Shl,
+        BinaryOp::Shr => BinOp::Shr,
+        BinaryOp::BitAnd => BinOp::BitAnd,
+        BinaryOp::BitOr => BinOp::BitOr,
+        BinaryOp::BitXor => BinOp::BitXor,
+        BinaryOp::Eq => BinOp::Eq,
+        BinaryOp::NotEq => BinOp::NotEq,
+        BinaryOp::Identical => BinOp::Identical,
+        BinaryOp::NotIdentical => BinOp::NotIdentical,
+        BinaryOp::Lt => BinOp::Lt,
+        BinaryOp::Le => BinOp::Le,
+        BinaryOp::Spaceship => BinOp::Spaceship,
+        BinaryOp::Gt | BinaryOp::Ge | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Coalesce => {
+            unreachable!("{op:?} is compiled specially")
+        }
+    }
+}

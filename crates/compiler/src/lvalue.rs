@@ -1,0 +1,326 @@
+//! Writes: assignments, compound assignments, `++`/`--`, references,
+//! `unset`, and `list()` destructuring.
+//!
+//! A write target is a variable or a chain of dimensions on one
+//! (`$a[1]['x'][]`). For a chain, the keys are evaluated first, left to
+//! right, into consecutive registers, then one instruction walks the chain,
+//! creating arrays as needed, and writes: no pointer into an array ever
+//! lives in a register between instructions.
+
+use minizts_core::bytecode::{IncDec, Op, Reg, Src};
+use minizts_globals::Globals;
+use minizts_syntax::ast::*;
+
+use crate::expr::bin_op;
+use crate::{Compiler, Result};
+
+/// The variable at the root of a dimension chain and the keys below it
+/// (`None` for `[]`).
+struct DimPath<'a> {
+    var: &'a str,
+    keys: Vec<Option<&'a Expr<'a>>>,
+}
+
+impl<'a, G: Globals> Compiler<'a, '_, G> {
+    fn dim_path(&self, e: &'a Expr<'a>) -> Result<DimPath<'a>> {
+        let mut keys = Vec::new();
+        let mut cur = e;
+        loop {
+            match &cur.kind {
+                ExprKind::Index { base, index } => {
+                    keys.push(*index);
+                    cur = base;
+                }
+                ExprKind::Var(name) => {
+                    keys.reverse();
+                    if keys.len() > 255 {
+                        return self.error("minizts: array access nested too deeply");
+                    }
+                    return Ok(DimPath { var: name, keys });
+                }
+                _ => return self.error("Cannot use temporary expression in write context"),
+            }
+        }
+    }
+
+    /// Evaluates a chain's keys into consecutive registers; `[]` becomes an
+    /// unset register, which the instruction reads as "append".
+    fn keys(&mut self, path: &DimPath<'a>) -> Result<(Reg, Reg, u8)> {
+        let var = self.cv(path.var)?;
+        let start = self.temps(path.keys.len())?;
+        for (i, key) in path.keys.iter().enumerate() {
+            let r = Reg(start.0 + i as u16);
+            match key {
+                Some(k) => self.expr_into(k, r)?,
+                None => {
+                    self.emit(Op::UnsetVar { var: r });
+                }
+            }
+        }
+        Ok((var, start, path.keys.len() as u8))
+    }
+
+    /// `target = value`; returns where the assigned value is.
+    pub(crate) fn assign(&mut self, target: &'a Expr<'a>, value: &'a Expr<'a>) -> Result<Src> {
+        match &target.kind {
+            ExprKind::Var(name) => {
+                let v = self.expr(value)?;
+                let var = self.cv(name)?;
+                self.at(target.pos);
+                self.emit(Op::Assign { var, src: v });
+                self.stable(v)
+            }
+            ExprKind::Index { .. } => {
+                let path = self.dim_path(target)?;
+                let (var, keys, depth) = self.keys(&path)?;
+                let v = self.expr(value)?;
+                self.at(target.pos);
+                self.emit(Op::AssignDim {
+                    var,
+                    keys,
+                    depth,
+                    src: v,
+                });
+                self.stable(v)
+            }
+            ExprKind::Array(items) => {
+                // The right side is evaluated into a temporary first, so
+                // `[$a, $b] = [$b, $a]` swaps.
+                let t = self.temp()?;
+                self.expr_into(value, t)?;
+                self.destructure(items, Src::reg(t))?;
+                Ok(Src::reg(t))
+            }
+            _ => self.error("Cannot assign to this expression"),
+        }
+    }
+
+    /// A value that stays as it is while the enclosing expression goes on:
+    /// a variable's register is copied (the variable may change later in
+    /// the same expression; PHP's assignment result is a copy).
+    fn stable(&mut self, v: Src) -> Result<Src> {
+        match v.as_reg() {
+            Some(r) if (r.0 as usize) < self.num_cvs() => {
+                let t = self.temp()?;
+                self.emit(Op::Move { dst: t, src: v });
+                Ok(Src::reg(t))
+            }
+            _ => Ok(v),
+        }
+    }
+
+    fn num_cvs(&mut self) -> usize {
+        minizts_globals::cg!(self.g).op_array().cv_names.len()
+    }
+
+    /// Assigns an already computed value to `target`.
+    pub(crate) fn assign_from(&mut self, target: &'a Expr<'a>, v: Src) -> Result<()> {
+        let mark = self.mark();
+        match &target.kind {
+            ExprKind::Var(name) => {
+                let var = self.cv(name)?;
+                self.emit(Op::Assign { var, src: v });
+            }
+            ExprKind::Index { .. } => {
+                let path = self.dim_path(target)?;
+                let (var, keys, depth) = self.keys(&path)?;
+                self.emit(Op::AssignDim {
+                    var,
+                    keys,
+                    depth,
+                    src: v,
+                });
+            }
+            ExprKind::Array(items) => self.destructure(items, v)?,
+            _ => return self.error("Cannot assign to this expression"),
+        }
+        self.release(mark);
+        Ok(())
+    }
+
+    /// `[$a, 'k' => $b, [$c]] = src`
+    fn destructure(&mut self, items: &'a [ArrayItem<'a>], src: Src) -> Result<()> {
+        let mut next_index = 0i64;
+        for item in items {
+            let Some(value) = item.value else {
+                next_index += 1;
+                continue;
+            };
+            if item.by_ref || item.spread {
+                return self.error("minizts does not support references or spreads in list()");
+            }
+            let mark = self.mark();
+            let key = match item.key {
+                Some(k) => self.expr(k)?,
+                None => {
+                    next_index += 1;
+                    self.const_int(next_index - 1)?
+                }
+            };
+            let t = self.temp()?;
+            self.emit(Op::FetchDimList { dst: t, base: src, key });
+            self.assign_from(value, Src::reg(t))?;
+            self.release(mark);
+        }
+        Ok(())
+    }
+
+    /// `target = &source`
+    pub(crate) fn assign_ref(&mut self, target: &'a Expr<'a>, source: &'a Expr<'a>) -> Result<()> {
+        let mark = self.mark();
+        let r = self.temp()?;
+        self.reference_into(source, r)?;
+        match &target.kind {
+            ExprKind::Var(name) => {
+                let var = self.cv(name)?;
+                self.emit(Op::AssignRef { var, src: r });
+            }
+            ExprKind::Index { .. } => {
+                let path = self.dim_path(target)?;
+                let (var, keys, depth) = self.keys(&path)?;
+                self.emit(Op::AssignDimRef {
+                    var,
+                    keys,
+                    depth,
+                    src: r,
+                });
+            }
+            _ => return self.error("Cannot assign reference to this expression"),
+        }
+        self.release(mark);
+        Ok(())
+    }
+
+    /// Puts a reference to variable or element `e` into `dst`, making the
+    /// slot a reference first if needed.
+    pub(crate) fn reference_into(&mut self, e: &'a Expr<'a>, dst: Reg) -> Result<()> {
+        match &e.kind {
+            ExprKind::Var(name) => {
+                let var = self.cv(name)?;
+                self.emit(Op::MakeRef { dst, var });
+            }
+            ExprKind::Index { .. } => {
+                let mark = self.mark();
+                let path = self.dim_path(e)?;
+                let (var, keys, depth) = self.keys(&path)?;
+                self.emit(Op::MakeRefDim { dst, var, keys, depth });
+                self.release(mark);
+            }
+            _ => {
+                // Not a variable: PHP passes the value (with a notice for
+                // functions); a reference to a temporary copy does that.
+                self.expr_into(e, dst)?;
+                self.emit(Op::MakeRef { dst, var: dst });
+            }
+        }
+        Ok(())
+    }
+
+    /// A new temporary holding a reference to `e`.
+    pub(crate) fn reference_to(&mut self, e: &'a Expr<'a>) -> Result<Reg> {
+        let t = self.temp()?;
+        self.reference_into(e, t)?;
+        Ok(t)
+    }
+
+    /// `target op= value` (`dst`, unless NONE, gets the result).
+    pub(crate) fn assign_op(
+        &mut self,
+        op: BinaryOp,
+        target: &'a Expr<'a>,
+        value: &'a Expr<'a>,
+        dst: Reg,
+    ) -> Result<()> {
+        if op == BinaryOp::Coalesce {
+            // `$a ??= v` only evaluates v (and assigns) when $a is null.
+            let t = if dst.is_none() { self.temp()? } else { dst };
+            let cur = self.quiet(target)?;
+            self.emit(Op::Move { dst: t, src: cur });
+            let done = self.emit(Op::JmpIfNotNull {
+                src: Src::reg(t),
+                target: 0,
+            });
+            let v = self.assign(target, value)?;
+            self.emit(Op::Move { dst: t, src: v });
+            self.patch_here(done);
+            return Ok(());
+        }
+        let op = bin_op(op);
+        match &target.kind {
+            ExprKind::Var(name) => {
+                let v = self.expr(value)?;
+                let var = self.cv(name)?;
+                self.at(target.pos);
+                self.emit(Op::AssignOp { op, var, src: v });
+                if !dst.is_none() {
+                    self.emit(Op::Move {
+                        dst,
+                        src: Src::reg(var),
+                    });
+                }
+            }
+            ExprKind::Index { .. } => {
+                let path = self.dim_path(target)?;
+                let (var, keys, depth) = self.keys(&path)?;
+                let v = self.expr(value)?;
+                self.at(target.pos);
+                self.emit(Op::AssignDimOp {
+                    op,
+                    var,
+                    keys,
+                    depth,
+                    src: v,
+                });
+                if !dst.is_none() {
+                    let r = self.quiet(target)?;
+                    self.emit(Op::Move { dst, src: r });
+                }
+            }
+            _ => return self.error("Cannot assign to this expression"),
+        }
+        Ok(())
+    }
+
+    pub(crate) fn inc_dec(&mut self, target: &'a Expr<'a>, kind: IncDec, dst: Reg) -> Result<()> {
+        match &target.kind {
+            ExprKind::Var(name) => {
+                let var = self.cv(name)?;
+                self.emit(Op::IncDecVar { var, kind, dst });
+            }
+            ExprKind::Index { .. } => {
+                let mark = self.mark();
+                let path = self.dim_path(target)?;
+                let (var, keys, depth) = self.keys(&path)?;
+                self.emit(Op::IncDecDim {
+                    var,
+                    keys,
+                    depth,
+                    kind,
+                    dst,
+                });
+                self.release(mark);
+            }
+            _ => return self.error("Cannot increment/decrement this expression"),
+        }
+        Ok(())
+    }
+
+    pub(crate) fn unset(&mut self, e: &'a Expr<'a>) -> Result<()> {
+        let mark = self.mark();
+        match &e.kind {
+            ExprKind::Var(name) => {
+                let var = self.cv(name)?;
+                self.emit(Op::UnsetVar { var });
+            }
+            ExprKind::Index { index: None, .. } => return self.error("Cannot use [] for unsetting"),
+            ExprKind::Index { .. } => {
+                let path = self.dim_path(e)?;
+                let (var, keys, depth) = self.keys(&path)?;
+                self.emit(Op::UnsetDim { var, keys, depth });
+            }
+            _ => return self.error("Cannot unset this expression"),
+        }
+        self.release(mark);
+        Ok(())
+    }
+}

@@ -1,0 +1,408 @@
+//! Statements: control flow, loops, declarations.
+
+use minizts_core::bytecode::{Op, Reg, Src, Target};
+use minizts_globals::{cg, Globals};
+use minizts_syntax::ast::*;
+
+use crate::{Compiler, LoopCtx, Result};
+
+impl<'a, G: Globals> Compiler<'a, '_, G> {
+    pub(crate) fn stmt(&mut self, s: &'a Stmt<'a>) -> Result<()> {
+        self.at(s.pos);
+        match &s.kind {
+            StmtKind::Expr(e) => {
+                let mark = self.mark();
+                self.expr_discard(e)?;
+                self.release(mark);
+            }
+            StmtKind::Echo(es) => {
+                for e in es.iter() {
+                    self.at(e.pos);
+                    let mark = self.mark();
+                    let v = self.expr(e)?;
+                    self.emit(Op::Echo { src: v });
+                    self.release(mark);
+                }
+            }
+            StmtKind::InlineHtml(text) => {
+                let v = self.const_str(text)?;
+                self.emit(Op::Echo { src: v });
+            }
+            StmtKind::If { cond, then, els } => {
+                let to_else = self.cond_jump(cond, false)?;
+                self.stmt(then)?;
+                match els {
+                    Some(els) => {
+                        let over = self.emit(Op::Jmp { target: 0 });
+                        self.patch_all_here(&to_else);
+                        self.stmt(els)?;
+                        self.patch_here(over);
+                    }
+                    None => self.patch_all_here(&to_else),
+                }
+            }
+            StmtKind::While { cond, body } => {
+                let top = self.next_pc();
+                let exits = self.cond_jump(cond, false)?;
+                self.loop_body(body, None, false)?;
+                let ctx = self.loops.pop().expect("loop context");
+                self.at(s.pos);
+                self.emit(Op::JmpBack { target: top });
+                self.patch_all(&ctx.continues, top);
+                self.patch_all_here(&exits);
+                self.patch_all_here(&ctx.breaks);
+            }
+            StmtKind::DoWhile { body, cond } => {
+                let top = self.next_pc();
+                self.loop_body(body, None, false)?;
+                let ctx = self.loops.pop().expect("loop context");
+                self.patch_all_here(&ctx.continues);
+                self.at(cond.pos);
+                let exits = self.cond_jump(cond, false)?;
+                self.emit(Op::JmpBack { target: top });
+                self.patch_all_here(&exits);
+                self.patch_all_here(&ctx.breaks);
+            }
+            StmtKind::For { init, cond, step, body } => {
+                for e in init.iter() {
+                    self.discard(e)?;
+                }
+                let top = self.next_pc();
+                let mut exits = Vec::new();
+                if let Some((last, rest)) = cond.split_last() {
+                    for e in rest {
+                        self.discard(e)?;
+                    }
+                    self.at(last.pos);
+                    exits = self.cond_jump(last, false)?;
+                }
+                self.loop_body(body, None, false)?;
+                let ctx = self.loops.pop().expect("loop context");
+                self.patch_all_here(&ctx.continues);
+                for e in step.iter() {
+                    self.discard(e)?;
+                }
+                self.at(s.pos);
+                self.emit(Op::JmpBack { target: top });
+                self.patch_all_here(&exits);
+                self.patch_all_here(&ctx.breaks);
+            }
+            StmtKind::Foreach {
+                subject,
+                key,
+                value,
+                by_ref,
+                body,
+            } => self.foreach(subject, *key, value, *by_ref, body)?,
+            StmtKind::Switch { subject, cases } => self.switch(subject, cases)?,
+            StmtKind::Break(n) => self.break_continue(*n, true)?,
+            StmtKind::Continue(n) => self.break_continue(*n, false)?,
+            StmtKind::Return(e) => {
+                let mark = self.mark();
+                let v = match e {
+                    Some(e) => self.expr(e)?,
+                    None => self.const_null()?,
+                };
+                self.emit(Op::Return { src: v });
+                self.release(mark);
+            }
+            StmtKind::Global(names) => {
+                for name in names.iter() {
+                    if !self.in_function {
+                        // Top-level variables are the globals already.
+                        continue;
+                    }
+                    let var = self.cv(name)?;
+                    let k = self.const_str_index(name.as_bytes())?;
+                    self.emit(Op::BindGlobal { var, name: k });
+                }
+            }
+            StmtKind::Static(vars) => {
+                for v in vars.iter() {
+                    let var = self.cv(v.name)?;
+                    let slot = {
+                        let op_array = cg!(self.g).op_array();
+                        op_array.num_statics += 1;
+                        op_array.num_statics - 1
+                    };
+                    let bind = self.emit(Op::BindStatic { var, slot, target: 0 });
+                    let mark = self.mark();
+                    let init = match v.init {
+                        Some(e) => self.expr(e)?,
+                        None => self.const_null()?,
+                    };
+                    self.emit(Op::InitStatic { var, slot, src: init });
+                    self.release(mark);
+                    self.patch_here(bind);
+                }
+            }
+            StmtKind::Unset(es) => {
+                for e in es.iter() {
+                    self.at(e.pos);
+                    self.unset(e)?;
+                }
+            }
+            StmtKind::Function(f) => {
+                let id = self.compile_function(f)?;
+                self.at(s.pos);
+                self.emit(Op::DeclareFunction { func: id });
+            }
+            StmtKind::Const(items) => {
+                for (name, e) in items.iter() {
+                    let mark = self.mark();
+                    let v = self.expr(e)?;
+                    let k = self.const_str_index(name.as_bytes())?;
+                    self.emit(Op::DeclareConst { name: k, src: v });
+                    self.release(mark);
+                }
+            }
+            StmtKind::Block(stmts) => {
+                for s in stmts.iter() {
+                    self.stmt(s)?;
+                }
+            }
+            StmtKind::Nop => {}
+        }
+        Ok(())
+    }
+
+    fn discard(&mut self, e: &'a Expr<'a>) -> Result<()> {
+        self.at(e.pos);
+        let mark = self.mark();
+        self.expr_discard(e)?;
+        self.release(mark);
+        Ok(())
+    }
+
+    pub(crate) fn patch_all(&mut self, pcs: &[Target], target: Target) {
+        for &pc in pcs {
+            self.patch(pc, target);
+        }
+    }
+
+    pub(crate) fn patch_all_here(&mut self, pcs: &[Target]) {
+        let here = self.next_pc();
+        self.patch_all(pcs, here);
+    }
+
+    /// Compiles a loop body inside a new loop context (left on the stack
+    /// for the caller to patch).
+    fn loop_body(&mut self, body: &'a Stmt<'a>, iter: Option<Reg>, is_switch: bool) -> Result<()> {
+        self.loops.push(LoopCtx {
+            breaks: Vec::new(),
+            continues: Vec::new(),
+            iter,
+            is_switch,
+        });
+        self.stmt(body)
+    }
+
+    /// Emits jumps taken when `e`'s truth equals `when`; returns them for
+    /// patching. `&&`, `||` and `!` become jumps, not values.
+    pub(crate) fn cond_jump(&mut self, e: &'a Expr<'a>, when: bool) -> Result<Vec<Target>> {
+        match &e.kind {
+            ExprKind::Unary { op: UnaryOp::Not, expr } => self.cond_jump(expr, !when),
+            ExprKind::Binary {
+                op: op @ (BinaryOp::And | BinaryOp::Or),
+                lhs,
+                rhs,
+            } => {
+                // `a && b` jumps on false if either is false; on true only
+                // if both are. `||` is the mirror image.
+                let short_on = *op == BinaryOp::Or;
+                if when == short_on {
+                    let mut jumps = self.cond_jump(lhs, when)?;
+                    jumps.extend(self.cond_jump(rhs, when)?);
+                    Ok(jumps)
+                } else {
+                    let skip = self.cond_jump(lhs, !when)?;
+                    let jumps = self.cond_jump(rhs, when)?;
+                    self.patch_all_here(&skip);
+                    Ok(jumps)
+                }
+            }
+            _ => {
+                let mark = self.mark();
+                let v = self.expr(e)?;
+                let pc = if when {
+                    self.emit(Op::JmpIf { cond: v, target: 0 })
+                } else {
+                    self.emit(Op::JmpIfNot { cond: v, target: 0 })
+                };
+                self.release(mark);
+                Ok(vec![pc])
+            }
+        }
+    }
+
+    fn foreach(
+        &mut self,
+        subject: &'a Expr<'a>,
+        key: Option<&'a Expr<'a>>,
+        value: &'a Expr<'a>,
+        by_ref: bool,
+        body: &'a Stmt<'a>,
+    ) -> Result<()> {
+        let mark = self.mark();
+        let iter = self.temp()?;
+        let inner = self.mark();
+        let reset = if by_ref {
+            match &subject.kind {
+                ExprKind::Var(name) => {
+                    let var = self.cv(name)?;
+                    self.emit(Op::FeResetRef { iter, var, end: 0 })
+                }
+                _ => {
+                    let src = self.reference_to(subject)?;
+                    self.emit(Op::FeResetRefFrom { iter, src, end: 0 })
+                }
+            }
+        } else {
+            let v = self.expr(subject)?;
+            self.emit(Op::FeReset {
+                iter,
+                subject: v,
+                end: 0,
+            })
+        };
+        self.release(inner);
+        let top = self.next_pc();
+        // Simple variables are written by the fetch itself; anything else
+        // (array elements, list()) goes through a temporary.
+        let key_reg = match key {
+            None => Reg::NONE,
+            Some(Expr {
+                kind: ExprKind::Var(name),
+                ..
+            }) => self.cv(name)?,
+            Some(_) => self.temp()?,
+        };
+        let value_reg = match &value.kind {
+            ExprKind::Var(name) => self.cv(name)?,
+            _ if by_ref => return self.error("minizts: foreach by reference needs a plain variable as its value"),
+            _ => self.temp()?,
+        };
+        let fetch = if by_ref {
+            self.emit(Op::FeFetchRef {
+                iter,
+                value: value_reg,
+                key: key_reg,
+                end: 0,
+            })
+        } else {
+            self.emit(Op::FeFetch {
+                iter,
+                value: value_reg,
+                key: key_reg,
+                end: 0,
+            })
+        };
+        if !matches!(value.kind, ExprKind::Var(_)) {
+            self.assign_from(value, Src::reg(value_reg))?;
+        }
+        if let Some(k) = key {
+            if !matches!(k.kind, ExprKind::Var(_)) {
+                self.assign_from(k, Src::reg(key_reg))?;
+            }
+        }
+        self.loop_body(body, Some(iter), false)?;
+        let ctx = self.loops.pop().expect("loop context");
+        self.patch_all(&ctx.continues, top);
+        self.emit(Op::JmpBack { target: top });
+        self.patch_here(reset);
+        self.patch_here(fetch);
+        self.patch_all_here(&ctx.breaks);
+        self.emit(Op::FeFree { iter });
+        self.release(mark);
+        Ok(())
+    }
+
+    fn switch(&mut self, subject: &'a Expr<'a>, cases: &'a [Case<'a>]) -> Result<()> {
+        let mark = self.mark();
+        // A plain variable is compared as it is at each case (as PHP does);
+        // anything else is evaluated once.
+        let subj = match &subject.kind {
+            ExprKind::Var(name) => Src::reg(self.cv(name)?),
+            _ => {
+                let t = self.temp()?;
+                self.expr_into(subject, t)?;
+                Src::reg(t)
+            }
+        };
+        let mut entry = Vec::with_capacity(cases.len());
+        for case in cases {
+            match case.test {
+                Some(test) => {
+                    self.at(case.pos);
+                    let m = self.mark();
+                    let v = self.expr(test)?;
+                    let t = self.temp()?;
+                    self.emit(Op::Eq { dst: t, a: subj, b: v });
+                    entry.push(Some(self.emit(Op::JmpIf {
+                        cond: Src::reg(t),
+                        target: 0,
+                    })));
+                    self.release(m);
+                }
+                None => entry.push(None),
+            }
+        }
+        let to_default = self.emit(Op::Jmp { target: 0 });
+        self.loops.push(LoopCtx {
+            breaks: Vec::new(),
+            continues: Vec::new(),
+            iter: None,
+            is_switch: true,
+        });
+        let mut default_at = None;
+        for (case, jump) in cases.iter().zip(entry) {
+            match jump {
+                Some(pc) => self.patch_here(pc),
+                None => default_at = Some(self.next_pc()),
+            }
+            for s in case.body.iter() {
+                self.stmt(s)?;
+            }
+        }
+        let ctx = self.loops.pop().expect("switch context");
+        match default_at {
+            Some(at) => self.patch(to_default, at),
+            None => self.patch_here(to_default),
+        }
+        self.patch_all_here(&ctx.breaks);
+        self.patch_all_here(&ctx.continues);
+        self.release(mark);
+        Ok(())
+    }
+
+    fn break_continue(&mut self, levels: u32, is_break: bool) -> Result<()> {
+        let word = if is_break { "break" } else { "continue" };
+        let n = levels as usize;
+        if self.loops.is_empty() {
+            return self.error(format!("'{word}' not in the 'loop' or 'switch' context"));
+        }
+        if n > self.loops.len() {
+            return self.error(format!(
+                "Cannot '{word}' {levels} level{}",
+                if n == 1 { "" } else { "s" }
+            ));
+        }
+        let depth = self.loops.len();
+        // Loops left entirely release their foreach iterators here; the
+        // target loop's own iterator is released at its end (break) or
+        // kept (continue).
+        for i in 1..n {
+            if let Some(iter) = self.loops[depth - i].iter {
+                self.emit(Op::FeFree { iter });
+            }
+        }
+        let pc = self.emit(Op::Jmp { target: 0 });
+        let target = &mut self.loops[depth - n];
+        if is_break || target.is_switch {
+            target.breaks.push(pc);
+        } else {
+            target.continues.push(pc);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,406 @@
+//! Executor globals (PHP's `zend_executor_globals`): the VM stack and call
+//! frames, the interrupt flag, the request's symbol, function and constant
+//! tables, the output-buffer stack, error state and limits.
+//!
+//! Everything a request creates lives here and is dropped by
+//! [`ExecutorGlobals::request_shutdown`]; what outlives requests (the
+//! stack's memory, settings) stays for the thread.
+
+use std::io::Write;
+use std::ptr;
+use std::rc::Rc;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use hashbrown::HashMap;
+use minizts_core::bytecode::{FuncId, Script};
+use minizts_core::numfmt::MtRand;
+use minizts_core::value::Closure;
+use minizts_core::{PhpRef, PhpStr, Value};
+
+/// One entry of the per-thread runtime cache (PHP's `run_time_cache`): a
+/// call or constant site's last resolution.
+#[derive(Clone, Debug, Default)]
+pub enum CacheEntry {
+    #[default]
+    Empty,
+    /// A user function of the current script.
+    Function(FuncId),
+    /// A builtin, by id.
+    Builtin(u16),
+    /// A constant's value (constants never change once defined).
+    Constant(Value),
+}
+
+/// What a name in the function table refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunctionRef {
+    User(FuncId),
+    Builtin(u16),
+}
+
+/// A call frame (PHP's `zend_execute_data`).
+pub struct Frame {
+    /// The function running.
+    pub func: FuncId,
+    /// Its register window on the VM stack.
+    pub base: *mut Value,
+    /// The stack chunk holding the window.
+    pub chunk: u32,
+    /// Where execution resumes in this frame (saved at calls, and before
+    /// anything that reports the current line).
+    pub pc: u32,
+    /// The caller's register that receives the return value.
+    pub ret: u16,
+    /// How many arguments were passed.
+    pub argc: u16,
+    /// The closure object, when running one (it owns the static slots).
+    pub closure: Option<Rc<Closure>>,
+    /// Whether returning from this frame goes back to native code (a
+    /// builtin calling a callback) rather than to the caller's bytecode.
+    pub native: bool,
+}
+
+/// The VM stack: register windows in chunks that never move, so a pointer
+/// to a register stays valid while its frame lives, even when deeper calls
+/// need more chunks (PHP's VM stack pages).
+pub struct VmStack {
+    chunks: Vec<Box<[Value]>>,
+    /// Slots allowed in all chunks together (the nesting limit).
+    max_slots: usize,
+}
+
+/// The VM stack is full: calls nest too deeply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StackOverflow {
+    /// The limit, in bytes, for the error message.
+    pub limit_bytes: usize,
+}
+
+impl VmStack {
+    const FIRST_CHUNK: usize = 16 * 1024;
+    const CHUNK: usize = 64 * 1024;
+
+    pub fn new(max_slots: usize) -> VmStack {
+        VmStack {
+            chunks: Vec::new(),
+            max_slots,
+        }
+    }
+
+    pub fn set_max_slots(&mut self, max_slots: usize) {
+        self.max_slots = max_slots;
+    }
+
+    /// Where the first frame goes.
+    pub fn bottom(&mut self, n: usize) -> Result<(u32, *mut Value), StackOverflow> {
+        if self.chunks.is_empty() {
+            let size = n.max(Self::FIRST_CHUNK);
+            self.chunks.push(vec![Value::Undef; size].into_boxed_slice());
+        }
+        if self.chunks[0].len() < n {
+            let at = self.chunks[0].as_mut_ptr();
+            return self.window(0, at, 0, n);
+        }
+        let base = self.chunks[0].as_mut_ptr();
+        // SAFETY: `base..base+n` is inside chunk 0 (checked above).
+        unsafe { clear(base, 0, n) };
+        Ok((0, base))
+    }
+
+    /// A window of `n` registers starting at `at` (in chunk `chunk`),
+    /// keeping the `keep` values already at `at` (the arguments). If it
+    /// does not fit in the chunk, the window goes to the start of the next
+    /// chunk and the kept values move with it. The window's other registers
+    /// are cleared.
+    pub fn window(
+        &mut self,
+        chunk: u32,
+        at: *mut Value,
+        keep: usize,
+        n: usize,
+    ) -> Result<(u32, *mut Value), StackOverflow> {
+        let c = chunk as usize;
+        let start = self.chunks[c].as_mut_ptr();
+        let len = self.chunks[c].len();
+        // SAFETY: `at` points into chunk `c` (or one past its end), so the
+        // offset is in bounds of the same allocation.
+        let offset = unsafe { at.offset_from(start) } as usize;
+        debug_assert!(offset + keep <= len);
+        if offset + n <= len {
+            // SAFETY: `at..at+n` lies in chunk `c`.
+            unsafe { clear(at, keep, n) };
+            return Ok((chunk, at));
+        }
+        let next = c + 1;
+        let below: usize = self.chunks[..next].iter().map(|ch| ch.len()).sum();
+        let size = n.max(Self::CHUNK);
+        if below + size > self.max_slots {
+            return Err(StackOverflow {
+                limit_bytes: self.max_slots * std::mem::size_of::<Value>(),
+            });
+        }
+        if self.chunks.len() <= next {
+            self.chunks.push(vec![Value::Undef; size].into_boxed_slice());
+        } else if self.chunks[next].len() < n {
+            // Frames above chunk `c` have all returned (frames are LIFO),
+            // so the chunk is free to replace.
+            self.chunks[next] = vec![Value::Undef; size].into_boxed_slice();
+            self.chunks.truncate(next + 1);
+        }
+        let base = self.chunks[next].as_mut_ptr();
+        for i in 0..keep {
+            // SAFETY: `at+i` is in chunk `c` (checked above); `base+i` in
+            // chunk `next`, a different allocation: the two never overlap.
+            unsafe { ptr::swap(at.add(i), base.add(i)) };
+        }
+        // SAFETY: `base..base+n` lies in chunk `next` (its size ≥ n).
+        unsafe { clear(base, keep, n) };
+        Ok((next as u32, base))
+    }
+
+    /// The end of the window `base..base+n` as a place for a nested frame
+    /// (a callback called by a builtin).
+    pub fn after(&self, base: *mut Value, n: usize) -> *mut Value {
+        // SAFETY: windows lie inside one chunk, so `base+n` is at most one
+        // past its end.
+        unsafe { base.add(n) }
+    }
+
+    /// Drops every value and frees chunks beyond the first.
+    pub fn reset(&mut self) {
+        self.chunks.truncate(1);
+        if let Some(first) = self.chunks.first_mut() {
+            for v in first.iter_mut() {
+                *v = Value::Undef;
+            }
+        }
+    }
+
+    /// Bytes of stack currently allocated.
+    pub fn allocated_bytes(&self) -> usize {
+        self.chunks.iter().map(|c| c.len()).sum::<usize>() * std::mem::size_of::<Value>()
+    }
+}
+
+/// Sets registers `keep..n` of the window at `base` to `Undef`, dropping
+/// what they held.
+///
+/// # Safety
+/// `base..base+n` must be valid registers of one chunk, with no other
+/// reference to them alive.
+unsafe fn clear(base: *mut Value, keep: usize, n: usize) {
+    for i in keep..n {
+        // SAFETY: forwarded from the caller.
+        let slot = unsafe { &mut *base.add(i) };
+        if !matches!(slot, Value::Undef) {
+            *slot = Value::Undef;
+        }
+    }
+}
+
+/// Where output goes when no output buffer is active.
+pub enum Sink {
+    /// The process's standard output, through a buffer flushed when it
+    /// grows, on `flush()`, before anything is written to stderr, and at
+    /// the end.
+    Stdout(Vec<u8>),
+    /// Kept in memory (a request's output, tests).
+    Capture(Vec<u8>),
+    /// Thrown away (benchmarks).
+    Discard,
+}
+
+impl Sink {
+    fn write(&mut self, bytes: &[u8]) {
+        match self {
+            Sink::Stdout(buf) => {
+                buf.extend_from_slice(bytes);
+                if buf.len() >= 64 * 1024 {
+                    let mut out = std::io::stdout().lock();
+                    let _ = out.write_all(buf);
+                    let _ = out.flush();
+                    buf.clear();
+                }
+            }
+            Sink::Capture(buf) => buf.extend_from_slice(bytes),
+            Sink::Discard => {}
+        }
+    }
+}
+
+/// PHP's output layer: a stack of output buffers over a sink.
+pub struct Output {
+    /// `ob_start()` buffers, innermost last.
+    pub buffers: Vec<Vec<u8>>,
+    pub sink: Sink,
+}
+
+impl Output {
+    pub fn new(sink: Sink) -> Output {
+        Output {
+            buffers: Vec::new(),
+            sink,
+        }
+    }
+
+    /// Writes to the innermost buffer, or the sink.
+    #[inline]
+    pub fn write(&mut self, bytes: &[u8]) {
+        match self.buffers.last_mut() {
+            Some(buf) => buf.extend_from_slice(bytes),
+            None => self.sink.write(bytes),
+        }
+    }
+
+    /// Sends buffered stdout bytes to the process's stdout.
+    pub fn flush_sink(&mut self) {
+        if let Sink::Stdout(buf) = &mut self.sink {
+            if !buf.is_empty() {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(buf);
+                let _ = out.flush();
+                buf.clear();
+            }
+        }
+    }
+
+    /// Flushes every output buffer into the sink (what PHP does at the end
+    /// of a request, even after a fatal error), then the sink itself.
+    pub fn end_all(&mut self) {
+        while let Some(buf) = self.buffers.pop() {
+            self.write(&buf);
+        }
+        self.flush_sink();
+    }
+}
+
+/// Settings PHP keeps in ini entries.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// `precision`: significant digits when a float becomes a string.
+    pub precision: i32,
+    /// `memory_limit` in bytes (`None`: unlimited).
+    pub memory_limit: Option<usize>,
+    /// `max_execution_time` in seconds (0: none).
+    pub max_execution_time: u64,
+    /// `error_reporting` (E_ALL by default).
+    pub error_reporting: i64,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            precision: 14,
+            memory_limit: Some(128 * 1024 * 1024),
+            max_execution_time: 0,
+            error_reporting: E_ALL,
+        }
+    }
+}
+
+/// `E_ALL`.
+pub const E_ALL: i64 = 32767;
+
+/// The executor globals (see the module docs).
+pub struct ExecutorGlobals {
+    // The VM.
+    pub stack: VmStack,
+    pub frames: Vec<Frame>,
+    /// Set (from any thread) to make the VM stop at its next check: a
+    /// time limit expired.
+    pub interrupt: AtomicBool,
+    /// How many nested VM loops run (builtins calling back into scripts).
+    pub native_depth: u32,
+
+    // The request.
+    pub script: Option<Arc<Script>>,
+    pub runtime_cache: Vec<CacheEntry>,
+    /// User functions declared this request (lowercase name).
+    pub functions: HashMap<Box<[u8]>, FuncId>,
+    /// Constants defined this request (`define`, `const`).
+    pub constants: HashMap<Box<[u8]>, Value>,
+    /// Global variables that top-level code has no register for (created
+    /// by `global $x` in a function), by name.
+    pub extra_globals: HashMap<Box<[u8]>, PhpRef>,
+    /// Static variables of named functions: `statics[func][slot]`.
+    pub statics: Vec<Vec<Option<PhpRef>>>,
+    /// `$argv` for the script.
+    pub argv: Vec<PhpStr>,
+    pub output: Output,
+    /// The `error_reporting` level in force (0 inside `@`).
+    pub error_reporting: i64,
+    pub settings: Settings,
+    /// `exit()`'s status.
+    pub exit_status: i32,
+    pub mt_rand: Option<MtRand>,
+    /// The next object handle (`var_dump` shows closures as `#N`).
+    pub next_object_handle: u32,
+    /// The peak of memory use this request (bytes), for
+    /// `memory_get_peak_usage`.
+    pub memory_base: usize,
+}
+
+impl ExecutorGlobals {
+    pub fn new() -> ExecutorGlobals {
+        ExecutorGlobals {
+            stack: VmStack::new(16 * 1024 * 1024),
+            frames: Vec::new(),
+            interrupt: AtomicBool::new(false),
+            native_depth: 0,
+            script: None,
+            runtime_cache: Vec::new(),
+            functions: HashMap::new(),
+            constants: HashMap::new(),
+            extra_globals: HashMap::new(),
+            statics: Vec::new(),
+            argv: Vec::new(),
+            output: Output::new(Sink::Stdout(Vec::new())),
+            error_reporting: E_ALL,
+            settings: Settings::default(),
+            exit_status: 0,
+            mt_rand: None,
+            next_object_handle: 1,
+            memory_base: 0,
+        }
+    }
+
+    /// Prepares for running `script` (PHP's `init_executor`).
+    pub fn request_startup(&mut self, script: Arc<Script>, sink: Sink) {
+        self.runtime_cache.clear();
+        self.runtime_cache
+            .resize(script.cache_slots as usize, CacheEntry::Empty);
+        self.statics = script.functions.iter().map(|_| Vec::new()).collect();
+        self.script = Some(script);
+        self.output = Output::new(sink);
+        self.error_reporting = self.settings.error_reporting;
+        self.exit_status = 0;
+        self.next_object_handle = 1;
+        self.native_depth = 0;
+        self.interrupt.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Drops everything the request made (PHP's `shutdown_executor`) and
+    /// returns the sink with whatever it captured. Values go before the
+    /// script, whose interned strings they may point to.
+    pub fn request_shutdown(&mut self) -> Sink {
+        self.output.end_all();
+        self.frames.clear();
+        self.stack.reset();
+        self.runtime_cache.clear();
+        self.functions.clear();
+        self.constants.clear();
+        self.extra_globals.clear();
+        self.statics.clear();
+        self.argv.clear();
+        let sink = std::mem::replace(&mut self.output, Output::new(Sink::Discard)).sink;
+        self.script = None;
+        sink
+    }
+}
+
+impl Default for ExecutorGlobals {
+    fn default() -> Self {
+        ExecutorGlobals::new()
+    }
+}

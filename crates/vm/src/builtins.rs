@@ -1,0 +1,472 @@
+//! PHP's builtin functions: the registry, argument handling, dispatch.
+//!
+//! Each module under `builtins/` declares its functions with
+//! [`builtin_table!`]: PHP's name, parameter names (for PHP's messages;
+//! `...name` for a variadic rest), how many are required, which are by
+//! reference, and the Rust function. A function's id is its position in
+//! the concatenation of the modules' tables; the compiler gets the table
+//! through the compiler globals at thread startup, the VM dispatches ids
+//! here. Builtins are generic over the globals strategy like the rest of
+//! the VM, and take their arguments as an [`Args`].
+
+use std::marker::PhantomData;
+use std::rc::Rc;
+
+use minizts_core::numfmt::{self, Number};
+use minizts_core::{PhpArray, PhpStr, Value};
+use minizts_globals::{cg, eg, Globals, InternalFunction};
+
+use crate::call::builtin_arity;
+use crate::error::{deprecated, type_error, warning, VmResult};
+
+mod array;
+mod math;
+mod misc;
+mod output;
+mod string;
+mod var;
+
+/// A builtin as PHP's messages and the compiler see it.
+#[derive(Debug)]
+pub struct BuiltinInfo {
+    pub name: &'static str,
+    /// Parameter names; a leading `...` marks a variadic rest.
+    pub params: &'static [&'static str],
+    /// Required arguments.
+    pub min: u8,
+    /// Bit `i`: parameter `i` by reference (bit 31: the variadic rest).
+    pub by_ref: u32,
+}
+
+impl BuiltinInfo {
+    pub fn variadic(&self) -> bool {
+        self.params.last().is_some_and(|p| p.starts_with("..."))
+    }
+
+    /// The most arguments accepted (`None`: any number).
+    pub fn max(&self) -> Option<usize> {
+        (!self.variadic()).then_some(self.params.len())
+    }
+
+    pub fn param_by_ref(&self, i: usize) -> bool {
+        if i < 31 {
+            if self.by_ref & (1 << i) != 0 {
+                return true;
+            }
+            if self.variadic() && i + 1 >= self.params.len() {
+                return self.by_ref & (1 << 31) != 0;
+            }
+            false
+        } else {
+            self.variadic() && self.by_ref & (1 << 31) != 0
+        }
+    }
+
+    fn param_name(&self, i: usize) -> &'static str {
+        match self.params.get(i) {
+            Some(p) => p.trim_start_matches("..."),
+            None => self.params.last().map_or("", |p| p.trim_start_matches("...")),
+        }
+    }
+}
+
+/// A builtin's implementation.
+pub type BuiltinFn<G> = fn(G, &mut Args<'_>) -> VmResult<Value>;
+
+/// Declares a module's builtins: `"name", ["param", …], required,
+/// by_ref_mask, function;` — generating `INFO` (for the compiler and
+/// messages) and `Fns::<G>::FNS` (for dispatch) in the same order.
+#[macro_export]
+macro_rules! builtin_table {
+    ($($name:literal, [$($param:literal),*], $min:literal, $by_ref:literal, $f:ident;)*) => {
+        pub(crate) const INFO: &[$crate::builtins::BuiltinInfo] = &[
+            $($crate::builtins::BuiltinInfo { name: $name, params: &[$($param),*], min: $min, by_ref: $by_ref },)*
+        ];
+        pub(crate) struct Fns<G>(std::marker::PhantomData<G>);
+        impl<G: minizts_globals::Globals> Fns<G> {
+            pub(crate) const FNS: &'static [$crate::builtins::BuiltinFn<G>] = &[$($f::<G>,)*];
+        }
+    };
+}
+
+/// The modules, in id order.
+const MODULES: [&[BuiltinInfo]; 6] = [
+    string::INFO,
+    array::INFO,
+    math::INFO,
+    var::INFO,
+    output::INFO,
+    misc::INFO,
+];
+
+const fn offsets() -> [usize; 7] {
+    let mut out = [0; 7];
+    let mut i = 0;
+    while i < MODULES.len() {
+        out[i + 1] = out[i] + MODULES[i].len();
+        i += 1;
+    }
+    out
+}
+
+const OFFSETS: [usize; 7] = offsets();
+
+struct Dispatch<G>(PhantomData<G>);
+
+impl<G: Globals> Dispatch<G> {
+    const TABLES: [&'static [BuiltinFn<G>]; 6] = [
+        string::Fns::<G>::FNS,
+        array::Fns::<G>::FNS,
+        math::Fns::<G>::FNS,
+        var::Fns::<G>::FNS,
+        output::Fns::<G>::FNS,
+        misc::Fns::<G>::FNS,
+    ];
+}
+
+fn split(id: u16) -> (usize, usize) {
+    let id = id as usize;
+    let m = (0..MODULES.len()).rfind(|&m| OFFSETS[m] <= id).unwrap_or(0);
+    (m, id - OFFSETS[m])
+}
+
+/// Every builtin, by id.
+pub fn all() -> impl Iterator<Item = &'static BuiltinInfo> {
+    MODULES.iter().flat_map(|m| m.iter())
+}
+
+/// The builtin with id `id`.
+pub fn info(id: u16) -> &'static BuiltinInfo {
+    let (m, i) = split(id);
+    &MODULES[m][i]
+}
+
+/// Calls builtin `id` (checking the argument count as PHP does).
+pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
+    let (m, i) = split(id);
+    let info = &MODULES[m][i];
+    let n = args.len();
+    if n < info.min as usize || info.max().is_some_and(|max| n > max) {
+        return builtin_arity(info.name, info.min as usize, info.max(), n);
+    }
+    let f = Dispatch::<G>::TABLES[m][i];
+    f(g, &mut Args { v: args, info })
+}
+
+/// Registers every builtin and internal constant in this thread's compiler
+/// globals (PHP copies its internal function table into each thread).
+pub fn register<G: Globals>(g: G) {
+    let cg = cg!(g);
+    for (id, info) in all().enumerate() {
+        let max = info.max().map_or(u8::MAX, |m| m.min(254) as u8);
+        cg.function_table.insert(
+            info.name.as_bytes().into(),
+            InternalFunction {
+                id: id as u16,
+                min_args: info.min,
+                max_args: max,
+                by_ref: info.by_ref & !(1 << 31),
+                rest_by_ref: info.by_ref & (1 << 31) != 0,
+            },
+        );
+    }
+    for (name, value) in misc::constants() {
+        cg.constant_table.insert(name.as_bytes().into(), value);
+    }
+}
+
+/// `define()` and `const`: a constant for the rest of the request.
+pub fn define_constant<G: Globals>(g: G, name: &[u8], v: Value) -> VmResult<bool> {
+    if let Value::Closure(_) = v {
+        return type_error("define(): Argument #2 ($value) cannot be an object, Closure given");
+    }
+    let exists = eg!(g).constants.contains_key(name) || cg!(g).constant_table.contains_key(name);
+    if exists {
+        warning(
+            g,
+            &format!("Constant {} already defined", String::from_utf8_lossy(name)),
+        );
+        return Ok(false);
+    }
+    eg!(g).constants.insert(name.into(), v.deref_clone());
+    Ok(true)
+}
+
+/// A builtin's arguments, with PHP's coercions for typed parameters.
+pub struct Args<'a> {
+    pub v: &'a mut [Value],
+    pub info: &'static BuiltinInfo,
+}
+
+impl Args<'_> {
+    pub fn len(&self) -> usize {
+        self.v.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.v.is_empty()
+    }
+
+    /// Whether argument `i` was passed.
+    pub fn has(&self, i: usize) -> bool {
+        i < self.v.len()
+    }
+
+    /// Argument `i` as passed (references followed).
+    pub fn get(&self, i: usize) -> Value {
+        match self.v.get(i) {
+            Some(Value::Ref(r)) => r.get(),
+            Some(Value::Undef) | None => Value::Null,
+            Some(v) => v.clone(),
+        }
+    }
+
+    /// Argument `i` without copying (a reference's value is copied).
+    pub fn value(&self, i: usize) -> std::borrow::Cow<'_, Value> {
+        match self.v.get(i) {
+            Some(Value::Ref(r)) => std::borrow::Cow::Owned(r.get()),
+            Some(v) => std::borrow::Cow::Borrowed(v),
+            None => std::borrow::Cow::Owned(Value::Null),
+        }
+    }
+
+    fn type_error<T>(&self, i: usize, expected: &str, given: &Value) -> VmResult<T> {
+        type_error(format!(
+            "{}(): Argument #{} (${}) must be of type {expected}, {} given",
+            self.info.name,
+            i + 1,
+            self.info.param_name(i),
+            given.type_name()
+        ))
+    }
+
+    fn null_deprecated<G: Globals>(&self, g: G, i: usize, ty: &str) {
+        deprecated(
+            g,
+            &format!(
+                "{}(): Passing null to parameter #{} (${}) of type {ty} is deprecated",
+                self.info.name,
+                i + 1,
+                self.info.param_name(i)
+            ),
+        );
+    }
+
+    /// A `string` parameter.
+    pub fn str<G: Globals>(&self, g: G, i: usize) -> VmResult<PhpStr> {
+        let v = self.value(i);
+        match &*v {
+            Value::Str(s) => Ok(s.clone()),
+            Value::Int(_) | Value::Float(_) | Value::Bool(_) => crate::ops::to_str(g, &v),
+            Value::Null | Value::Undef => {
+                self.null_deprecated(g, i, "string");
+                Ok(PhpStr::empty())
+            }
+            other => self.type_error(i, "string", other),
+        }
+    }
+
+    /// An optional `string` parameter.
+    pub fn opt_str<G: Globals>(&self, g: G, i: usize, default: &[u8]) -> VmResult<PhpStr> {
+        if self.has(i) {
+            self.str(g, i)
+        } else {
+            Ok(PhpStr::from(default))
+        }
+    }
+
+    /// An `int` parameter.
+    pub fn int<G: Globals>(&self, g: G, i: usize) -> VmResult<i64> {
+        let v = self.value(i);
+        match &*v {
+            Value::Int(n) => Ok(*n),
+            Value::Float(f) => self.float_as_int(g, i, *f, &v),
+            Value::Bool(b) => Ok(*b as i64),
+            Value::Null | Value::Undef => {
+                self.null_deprecated(g, i, "int");
+                Ok(0)
+            }
+            Value::Str(s) => match numfmt::is_numeric_str(s) {
+                Some(Number::Int(n)) => Ok(n),
+                Some(Number::Float(f)) => self.float_as_int(g, i, f, &v),
+                None => self.type_error(i, "int", &v),
+            },
+            other => self.type_error(i, "int", other),
+        }
+    }
+
+    fn float_as_int<G: Globals>(&self, g: G, i: usize, f: f64, given: &Value) -> VmResult<i64> {
+        if !f.is_finite() || f < -9.223_372_036_854_776e18 || f >= 9.223_372_036_854_776e18 {
+            return self.type_error(i, "int", given);
+        }
+        if f.fract() != 0.0 {
+            deprecated(
+                g,
+                &format!(
+                    "Implicit conversion from float {} to int loses precision",
+                    numfmt::php_float_repr(f)
+                ),
+            );
+        }
+        Ok(f as i64)
+    }
+
+    /// An optional `int` parameter.
+    pub fn opt_int<G: Globals>(&self, g: G, i: usize, default: i64) -> VmResult<i64> {
+        if self.has(i) {
+            self.int(g, i)
+        } else {
+            Ok(default)
+        }
+    }
+
+    /// A `float` parameter.
+    pub fn float<G: Globals>(&self, g: G, i: usize) -> VmResult<f64> {
+        let v = self.value(i);
+        match &*v {
+            Value::Float(f) => Ok(*f),
+            Value::Int(n) => Ok(*n as f64),
+            Value::Bool(b) => Ok(*b as i64 as f64),
+            Value::Null | Value::Undef => {
+                self.null_deprecated(g, i, "float");
+                Ok(0.0)
+            }
+            Value::Str(s) => match numfmt::is_numeric_str(s) {
+                Some(n) => Ok(n.to_f64()),
+                None => self.type_error(i, "float", &v),
+            },
+            other => self.type_error(i, "float", other),
+        }
+    }
+
+    /// An `int|float` parameter.
+    pub fn number<G: Globals>(&self, g: G, i: usize) -> VmResult<Number> {
+        let v = self.value(i);
+        match &*v {
+            Value::Int(n) => Ok(Number::Int(*n)),
+            Value::Float(f) => Ok(Number::Float(*f)),
+            Value::Bool(b) => Ok(Number::Int(*b as i64)),
+            Value::Null | Value::Undef => {
+                self.null_deprecated(g, i, "int|float");
+                Ok(Number::Int(0))
+            }
+            Value::Str(s) => match numfmt::is_numeric_str(s) {
+                Some(n) => Ok(n),
+                None => self.type_error(i, "int|float", &v),
+            },
+            other => self.type_error(i, "int|float", other),
+        }
+    }
+
+    /// A `bool` parameter.
+    pub fn bool<G: Globals>(&self, g: G, i: usize) -> VmResult<bool> {
+        let v = self.value(i);
+        match &*v {
+            Value::Null | Value::Undef => {
+                self.null_deprecated(g, i, "bool");
+                Ok(false)
+            }
+            Value::Arr(_) | Value::Closure(_) => self.type_error(i, "bool", &v),
+            other => Ok(other.to_bool()),
+        }
+    }
+
+    /// An optional `bool` parameter.
+    pub fn opt_bool<G: Globals>(&self, g: G, i: usize, default: bool) -> VmResult<bool> {
+        if self.has(i) {
+            self.bool(g, i)
+        } else {
+            Ok(default)
+        }
+    }
+
+    /// An `array` parameter.
+    pub fn array(&self, i: usize) -> VmResult<Rc<PhpArray>> {
+        let v = self.value(i);
+        match &*v {
+            Value::Arr(a) => Ok(a.clone()),
+            other => self.type_error(i, "array", other),
+        }
+    }
+
+    /// A by-reference parameter: runs `f` on the referenced slot.
+    pub fn with_ref<R>(&mut self, i: usize, f: impl FnOnce(&mut Value) -> R) -> R {
+        match &mut self.v[i] {
+            Value::Ref(r) => {
+                let r = r.clone();
+                let mut slot = r.borrow_mut();
+                f(&mut slot)
+            }
+            other => f(other),
+        }
+    }
+
+    /// A by-reference `array` parameter: runs `f` on the array (copied
+    /// first if shared), or reports PHP's TypeError.
+    pub fn with_array_ref<R>(&mut self, i: usize, f: impl FnOnce(&mut PhpArray) -> R) -> VmResult<R> {
+        let info = self.info;
+        self.with_ref(i, |slot| match slot.array_mut() {
+            Some(a) => Ok(f(a)),
+            None => type_error(format!(
+                "{}(): Argument #{} (${}) must be of type array, {} given",
+                info.name,
+                i + 1,
+                info.param_name(i),
+                slot.type_name()
+            )),
+        })
+    }
+
+    /// PHP's `callable` check for parameter `i`.
+    pub fn callable<G: Globals>(&self, g: G, i: usize) -> VmResult<crate::call::Callee> {
+        let v = self.value(i);
+        match crate::call::resolve_callable(g, &v) {
+            Ok(c) => Ok(c),
+            Err(_) => {
+                let what = match &*v {
+                    Value::Str(s) => format!(
+                        "a valid callback, function \"{}\" not found or invalid function name",
+                        String::from_utf8_lossy(s)
+                    ),
+                    Value::Arr(_) => "a valid callback, array callback must have exactly two members".into(),
+                    _ => "a valid callback, no array or string given".into(),
+                };
+                type_error(format!(
+                    "{}(): Argument #{} (${}) must be {what}",
+                    self.info.name,
+                    i + 1,
+                    self.info.param_name(i)
+                ))
+            }
+        }
+    }
+
+    /// A ValueError about parameter `i`.
+    pub fn value_error<T>(&self, i: usize, what: &str) -> VmResult<T> {
+        crate::error::value_error(format!(
+            "{}(): Argument #{} (${}) {what}",
+            self.info.name,
+            i + 1,
+            self.info.param_name(i)
+        ))
+    }
+
+    /// The builtin's name (for messages).
+    pub fn name(&self) -> &'static str {
+        self.info.name
+    }
+}
+
+/// Checks that a result of `bytes` more bytes fits under `memory_limit`
+/// before allocating it (PHP's allocator refuses such a request).
+pub fn reserve<G: Globals>(g: G, bytes: usize) -> VmResult<()> {
+    if let Some(limit) = eg!(g).settings.memory_limit {
+        let used = minizts_globals::memory::usage();
+        if used.saturating_add(bytes) > limit {
+            return crate::error::fatal(format!(
+                "Allowed memory size of {limit} bytes exhausted (tried to allocate {bytes} bytes)"
+            ));
+        }
+    }
+    Ok(())
+}

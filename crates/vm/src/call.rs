@@ -1,0 +1,285 @@
+//! Calls: pushing and popping frames, resolving what a name or a value
+//! calls, and calling back into scripts from builtins.
+
+use std::rc::Rc;
+
+use minizts_core::bytecode::{FuncId, Script};
+use minizts_core::value::Closure;
+use minizts_core::{PhpArray, Value};
+use minizts_globals::executor::{CacheEntry, FunctionRef};
+use minizts_globals::{cg, eg, Frame, Globals};
+
+use crate::error::{error, fatal, locate, throw, Location, VmError, VmResult};
+use crate::exec::execute;
+
+/// How deep builtins may call back into scripts (each level uses native
+/// stack; script-to-script calls use none).
+pub const MAX_NATIVE_DEPTH: u32 = 2000;
+
+/// What a call resolves to.
+#[derive(Clone, Debug)]
+pub enum Callee {
+    User { func: FuncId, closure: Option<Rc<Closure>> },
+    Builtin(u16),
+}
+
+/// Looks a function name up (lowercase): user functions first, then
+/// internal ones (a user function cannot shadow an internal one).
+pub fn lookup_function<G: Globals>(g: G, lower: &[u8]) -> Option<FunctionRef> {
+    if let Some(&id) = eg!(g).functions.get(lower) {
+        return Some(FunctionRef::User(id));
+    }
+    cg!(g).function_table.get(lower).map(|f| FunctionRef::Builtin(f.id))
+}
+
+/// Resolves call site `site` of function `func` (through the runtime
+/// cache).
+pub fn resolve_site<G: Globals>(g: G, script: &Script, func: FuncId, site: u16) -> VmResult<FuncId> {
+    let s = &script.functions[func as usize].sites[site as usize];
+    if let CacheEntry::Function(id) = eg!(g).runtime_cache[s.cache_slot as usize] {
+        return Ok(id);
+    }
+    match eg!(g).functions.get(&*s.key).copied() {
+        Some(id) => {
+            eg!(g).runtime_cache[s.cache_slot as usize] = CacheEntry::Function(id);
+            Ok(id)
+        }
+        None => error(format!("Call to undefined function {}()", s.name)),
+    }
+}
+
+/// What calling `v` would run (closures and function-name strings).
+pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
+    match v {
+        Value::Closure(c) => Ok(Callee::User {
+            func: c.func,
+            closure: Some(c.clone()),
+        }),
+        Value::Str(name) => {
+            let name = name.strip_prefix(b"\\").unwrap_or(name);
+            match lookup_function(g, &name.to_ascii_lowercase()) {
+                Some(FunctionRef::User(func)) => Ok(Callee::User { func, closure: None }),
+                Some(FunctionRef::Builtin(id)) => Ok(Callee::Builtin(id)),
+                None => error(format!(
+                    "Call to undefined function {}()",
+                    String::from_utf8_lossy(name)
+                )),
+            }
+        }
+        Value::Ref(r) => resolve_callable(g, &r.borrow()),
+        Value::Arr(a) if a.len() != 2 => error("Array callback must have exactly two elements"),
+        Value::Arr(_) => error("minizts does not support array callables (there are no classes)"),
+        other => error(format!("Value of type {} is not callable", other.type_name())),
+    }
+}
+
+/// Whether parameter `i` of `callee` is by reference.
+pub fn param_by_ref<G: Globals>(g: G, script: &Script, callee: &Callee, i: usize) -> bool {
+    match callee {
+        Callee::User { func, .. } => {
+            let params = &script.functions[*func as usize].params;
+            match params.get(i) {
+                Some(p) => p.by_ref,
+                None => params.last().is_some_and(|p| p.variadic && p.by_ref),
+            }
+        }
+        Callee::Builtin(id) => crate::builtins::info(*id).param_by_ref(i),
+    }
+}
+
+/// Pushes a frame for user function `func`, whose `argc` arguments are the
+/// values at `args` (in stack chunk `chunk`). The caller's current
+/// instruction must be saved in its frame (for messages).
+#[allow(clippy::too_many_arguments)]
+pub fn push_frame<G: Globals>(
+    g: G,
+    script: &Script,
+    func: FuncId,
+    args: *mut Value,
+    chunk: u32,
+    argc: usize,
+    ret: u16,
+    closure: Option<Rc<Closure>>,
+    native: bool,
+) -> VmResult<()> {
+    let f = &script.functions[func as usize];
+    if eg!(g).frames.len() >= 1_000_000 {
+        return fatal("Maximum call stack size reached. Infinite recursion?");
+    }
+    let nparams = f.params.len();
+    let variadic = f.params.last().is_some_and(|p| p.variadic);
+    let too_few = argc < f.required as usize;
+    let caller_line = crate::error::current_location(g).map_or(0, |l| l.line);
+    let fixed = if variadic { nparams - 1 } else { nparams };
+    let keep = if variadic && argc > fixed {
+        // The last parameter collects the rest as an array.
+        let mut rest = PhpArray::new();
+        for i in fixed..argc {
+            // SAFETY: `args..args+argc` are the caller's argument registers.
+            let v = unsafe { std::mem::take(&mut *args.add(i)) };
+            let _ = rest.push(v);
+        }
+        // SAFETY: as above; slot `fixed` is an argument register.
+        unsafe { *args.add(fixed) = Value::arr(rest) };
+        nparams
+    } else {
+        argc.min(fixed)
+    };
+    let (chunk, base) = match eg!(g).stack.window(chunk, args, keep, f.num_regs as usize) {
+        Ok(w) => w,
+        Err(overflow) => {
+            return fatal(format!(
+                "Maximum call stack size of {} bytes reached. Infinite recursion?",
+                overflow.limit_bytes
+            ))
+        }
+    };
+    if variadic && argc <= fixed {
+        // SAFETY: the window holds `num_regs >= nparams` registers.
+        unsafe { *base.add(fixed) = Value::arr(PhpArray::new()) };
+    }
+    if let Some(c) = &closure {
+        for (i, &cv) in f.bound_cvs.iter().enumerate() {
+            if let Some(v) = c.bound.get(i) {
+                // SAFETY: bound CVs are registers of the window.
+                unsafe { *base.add(cv as usize) = v.clone() };
+            }
+        }
+    }
+    eg!(g).frames.push(Frame {
+        func,
+        base,
+        chunk,
+        pc: 0,
+        ret,
+        argc: argc.min(u16::MAX as usize) as u16,
+        closure,
+        native,
+    });
+    if too_few {
+        let name = if f.is_closure { "{closure}" } else { &f.name };
+        let how = if f.required as usize == nparams && !variadic {
+            "exactly"
+        } else {
+            "at least"
+        };
+        let message = format!(
+            "Too few arguments to function {name}(), {argc} passed in {} on line {caller_line} and {how} {} expected",
+            script.file, f.required
+        );
+        // PHP reports it at the function, with the call in the trace.
+        let mut err = locate(
+            g,
+            Box::new(VmError::Uncaught {
+                class: "ArgumentCountError",
+                message,
+                at: None,
+                trace: Vec::new(),
+            }),
+        );
+        if let VmError::Uncaught { at, .. } = &mut *err {
+            *at = Some(Location {
+                file: script.file.clone(),
+                line: f.line_start,
+            });
+        }
+        return Err(err);
+    }
+    Ok(())
+}
+
+/// Clears a finished frame's registers (dropping its values, as PHP frees
+/// a function's variables when it returns) and pops it.
+pub fn pop_frame<G: Globals>(g: G, script: &Script) -> Frame {
+    let frame = eg!(g).frames.pop().expect("a frame to pop");
+    let n = script.functions[frame.func as usize].num_regs as usize;
+    for i in 0..n {
+        // SAFETY: the frame's window is `base..base+num_regs`, alive until
+        // now; nothing else refers to it.
+        let slot = unsafe { &mut *frame.base.add(i) };
+        if !matches!(slot, Value::Undef) {
+            *slot = Value::Undef;
+        }
+    }
+    frame
+}
+
+/// Calls `callable` with `args` from native code (a builtin's callback):
+/// PHP's `zend_call_function`.
+pub fn call_callable<G: Globals>(g: G, callable: &Value, args: Vec<Value>) -> VmResult<Value> {
+    let callee = resolve_callable(g, callable)?;
+    call_resolved(g, &callee, args)
+}
+
+/// Calls an already resolved callee with `args` from native code.
+pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) -> VmResult<Value> {
+    match callee {
+        Callee::Builtin(id) => crate::builtins::call(g, *id, &mut args),
+        Callee::User { func, closure } => {
+            let script = eg!(g).script.clone().expect("a running script");
+            if eg!(g).native_depth >= MAX_NATIVE_DEPTH {
+                return fatal(format!(
+                    "Maximum function nesting level of '{MAX_NATIVE_DEPTH}' reached, aborting!"
+                ));
+            }
+            // The new frame goes above the current frame's window.
+            let (at, chunk) = {
+                let eg = eg!(g);
+                let top = eg.frames.last().expect("a calling frame");
+                let n = script.functions[top.func as usize].num_regs as usize;
+                (eg.stack.after(top.base, n), top.chunk)
+            };
+            let argc = args.len();
+            let (chunk, at) = match eg!(g).stack.window(chunk, at, 0, argc) {
+                Ok(w) => w,
+                Err(o) => {
+                    return fatal(format!(
+                        "Maximum call stack size of {} bytes reached. Infinite recursion?",
+                        o.limit_bytes
+                    ))
+                }
+            };
+            for (i, v) in args.into_iter().enumerate() {
+                // SAFETY: `window` reserved `argc` registers at `at`.
+                unsafe { *at.add(i) = v };
+            }
+            push_frame(g, &script, *func, at, chunk, argc, u16::MAX, closure.clone(), true)?;
+            eg!(g).native_depth += 1;
+            let r = execute(g);
+            eg!(g).native_depth -= 1;
+            r
+        }
+    }
+}
+
+/// Declares user function `func` under its name.
+pub fn declare_function<G: Globals>(g: G, script: &Script, func: FuncId) -> VmResult<()> {
+    let f = &script.functions[func as usize];
+    let key: Box<[u8]> = f.name.to_ascii_lowercase().into_bytes().into();
+    if let Some(&prev) = eg!(g).functions.get(&key) {
+        let prev = &script.functions[prev as usize];
+        return fatal(format!(
+            "Cannot redeclare {}() (previously declared in {}:{})",
+            f.name, script.file, prev.line_start
+        ));
+    }
+    eg!(g).functions.insert(key, func);
+    Ok(())
+}
+
+/// `throw new ArgumentCountError(…)` for a builtin called with the wrong
+/// number of arguments.
+pub fn builtin_arity<T>(name: &str, min: usize, max: Option<usize>, given: usize) -> VmResult<T> {
+    let (how, n) = match max {
+        Some(max) if max == min => ("exactly", min),
+        Some(max) if given > max => ("at most", max),
+        _ => ("at least", min),
+    };
+    throw(
+        "ArgumentCountError",
+        format!(
+            "{name}() expects {how} {n} argument{}, {given} given",
+            if n == 1 { "" } else { "s" }
+        ),
+    )
+}

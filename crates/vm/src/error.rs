@@ -1,0 +1,255 @@
+//! Errors, warnings and where they happened.
+//!
+//! PHP 8 reports most run-time failures by throwing an `Error` (or one of
+//! its subclasses); minizts has no `try`/`catch`, so a thrown error always
+//! ends the request as PHP's "Uncaught …" fatal error does. Warnings,
+//! notices and deprecations are printed at once and execution goes on.
+//! Messages use PHP's wording and `display_errors=stderr` format.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+
+use minizts_core::Value;
+use minizts_globals::{eg, Globals};
+
+/// Where an error happened: file and line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub file: Box<str>,
+    pub line: u32,
+}
+
+/// Why execution stopped early.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VmError {
+    /// A thrown `Error` nobody caught (`class` is PHP's class name).
+    Uncaught {
+        class: &'static str,
+        message: String,
+        at: Option<Location>,
+        /// PHP's "Stack trace:" lines, innermost first.
+        trace: Vec<String>,
+    },
+    /// A fatal error (E_ERROR): memory or time limit, nesting, …
+    Fatal { message: String, at: Option<Location> },
+    /// `exit()`.
+    Exit,
+}
+
+/// Results in the VM carry errors boxed, keeping the happy path small.
+pub type VmResult<T> = Result<T, Box<VmError>>;
+
+/// A thrown `Error` of class `class`.
+pub fn throw<T>(class: &'static str, message: impl Into<String>) -> VmResult<T> {
+    Err(Box::new(VmError::Uncaught {
+        class,
+        message: message.into(),
+        at: None,
+        trace: Vec::new(),
+    }))
+}
+
+/// `throw new Error(message)`.
+pub fn error<T>(message: impl Into<String>) -> VmResult<T> {
+    throw("Error", message)
+}
+
+/// `throw new TypeError(message)`.
+pub fn type_error<T>(message: impl Into<String>) -> VmResult<T> {
+    throw("TypeError", message)
+}
+
+/// `throw new ValueError(message)`.
+pub fn value_error<T>(message: impl Into<String>) -> VmResult<T> {
+    throw("ValueError", message)
+}
+
+/// A fatal error.
+pub fn fatal<T>(message: impl Into<String>) -> VmResult<T> {
+    Err(Box::new(VmError::Fatal {
+        message: message.into(),
+        at: None,
+    }))
+}
+
+/// Levels of non-fatal diagnostics (PHP's `E_*` constants).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Warning,
+    Notice,
+    Deprecated,
+}
+
+impl Level {
+    fn bit(self) -> i64 {
+        match self {
+            Level::Warning => 2,
+            Level::Notice => 8,
+            Level::Deprecated => 8192,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Level::Warning => "Warning",
+            Level::Notice => "Notice",
+            Level::Deprecated => "Deprecated",
+        }
+    }
+}
+
+/// The location of the instruction the current frame is executing.
+pub fn current_location<G: Globals>(g: G) -> Option<Location> {
+    let eg = eg!(g);
+    let script = eg.script.as_ref()?;
+    let frame = eg.frames.last()?;
+    let f = script.functions.get(frame.func as usize)?;
+    let line = f.lines.get(frame.pc as usize).copied().unwrap_or(f.line_end);
+    Some(Location {
+        file: script.file.clone(),
+        line,
+    })
+}
+
+/// Prints a warning, notice or deprecation (unless `error_reporting`
+/// masks it, as inside `@`).
+pub fn diagnostic<G: Globals>(g: G, level: Level, message: &str) {
+    if eg!(g).error_reporting & level.bit() == 0 {
+        return;
+    }
+    let at = current_location(g);
+    write_stderr(g, &format_message(level.label(), message, at.as_ref()));
+}
+
+pub fn warning<G: Globals>(g: G, message: &str) {
+    diagnostic(g, Level::Warning, message);
+}
+
+pub fn notice<G: Globals>(g: G, message: &str) {
+    diagnostic(g, Level::Notice, message);
+}
+
+pub fn deprecated<G: Globals>(g: G, message: &str) {
+    diagnostic(g, Level::Deprecated, message);
+}
+
+fn format_message(label: &str, message: &str, at: Option<&Location>) -> String {
+    match at {
+        Some(at) => format!("{label}: {message} in {} on line {}\n", at.file, at.line),
+        None => format!("{label}: {message}\n"),
+    }
+}
+
+/// Writes to stderr after flushing pending stdout, so that a terminal
+/// shows output and messages in the order they happened.
+pub fn write_stderr<G: Globals>(g: G, text: &str) {
+    eg!(g).output.flush_sink();
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}
+
+impl VmError {
+    /// The text PHP prints for this error at the end of a request.
+    pub fn report(&self) -> Option<String> {
+        match self {
+            VmError::Exit => None,
+            VmError::Fatal { message, at } => Some(format_message("Fatal error", message, at.as_ref())),
+            VmError::Uncaught {
+                class,
+                message,
+                at,
+                trace,
+            } => {
+                let (file, line) = match at {
+                    Some(at) => (&*at.file, at.line),
+                    None => ("Unknown", 0),
+                };
+                let mut out = format!("Fatal error: Uncaught {class}: {message} in {file}:{line}\nStack trace:\n");
+                for (i, frame) in trace.iter().enumerate() {
+                    let _ = writeln!(out, "#{i} {frame}");
+                }
+                let _ = writeln!(out, "#{} {{main}}", trace.len());
+                let _ = writeln!(out, "  thrown in {file} on line {line}");
+                Some(out)
+            }
+        }
+    }
+
+    pub fn is_located(&self) -> bool {
+        match self {
+            VmError::Exit => true,
+            VmError::Fatal { at, .. } | VmError::Uncaught { at, .. } => at.is_some(),
+        }
+    }
+}
+
+/// Fills in where an error happened (the current instruction) and, for
+/// thrown errors, the stack trace, unless already known.
+pub fn locate<G: Globals>(g: G, mut err: Box<VmError>) -> Box<VmError> {
+    if err.is_located() {
+        return err;
+    }
+    let here = current_location(g);
+    match &mut *err {
+        VmError::Fatal { at, .. } => *at = here,
+        VmError::Uncaught { at, trace, .. } => {
+            *at = here;
+            *trace = stack_trace(g);
+        }
+        VmError::Exit => {}
+    }
+    err
+}
+
+/// PHP's stack trace lines for the frames below the current one:
+/// `file(line): function(args)`.
+pub fn stack_trace<G: Globals>(g: G) -> Vec<String> {
+    let eg = eg!(g);
+    let Some(script) = eg.script.as_ref() else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    // Frame i was called from frame i-1 at that frame's saved pc.
+    for i in (1..eg.frames.len()).rev() {
+        let callee = &eg.frames[i];
+        let caller = &eg.frames[i - 1];
+        let Some(f) = script.functions.get(callee.func as usize) else {
+            continue;
+        };
+        let cf = &script.functions[caller.func as usize];
+        let line = cf.lines.get(caller.pc as usize).copied().unwrap_or(0);
+        let mut args = Vec::new();
+        for a in 0..(callee.argc as usize).min(f.params.len()) {
+            // SAFETY: the frame's window is live (its frame is on the
+            // stack) and holds at least its parameters.
+            let v = unsafe { &*callee.base.add(a) };
+            args.push(trace_arg(v));
+        }
+        let name = if f.is_closure { "{closure}" } else { &f.name };
+        lines.push(format!("{}({line}): {name}({})", script.file, args.join(", ")));
+    }
+    lines
+}
+
+fn trace_arg(v: &Value) -> String {
+    match v {
+        Value::Undef | Value::Null => "NULL".into(),
+        Value::Bool(true) => "true".into(),
+        Value::Bool(false) => "false".into(),
+        Value::Int(n) => n.to_string(),
+        Value::Float(f) => minizts_core::numfmt::php_float_repr(*f),
+        Value::Str(s) => {
+            let text = String::from_utf8_lossy(s);
+            if s.len() > 15 {
+                format!("'{}...'", text.chars().take(15).collect::<String>())
+            } else {
+                format!("'{text}'")
+            }
+        }
+        Value::Arr(_) => "Array".into(),
+        Value::Ref(r) => trace_arg(&r.borrow()),
+        Value::Closure(_) => "Object(Closure)".into(),
+        Value::IterVal(..) | Value::IterRef(_) => "NULL".into(),
+    }
+}

@@ -1,0 +1,1009 @@
+//! The run loop: one `match` over instructions, with the hot state (the
+//! current function's code and constants, the register window, the
+//! instruction index) in locals, as in Lua's `lvm.c`.
+//!
+//! Script-to-script calls do not recurse on the native stack: a call saves
+//! the caller's position in its frame, pushes the callee's frame and
+//! carries on in the same loop; a return pops and resumes the caller. The
+//! loop returns when a frame marked `native` returns (the script's main
+//! frame, or a callback a builtin is running).
+//!
+//! Per-thread state is reached through the globals strategy at the points
+//! PHP's VM reaches it: frames on call and return, the interrupt flag on
+//! backward jumps and calls, function and constant lookups, the symbol
+//! table, output, error state.
+
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+
+use minizts_core::bytecode::{BinOp, Function, Op, Reg, Src};
+use minizts_core::value::{identical, loose_equals, Closure, RefIter};
+use minizts_core::{Key, PhpArray, PhpRef, PhpStr, Value};
+use minizts_globals::executor::CacheEntry;
+use minizts_globals::{eg, memory, Globals};
+
+use crate::call::{self, Callee};
+use crate::dim::{self, ReadMode};
+use crate::error::{error, fatal, locate, warning, VmError, VmResult};
+use crate::{builtins, ops, output};
+
+/// A read operand: a register or constant as it is, or the value behind a
+/// reference, or null for an unset variable (after its warning).
+pub(crate) enum Operand<'a> {
+    Plain(&'a Value),
+    Guard(std::cell::Ref<'a, Value>),
+    Owned(Value),
+}
+
+impl std::ops::Deref for Operand<'_> {
+    type Target = Value;
+    #[inline(always)]
+    fn deref(&self) -> &Value {
+        match self {
+            Operand::Plain(v) => v,
+            Operand::Guard(g) => g,
+            Operand::Owned(v) => v,
+        }
+    }
+}
+
+/// Resolves an operand as stored: follows a reference, reads an unset
+/// variable as null after PHP's warning.
+#[inline(always)]
+fn resolve<'a, G: Globals>(g: G, func: &Function, pc: usize, v: &'a Value, s: Src) -> Operand<'a> {
+    match v {
+        Value::Ref(r) => Operand::Guard(r.borrow()),
+        Value::Undef => {
+            save_pc(g, pc - 1);
+            undefined_variable(g, func, s.index());
+            Operand::Owned(Value::Null)
+        }
+        v => Operand::Plain(v),
+    }
+}
+
+/// Saves the executing instruction's index in the current frame (for
+/// messages and stack traces).
+#[inline]
+fn save_pc<G: Globals>(g: G, pc: usize) {
+    if let Some(f) = eg!(g).frames.last_mut() {
+        f.pc = pc as u32;
+    }
+}
+
+fn undefined_variable<G: Globals>(g: G, func: &Function, reg: usize) {
+    let name = func.cv_names.get(reg).map_or("?", |n| &**n);
+    warning(g, &format!("Undefined variable ${name}"));
+}
+
+/// Checks the time and memory limits (at backward jumps and calls).
+#[cold]
+fn limits_exceeded<G: Globals>(g: G) -> VmResult<()> {
+    let eg = eg!(g);
+    if eg.interrupt.swap(false, Ordering::Relaxed) {
+        let secs = eg.settings.max_execution_time;
+        return fatal(format!(
+            "Maximum execution time of {secs} second{} exceeded",
+            if secs == 1 { "" } else { "s" }
+        ));
+    }
+    if let Some(limit) = eg.settings.memory_limit {
+        let used = memory::usage();
+        if used > limit {
+            return fatal(format!(
+                "Allowed memory size of {limit} bytes exhausted (tried to allocate {} bytes)",
+                used - limit
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[inline(always)]
+fn check_limits<G: Globals>(g: G) -> VmResult<()> {
+    let eg = eg!(g);
+    let over_memory = match eg.settings.memory_limit {
+        Some(limit) => memory::usage() > limit,
+        None => false,
+    };
+    if eg.interrupt.load(Ordering::Relaxed) || over_memory {
+        return limits_exceeded(g);
+    }
+    Ok(())
+}
+
+/// Writes `v` to variable slot `slot` (through a reference if it is one).
+#[inline]
+pub(crate) fn assign_slot(slot: &mut Value, v: Value) -> VmResult<()> {
+    match slot {
+        Value::Ref(r) => match r.try_borrow_mut() {
+            Ok(mut inner) => {
+                *inner = v;
+                Ok(())
+            }
+            Err(_) => fatal("minizts: a reference cycle was written through itself"),
+        },
+        _ => {
+            *slot = v;
+            Ok(())
+        }
+    }
+}
+
+/// Runs frames from the current top frame until a `native` frame returns;
+/// returns its value. Errors come back located (file, line, trace).
+pub fn execute<G: Globals>(g: G) -> VmResult<Value> {
+    match run(g) {
+        Ok(v) => Ok(v),
+        Err(e) => Err(locate(g, e)),
+    }
+}
+
+fn run<G: Globals>(g: G) -> VmResult<Value> {
+    let script = eg!(g).script.clone().expect("a running script");
+    let (mut func, mut base, mut chunk, mut pc) = {
+        let eg = eg!(g);
+        let frame = eg.frames.last().expect("a frame to run");
+        (
+            &script.functions[frame.func as usize],
+            frame.base,
+            frame.chunk,
+            frame.pc as usize,
+        )
+    };
+    let mut code: &[Op] = &func.code;
+    let mut consts: &[Value] = func.consts.values();
+
+    // Register `r` of the current window. SAFETY (all uses): the compiler
+    // only emits registers below the function's `num_regs`, and the window
+    // `base..base+num_regs` is reserved on the VM stack (whose chunks never
+    // move) for as long as the frame runs.
+    macro_rules! reg {
+        ($r:expr) => {{
+            let r: Reg = $r;
+            debug_assert!(r.idx() < func.num_regs as usize, "register {} out of window", r.0);
+            unsafe { &mut *base.add(r.idx()) }
+        }};
+    }
+    // An operand as stored (a reference or `Undef` unresolved).
+    macro_rules! raw {
+        ($s:expr) => {{
+            let s: Src = $s;
+            if s.is_const() {
+                &consts[s.index()]
+            } else {
+                debug_assert!(s.index() < func.num_regs as usize);
+                // SAFETY: as for `reg!`.
+                unsafe { &*base.add(s.index()) }
+            }
+        }};
+    }
+    // An operand resolved: references followed, unset variables warned
+    // about and read as null.
+    macro_rules! opnd {
+        ($s:expr) => {
+            resolve(g, func, pc, raw!($s), $s)
+        };
+    }
+    // Propagates an error after saving where it happened.
+    macro_rules! tri {
+        ($e:expr) => {
+            match $e {
+                Ok(v) => v,
+                Err(e) => {
+                    save_pc(g, pc - 1);
+                    return Err(e);
+                }
+            }
+        };
+    }
+    // Switches the locals to the frame now on top of the stack.
+    macro_rules! load_frame {
+        () => {{
+            let eg = eg!(g);
+            let frame = eg.frames.last().expect("a frame");
+            func = &script.functions[frame.func as usize];
+            base = frame.base;
+            chunk = frame.chunk;
+            code = &func.code;
+            consts = func.consts.values();
+        }};
+    }
+    // The keys of a dimension chain (consecutive registers).
+    macro_rules! keys {
+        ($keys:expr, $depth:expr) => {{
+            let keys: Reg = $keys;
+            debug_assert!(keys.idx() + $depth as usize <= func.num_regs as usize);
+            // SAFETY: as for `reg!`; the key registers are temporaries
+            // above the chain's base variable, so they never overlap it.
+            unsafe { std::slice::from_raw_parts(base.add(keys.idx()), $depth as usize) }
+        }};
+    }
+
+    loop {
+        let op = code[pc];
+        pc += 1;
+        match op {
+            Op::Nop => {}
+            Op::Move { dst, src } => {
+                let v = opnd!(src).clone();
+                *reg!(dst) = v;
+            }
+            Op::Assign { var, src } => {
+                let v = opnd!(src).clone();
+                tri!(assign_slot(reg!(var), v));
+            }
+            Op::AssignRef { var, src } => {
+                let r = reg!(src).clone();
+                *reg!(var) = r;
+            }
+            Op::Add { dst, a, b } => {
+                let r = match (raw!(a), raw!(b)) {
+                    (Value::Int(x), Value::Int(y)) => match x.checked_add(*y) {
+                        Some(n) => Value::Int(n),
+                        None => Value::Float(*x as f64 + *y as f64),
+                    },
+                    (Value::Float(x), Value::Float(y)) => Value::Float(x + y),
+                    _ => {
+                        save_pc(g, pc - 1);
+                        tri!(ops::arith(g, BinOp::Add, &opnd!(a), &opnd!(b)))
+                    }
+                };
+                *reg!(dst) = r;
+            }
+            Op::Sub { dst, a, b } => {
+                let r = match (raw!(a), raw!(b)) {
+                    (Value::Int(x), Value::Int(y)) => match x.checked_sub(*y) {
+                        Some(n) => Value::Int(n),
+                        None => Value::Float(*x as f64 - *y as f64),
+                    },
+                    (Value::Float(x), Value::Float(y)) => Value::Float(x - y),
+                    _ => {
+                        save_pc(g, pc - 1);
+                        tri!(ops::arith(g, BinOp::Sub, &opnd!(a), &opnd!(b)))
+                    }
+                };
+                *reg!(dst) = r;
+            }
+            Op::Mul { dst, a, b } => {
+                let r = match (raw!(a), raw!(b)) {
+                    (Value::Int(x), Value::Int(y)) => match x.checked_mul(*y) {
+                        Some(n) => Value::Int(n),
+                        None => Value::Float(*x as f64 * *y as f64),
+                    },
+                    (Value::Float(x), Value::Float(y)) => Value::Float(x * y),
+                    _ => {
+                        save_pc(g, pc - 1);
+                        tri!(ops::arith(g, BinOp::Mul, &opnd!(a), &opnd!(b)))
+                    }
+                };
+                *reg!(dst) = r;
+            }
+            Op::Concat { dst, a, b } => {
+                save_pc(g, pc - 1);
+                let r = tri!(ops::concat(g, &opnd!(a), &opnd!(b)));
+                *reg!(dst) = r;
+            }
+            Op::Lt { dst, a, b } => {
+                let r = match (raw!(a), raw!(b)) {
+                    (Value::Int(x), Value::Int(y)) => x < y,
+                    (Value::Float(x), Value::Float(y)) => x < y,
+                    _ => minizts_core::value::compare(&opnd!(a), &opnd!(b)) < 0,
+                };
+                *reg!(dst) = Value::Bool(r);
+            }
+            Op::Le { dst, a, b } => {
+                let r = match (raw!(a), raw!(b)) {
+                    (Value::Int(x), Value::Int(y)) => x <= y,
+                    (Value::Float(x), Value::Float(y)) => x <= y,
+                    _ => minizts_core::value::compare(&opnd!(a), &opnd!(b)) <= 0,
+                };
+                *reg!(dst) = Value::Bool(r);
+            }
+            Op::Eq { dst, a, b } => {
+                let r = match (raw!(a), raw!(b)) {
+                    (Value::Int(x), Value::Int(y)) => x == y,
+                    _ => loose_equals(&opnd!(a), &opnd!(b)),
+                };
+                *reg!(dst) = Value::Bool(r);
+            }
+            Op::Identical { dst, a, b } => {
+                let r = identical(&opnd!(a), &opnd!(b));
+                *reg!(dst) = Value::Bool(r);
+            }
+            Op::Binary { op, dst, a, b } => {
+                save_pc(g, pc - 1);
+                let r = tri!(ops::binary(g, op, &opnd!(a), &opnd!(b)));
+                *reg!(dst) = r;
+            }
+            Op::AssignOp { op, var, src } => {
+                let v = opnd!(src).clone();
+                let slot = reg!(var);
+                if let Value::Undef = slot {
+                    save_pc(g, pc - 1);
+                    undefined_variable(g, func, var.idx());
+                }
+                match (op, &mut *slot, &v) {
+                    (BinOp::Add, Value::Int(x), Value::Int(y)) if x.checked_add(*y).is_some() => *x += *y,
+                    (BinOp::Sub, Value::Int(x), Value::Int(y)) if x.checked_sub(*y).is_some() => *x -= *y,
+                    (BinOp::Concat, Value::Str(s), Value::Str(t)) => s.make_mut().extend_from_slice(t),
+                    _ => {
+                        save_pc(g, pc - 1);
+                        tri!(dim::apply_op(g, slot, op, &v));
+                    }
+                }
+            }
+            Op::Not { dst, src } => {
+                let r = !opnd!(src).to_bool();
+                *reg!(dst) = Value::Bool(r);
+            }
+            Op::Neg { dst, src } => {
+                save_pc(g, pc - 1);
+                let r = tri!(ops::negate(g, &opnd!(src)));
+                *reg!(dst) = r;
+            }
+            Op::Plus { dst, src } => {
+                save_pc(g, pc - 1);
+                let r = tri!(ops::plus(g, &opnd!(src)));
+                *reg!(dst) = r;
+            }
+            Op::BitNot { dst, src } => {
+                let r = tri!(ops::bit_not(&opnd!(src)));
+                *reg!(dst) = r;
+            }
+            Op::ToBool { dst, src } => {
+                let r = opnd!(src).to_bool();
+                *reg!(dst) = Value::Bool(r);
+            }
+            Op::Cast { dst, src, kind } => {
+                save_pc(g, pc - 1);
+                let r = tri!(ops::cast(g, &opnd!(src), kind));
+                *reg!(dst) = r;
+            }
+            Op::IncDecVar { var, kind, dst } => {
+                let slot = reg!(var);
+                let r = match slot {
+                    Value::Int(n) if kind.is_inc() && *n < i64::MAX => {
+                        *n += 1;
+                        if kind.is_pre() {
+                            Value::Int(*n)
+                        } else {
+                            Value::Int(*n - 1)
+                        }
+                    }
+                    Value::Int(n) if !kind.is_inc() && *n > i64::MIN => {
+                        *n -= 1;
+                        if kind.is_pre() {
+                            Value::Int(*n)
+                        } else {
+                            Value::Int(*n + 1)
+                        }
+                    }
+                    _ => {
+                        save_pc(g, pc - 1);
+                        if let Value::Undef = slot {
+                            undefined_variable(g, func, var.idx());
+                            *slot = Value::Null;
+                        }
+                        tri!(dim::inc_dec_slot(g, slot, kind))
+                    }
+                };
+                if !dst.is_none() {
+                    *reg!(dst) = r;
+                }
+            }
+            Op::Quiet { dst, var } => {
+                let v = reg!(var).deref_clone();
+                *reg!(dst) = v;
+            }
+            Op::IsSet { dst, src } => {
+                let r = !raw!(src).deref().is_null();
+                *reg!(dst) = Value::Bool(r);
+            }
+            Op::UnsetVar { var } => {
+                *reg!(var) = Value::Undef;
+            }
+
+            Op::FetchDim { dst, base: b, key } => {
+                let fast = match (raw!(b), raw!(key)) {
+                    (Value::Arr(arr), Value::Int(k)) => {
+                        arr.get_int(*k).filter(|v| !matches!(v, Value::Ref(_))).cloned()
+                    }
+                    _ => None,
+                };
+                let r = match fast {
+                    Some(v) => v,
+                    None => {
+                        save_pc(g, pc - 1);
+                        tri!(dim::fetch(g, &opnd!(b), &opnd!(key), ReadMode::Normal))
+                    }
+                };
+                *reg!(dst) = r;
+            }
+            Op::FetchDimQuiet { dst, base: b, key } => {
+                save_pc(g, pc - 1);
+                let r = tri!(dim::fetch(g, &raw!(b).deref(), &opnd!(key), ReadMode::Quiet));
+                *reg!(dst) = r;
+            }
+            Op::FetchDimList { dst, base: b, key } => {
+                save_pc(g, pc - 1);
+                let r = tri!(dim::fetch(g, &opnd!(b), &opnd!(key), ReadMode::List));
+                *reg!(dst) = r;
+            }
+            Op::AssignDim { var, keys, depth, src } => {
+                let v = opnd!(src).clone();
+                save_pc(g, pc - 1);
+                let keys = keys!(keys, depth);
+                tri!(dim::assign(g, reg!(var), keys, v));
+            }
+            Op::AssignDimRef { var, keys, depth, src } => {
+                let r = match reg!(src) {
+                    Value::Ref(r) => r.clone(),
+                    other => PhpRef::new(other.clone()),
+                };
+                save_pc(g, pc - 1);
+                let keys = keys!(keys, depth);
+                tri!(dim::assign_ref(g, reg!(var), keys, r));
+            }
+            Op::AssignDimOp {
+                op,
+                var,
+                keys,
+                depth,
+                src,
+            } => {
+                let v = opnd!(src).clone();
+                save_pc(g, pc - 1);
+                let keys = keys!(keys, depth);
+                tri!(dim::assign_op(g, reg!(var), keys, op, &v));
+            }
+            Op::IncDecDim {
+                var,
+                keys,
+                depth,
+                kind,
+                dst,
+            } => {
+                save_pc(g, pc - 1);
+                let keys = keys!(keys, depth);
+                let r = tri!(dim::inc_dec(g, reg!(var), keys, kind));
+                if !dst.is_none() {
+                    *reg!(dst) = r;
+                }
+            }
+            Op::UnsetDim { var, keys, depth } => {
+                save_pc(g, pc - 1);
+                let keys = keys!(keys, depth);
+                tri!(dim::unset(g, reg!(var), keys));
+            }
+            Op::MakeRef { dst, var } => {
+                let r = dim::make_slot_ref(reg!(var));
+                *reg!(dst) = Value::Ref(r);
+            }
+            Op::MakeRefDim { dst, var, keys, depth } => {
+                save_pc(g, pc - 1);
+                let keys = keys!(keys, depth);
+                let r = tri!(dim::make_ref(g, reg!(var), keys));
+                *reg!(dst) = Value::Ref(r);
+            }
+
+            Op::NewArray { dst, capacity } => {
+                let a = if capacity == 0 {
+                    PhpArray::empty_literal()
+                } else {
+                    PhpArray::with_capacity(capacity as usize)
+                };
+                *reg!(dst) = Value::arr(a);
+            }
+            Op::ArrayPush { arr, src } => {
+                let v = opnd!(src).clone();
+                if let Some(a) = reg!(arr).array_mut() {
+                    if a.push(v).is_err() {
+                        tri!(error::<()>(
+                            "Cannot add element to the array as the next element is already occupied"
+                        ));
+                    }
+                }
+            }
+            Op::ArraySet { arr, key, src } => {
+                save_pc(g, pc - 1);
+                let k = tri!(dim::to_key(g, &opnd!(key)));
+                let v = opnd!(src).clone();
+                if let Some(a) = reg!(arr).array_mut() {
+                    a.insert(k, v);
+                }
+            }
+            Op::ArraySpread { arr, src } => {
+                let v = opnd!(src).clone();
+                let Value::Arr(items) = v else {
+                    tri!(error::<()>("Only arrays and Traversables can be unpacked"));
+                    unreachable!()
+                };
+                if let Some(a) = reg!(arr).array_mut() {
+                    for (k, v) in items.iter() {
+                        match k.to_key() {
+                            Key::Int(_) => {
+                                if a.push(v.deref_clone()).is_err() {
+                                    tri!(error::<()>(
+                                        "Cannot add element to the array as the next element is already occupied"
+                                    ));
+                                }
+                            }
+                            key => a.insert(key, v.deref_clone()),
+                        }
+                    }
+                }
+            }
+            Op::ConcatN { dst, start, n } => {
+                save_pc(g, pc - 1);
+                let mut out = Vec::new();
+                for i in 0..n as u16 {
+                    let part = opnd!(Src::reg(Reg(start.0 + i)));
+                    match &*part {
+                        Value::Str(s) => out.extend_from_slice(s),
+                        other => tri!(ops::write_str(g, &mut out, other)),
+                    }
+                }
+                *reg!(dst) = Value::Str(PhpStr::new(out));
+            }
+
+            Op::Jmp { target } => pc = target as usize,
+            Op::JmpBack { target } => {
+                pc = target as usize;
+                tri!(check_limits(g));
+            }
+            Op::JmpIf { cond, target } => {
+                let t = match raw!(cond) {
+                    Value::Bool(b) => *b,
+                    _ => opnd!(cond).to_bool(),
+                };
+                if t {
+                    pc = target as usize;
+                }
+            }
+            Op::JmpIfNot { cond, target } => {
+                let t = match raw!(cond) {
+                    Value::Bool(b) => *b,
+                    _ => opnd!(cond).to_bool(),
+                };
+                if !t {
+                    pc = target as usize;
+                }
+            }
+            Op::JmpIfNotNull { src, target } => {
+                if !raw!(src).deref().is_null() {
+                    pc = target as usize;
+                }
+            }
+
+            Op::CallUser { dst, site, args, argc } => {
+                save_pc(g, pc - 1);
+                let fid = {
+                    let s = &func.sites[site as usize];
+                    match eg!(g).runtime_cache[s.cache_slot as usize] {
+                        CacheEntry::Function(id) => id,
+                        _ => tri!(call::resolve_site(
+                            g,
+                            &script,
+                            eg!(g).frames.last().map_or(0, |f| f.func),
+                            site
+                        )),
+                    }
+                };
+                // SAFETY: the argument registers are in the window.
+                let at = unsafe { base.add(args.idx()) };
+                tri!(call::push_frame(
+                    g,
+                    &script,
+                    fid,
+                    at,
+                    chunk,
+                    argc as usize,
+                    dst.0,
+                    None,
+                    false
+                ));
+                load_frame!();
+                pc = 0;
+                tri!(check_limits(g));
+            }
+            Op::CallBuiltin { dst, id, args, argc } => {
+                save_pc(g, pc - 1);
+                debug_assert!(args.idx() + argc as usize <= func.num_regs as usize);
+                // SAFETY: the argument registers are in the window; frames
+                // a builtin's callbacks push go above the window.
+                let slice = unsafe { std::slice::from_raw_parts_mut(base.add(args.idx()), argc as usize) };
+                let r = builtins::call(g, id, slice);
+                for v in slice.iter_mut() {
+                    *v = Value::Undef;
+                }
+                let r = tri!(r);
+                *reg!(dst) = r;
+            }
+            Op::CallValue {
+                dst,
+                callee,
+                args,
+                argc,
+            } => {
+                save_pc(g, pc - 1);
+                let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
+                match target {
+                    Callee::User { func: fid, closure } => {
+                        // SAFETY: the argument registers are in the window.
+                        let at = unsafe { base.add(args.idx()) };
+                        tri!(call::push_frame(
+                            g,
+                            &script,
+                            fid,
+                            at,
+                            chunk,
+                            argc as usize,
+                            dst.0,
+                            closure,
+                            false
+                        ));
+                        load_frame!();
+                        pc = 0;
+                        tri!(check_limits(g));
+                    }
+                    Callee::Builtin(id) => {
+                        // SAFETY: as for `CallBuiltin`.
+                        let slice = unsafe { std::slice::from_raw_parts_mut(base.add(args.idx()), argc as usize) };
+                        let r = builtins::call(g, id, slice);
+                        for v in slice.iter_mut() {
+                            *v = Value::Undef;
+                        }
+                        let r = tri!(r);
+                        *reg!(dst) = r;
+                    }
+                }
+            }
+            Op::SendVarEx {
+                dst,
+                var,
+                callee,
+                argno,
+            } => {
+                save_pc(g, pc - 1);
+                let by_ref = match call::resolve_callable(g, &reg!(callee).clone()) {
+                    Ok(c) => call::param_by_ref(g, &script, &c, argno as usize),
+                    // The call itself reports a bad callee.
+                    Err(_) => false,
+                };
+                let v = if by_ref {
+                    Value::Ref(dim::make_slot_ref(reg!(var)))
+                } else {
+                    opnd!(Src::reg(var)).clone()
+                };
+                *reg!(dst) = v;
+            }
+            Op::Return { src } => {
+                let v = match raw!(src) {
+                    Value::Undef => opnd!(src).clone(),
+                    Value::Ref(r) => r.get(),
+                    v => v.clone(),
+                };
+                let frame = call::pop_frame(g, &script);
+                if frame.native {
+                    return Ok(v);
+                }
+                load_frame!();
+                pc = eg!(g).frames.last().map_or(0, |f| f.pc as usize + 1);
+                if frame.ret != u16::MAX {
+                    *reg!(Reg(frame.ret)) = v;
+                }
+            }
+            Op::JmpIfPassed { param, target } => {
+                let argc = eg!(g).frames.last().map_or(0, |f| f.argc);
+                if argc > param {
+                    pc = target as usize;
+                }
+            }
+
+            Op::DeclareFunction { func: f } => {
+                save_pc(g, pc - 1);
+                tri!(call::declare_function(g, &script, f));
+            }
+            Op::MakeClosure {
+                dst,
+                func: f,
+                captures,
+                n,
+            } => {
+                let bound: Vec<Value> = (0..n as u16).map(|i| reg!(Reg(captures.0 + i)).clone()).collect();
+                let handle = {
+                    let eg = eg!(g);
+                    eg.next_object_handle += 1;
+                    eg.next_object_handle - 1
+                };
+                let statics = vec![None; script.functions[f as usize].num_statics as usize];
+                *reg!(dst) = Value::Closure(Rc::new(Closure {
+                    func: f,
+                    bound,
+                    statics: std::cell::RefCell::new(statics),
+                    handle,
+                }));
+            }
+            Op::BindGlobal { var, name } => {
+                let Value::Str(name) = &consts[name as usize] else {
+                    unreachable!("a global's name is a string constant")
+                };
+                let r = global_ref(g, &script, name);
+                *reg!(var) = Value::Ref(r);
+            }
+            Op::BindStatic { var, slot, target } => {
+                let existing = {
+                    let eg = eg!(g);
+                    let frame = eg.frames.last().expect("a frame");
+                    match &frame.closure {
+                        Some(c) => c.statics.borrow().get(slot as usize).cloned().flatten(),
+                        None => eg
+                            .statics
+                            .get(frame.func as usize)
+                            .and_then(|s| s.get(slot as usize))
+                            .cloned()
+                            .flatten(),
+                    }
+                };
+                if let Some(r) = existing {
+                    *reg!(var) = Value::Ref(r);
+                    pc = target as usize;
+                }
+            }
+            Op::InitStatic { var, slot, src } => {
+                let r = PhpRef::new(opnd!(src).clone());
+                {
+                    let eg = eg!(g);
+                    let frame = eg.frames.last().expect("a frame");
+                    match &frame.closure {
+                        Some(c) => {
+                            let mut statics = c.statics.borrow_mut();
+                            if statics.len() <= slot as usize {
+                                statics.resize(slot as usize + 1, None);
+                            }
+                            statics[slot as usize] = Some(r.clone());
+                        }
+                        None => {
+                            let func_id = frame.func as usize;
+                            if eg.statics.len() <= func_id {
+                                eg.statics.resize(func_id + 1, Vec::new());
+                            }
+                            let statics = &mut eg.statics[func_id];
+                            if statics.len() <= slot as usize {
+                                statics.resize(slot as usize + 1, None);
+                            }
+                            statics[slot as usize] = Some(r.clone());
+                        }
+                    }
+                }
+                *reg!(var) = Value::Ref(r);
+            }
+            Op::FetchConst { dst, site } => {
+                let s = &func.sites[site as usize];
+                let cached = match &eg!(g).runtime_cache[s.cache_slot as usize] {
+                    CacheEntry::Constant(v) => Some(v.clone()),
+                    _ => None,
+                };
+                let v = match cached {
+                    Some(v) => v,
+                    None => match eg!(g).constants.get(&*s.key).cloned() {
+                        Some(v) => {
+                            eg!(g).runtime_cache[s.cache_slot as usize] = CacheEntry::Constant(v.clone());
+                            v
+                        }
+                        None => {
+                            save_pc(g, pc - 1);
+                            tri!(error(format!("Undefined constant \"{}\"", s.name)))
+                        }
+                    },
+                };
+                *reg!(dst) = v;
+            }
+            Op::DeclareConst { name, src } => {
+                save_pc(g, pc - 1);
+                let Value::Str(name) = &consts[name as usize] else {
+                    unreachable!("a constant's name is a string constant")
+                };
+                let v = opnd!(src).clone();
+                tri!(crate::builtins::define_constant(g, name, v));
+            }
+
+            Op::FeReset { iter, subject, end } => {
+                let v = opnd!(subject).clone();
+                match v {
+                    Value::Arr(a) => {
+                        let empty = a.is_empty();
+                        *reg!(iter) = Value::IterVal(a, 0);
+                        if empty {
+                            pc = end as usize;
+                        }
+                    }
+                    other => {
+                        save_pc(g, pc - 1);
+                        warning(
+                            g,
+                            &format!(
+                                "foreach() argument must be of type array|object, {} given",
+                                other.type_name()
+                            ),
+                        );
+                        *reg!(iter) = Value::Undef;
+                        pc = end as usize;
+                    }
+                }
+            }
+            Op::FeResetRef { iter, var, end } => {
+                let r = dim::make_slot_ref(reg!(var));
+                if tri!(start_ref_iteration(g, pc, &r)) {
+                    *reg!(iter) = Value::IterRef(Box::new(RefIter {
+                        array: r,
+                        pos: 0,
+                        key: None,
+                    }));
+                } else {
+                    *reg!(iter) = Value::Undef;
+                    pc = end as usize;
+                }
+            }
+            Op::FeResetRefFrom { iter, src, end } => {
+                let r = match reg!(src) {
+                    Value::Ref(r) => r.clone(),
+                    other => PhpRef::new(other.clone()),
+                };
+                if tri!(start_ref_iteration(g, pc, &r)) {
+                    *reg!(iter) = Value::IterRef(Box::new(RefIter {
+                        array: r,
+                        pos: 0,
+                        key: None,
+                    }));
+                } else {
+                    *reg!(iter) = Value::Undef;
+                    pc = end as usize;
+                }
+            }
+            Op::FeFetch { iter, value, key, end } => {
+                let item = match reg!(iter) {
+                    Value::IterVal(a, pos) => match a.at_or_after(*pos as usize) {
+                        Some((i, k, v)) => {
+                            let item = (k.to_value(), v.deref_clone());
+                            *pos = (i + 1) as u32;
+                            Some(item)
+                        }
+                        None => None,
+                    },
+                    _ => None,
+                };
+                match item {
+                    Some((k, v)) => {
+                        tri!(assign_slot(reg!(value), v));
+                        if !key.is_none() {
+                            tri!(assign_slot(reg!(key), k));
+                        }
+                    }
+                    None => pc = end as usize,
+                }
+            }
+            Op::FeFetchRef { iter, value, key, end } => {
+                let next = match reg!(iter) {
+                    Value::IterRef(state) => next_ref_element(state),
+                    _ => None,
+                };
+                match next {
+                    Some((k, r)) => {
+                        *reg!(value) = Value::Ref(r);
+                        if !key.is_none() {
+                            tri!(assign_slot(reg!(key), k));
+                        }
+                    }
+                    None => pc = end as usize,
+                }
+            }
+            Op::FeFree { iter } => {
+                *reg!(iter) = Value::Undef;
+            }
+
+            Op::Echo { src } => {
+                let v = opnd!(src);
+                match &*v {
+                    Value::Str(s) => eg!(g).output.write(s),
+                    other => {
+                        save_pc(g, pc - 1);
+                        tri!(output::echo(g, other));
+                    }
+                }
+            }
+            Op::Exit { src } => {
+                save_pc(g, pc - 1);
+                let v = opnd!(src).clone();
+                match v {
+                    Value::Int(n) => eg!(g).exit_status = n as i32,
+                    Value::Null => {}
+                    other => tri!(output::echo(g, &other)),
+                }
+                return Err(Box::new(VmError::Exit));
+            }
+            Op::Silence { save } => {
+                let level = {
+                    let eg = eg!(g);
+                    let level = eg.error_reporting;
+                    eg.error_reporting = 0;
+                    level
+                };
+                *reg!(save) = Value::Int(level);
+            }
+            Op::Unsilence { save } => {
+                if let Value::Int(level) = reg!(save) {
+                    eg!(g).error_reporting = *level;
+                }
+            }
+        }
+    }
+}
+
+/// Checks a by-reference foreach subject; false (after PHP's warning for a
+/// non-array) means there is nothing to iterate.
+fn start_ref_iteration<G: Globals>(g: G, pc: usize, r: &PhpRef) -> VmResult<bool> {
+    let inner = r.borrow();
+    match &*inner {
+        Value::Arr(a) => Ok(!a.is_empty()),
+        other => {
+            let t = other.type_name();
+            drop(inner);
+            save_pc(g, pc - 1);
+            warning(
+                g,
+                &format!("foreach() argument must be of type array|object, {t} given"),
+            );
+            Ok(false)
+        }
+    }
+}
+
+/// The next element of a by-reference foreach, made a reference.
+fn next_ref_element(state: &mut RefIter) -> Option<(Value, PhpRef)> {
+    let mut inner = state.array.try_borrow_mut().ok()?;
+    let arr = inner.array_mut()?;
+    // If the array was rebuilt since the last step, find our place again
+    // by the last key.
+    if let Some(last) = &state.key {
+        if state.pos > 0 {
+            let expected = state.pos as usize - 1;
+            match arr.position_of(last) {
+                Some(p) if p != expected => state.pos = (p + 1) as u32,
+                _ => {}
+            }
+        }
+    }
+    let (i, k) = {
+        let (i, k, _) = arr.at_or_after(state.pos as usize)?;
+        (i, k.to_key())
+    };
+    let slot = arr.value_at_mut(i)?;
+    let r = dim::make_slot_ref(slot);
+    state.pos = (i + 1) as u32;
+    let key_value = k.to_value();
+    state.key = Some(k);
+    Some((key_value, r))
+}
+
+/// The reference for global variable `name` (a top-level variable, made a
+/// reference so a function can share it).
+fn global_ref<G: Globals>(g: G, script: &minizts_core::bytecode::Script, name: &PhpStr) -> PhpRef {
+    let main = script.main();
+    let name_str = String::from_utf8_lossy(name);
+    let slot_index = main.cv_names.iter().position(|n| **n == *name_str);
+    let eg = eg!(g);
+    if let (Some(i), Some(frame)) = (slot_index, eg.frames.first()) {
+        if frame.func == 0 {
+            // SAFETY: the main frame lives as long as the request and its
+            // window holds every top-level variable.
+            let slot = unsafe { &mut *frame.base.add(i) };
+            return dim::make_slot_ref(slot);
+        }
+    }
+    eg.extra_globals
+        .entry(name.as_bytes().into())
+        .or_insert_with(|| PhpRef::new(Value::Null))
+        .clone()
+}

@@ -1,0 +1,153 @@
+//! Shared by the script-level test runners: finding scripts, running a
+//! command with a time limit, comparing results, and reporting every
+//! failure at once.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("repository root")
+}
+
+/// Every `*.mz` file under `dir`, sorted; filtered by the
+/// `MINIZTS_TEST_FILTER` substring if set.
+pub fn scripts(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "mz") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    if let Ok(filter) = std::env::var("MINIZTS_TEST_FILTER") {
+        out.retain(|p| p.to_string_lossy().contains(&filter));
+    }
+    out
+}
+
+/// What a finished process printed and returned.
+pub struct Output {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// The exit code; `None` if killed (signal or time limit).
+    pub code: Option<i32>,
+    pub timed_out: bool,
+}
+
+/// Runs `cmd` with stdin closed, killing it after `limit`.
+pub fn run(mut cmd: Command, limit: Duration) -> Output {
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out_thread = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut buf).ok();
+        buf
+    });
+    let err_thread = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut stderr, &mut buf).ok();
+        buf
+    });
+    let start = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            timed_out = true;
+            let _ = child.kill();
+            break child.wait().expect("wait after kill");
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    Output {
+        stdout: out_thread.join().unwrap_or_default(),
+        stderr: err_thread.join().unwrap_or_default(),
+        code: status.code(),
+        timed_out,
+    }
+}
+
+/// Runs `jobs` on a few threads; each returns `Some(report)` on failure.
+/// Panics with every report if any failed.
+pub fn run_all<T: Sync>(what: &str, jobs: &[T], job: impl Fn(&T) -> Option<String> + Sync) {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 8);
+    let next = Mutex::new(0usize);
+    let failures = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().unwrap();
+                    let i = *n;
+                    *n += 1;
+                    i
+                };
+                let Some(item) = jobs.get(i) else { break };
+                if let Some(report) = job(item) {
+                    failures.lock().unwrap().push((i, report));
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().unwrap();
+    failures.sort_by_key(|(i, _)| *i);
+    eprintln!("{what}: {} run, {} failed", jobs.len(), failures.len());
+    if !failures.is_empty() {
+        let text: Vec<String> = failures.into_iter().map(|(_, r)| r).collect();
+        panic!("{} {what} failure(s):\n\n{}", text.len(), text.join("\n"));
+    }
+}
+
+/// A short description of how `got` differs from `want`.
+pub fn diff(want: &[u8], got: &[u8]) -> String {
+    let w = String::from_utf8_lossy(want);
+    let g = String::from_utf8_lossy(got);
+    let wl: Vec<&str> = w.split('\n').collect();
+    let gl: Vec<&str> = g.split('\n').collect();
+    for i in 0..wl.len().max(gl.len()) {
+        let (a, b) = (wl.get(i), gl.get(i));
+        if a != b {
+            return format!(
+                "    first difference at line {}:\n      want: {:?}\n      got:  {:?}",
+                i + 1,
+                a.map_or("<end>", |s| truncate(s)),
+                b.map_or("<end>", |s| truncate(s))
+            );
+        }
+    }
+    "    (outputs differ only in trailing bytes)".into()
+}
+
+fn truncate(s: &str) -> &str {
+    match s.char_indices().nth(200) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// Whether PHP 8 is available as `php`.
+pub fn php_available() -> bool {
+    Command::new("php")
+        .arg("-v")
+        .output()
+        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).starts_with("PHP 8"))
+}
