@@ -63,7 +63,11 @@ pub fn compile<G: Globals>(g: G, src: &[u8], file: &str) -> Result<Arc<Script>> 
 fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -> Result<Arc<Script>> {
     let lines = LineIndex::new(src);
     let ast = minizts_syntax::parse(arena, src).map_err(|e| CompileError {
-        kind: CompileErrorKind::Parse,
+        kind: if e.fatal {
+            CompileErrorKind::Fatal
+        } else {
+            CompileErrorKind::Parse
+        },
         message: e.message,
         line: lines.line(e.pos as u32),
     })?;

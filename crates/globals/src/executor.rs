@@ -229,6 +229,16 @@ impl Sink {
     }
 }
 
+/// Where warnings and error messages go (PHP's `display_errors=stderr`).
+pub enum ErrorSink {
+    /// The process's standard error (after flushing pending stdout).
+    Stderr,
+    /// Kept in memory (a request of many, tests).
+    Capture(Vec<u8>),
+    /// Thrown away.
+    Discard,
+}
+
 /// PHP's output layer: a stack of output buffers over a sink.
 pub struct Output {
     /// `ob_start()` buffers, innermost last.
@@ -282,8 +292,8 @@ pub struct Settings {
     pub precision: i32,
     /// `memory_limit` in bytes (`None`: unlimited).
     pub memory_limit: Option<usize>,
-    /// `max_execution_time` in seconds (0: none).
-    pub max_execution_time: u64,
+    /// `max_execution_time` (zero: none).
+    pub max_execution_time: std::time::Duration,
     /// `error_reporting` (E_ALL by default).
     pub error_reporting: i64,
 }
@@ -293,7 +303,7 @@ impl Default for Settings {
         Settings {
             precision: 14,
             memory_limit: Some(128 * 1024 * 1024),
-            max_execution_time: 0,
+            max_execution_time: std::time::Duration::ZERO,
             error_reporting: E_ALL,
         }
     }
@@ -328,6 +338,8 @@ pub struct ExecutorGlobals {
     /// `$argv` for the script.
     pub argv: Vec<PhpStr>,
     pub output: Output,
+    /// Where diagnostics go.
+    pub errors: ErrorSink,
     /// The `error_reporting` level in force (0 inside `@`).
     pub error_reporting: i64,
     pub settings: Settings,
@@ -356,6 +368,7 @@ impl ExecutorGlobals {
             statics: Vec::new(),
             argv: Vec::new(),
             output: Output::new(Sink::Stdout(Vec::new())),
+            errors: ErrorSink::Stderr,
             error_reporting: E_ALL,
             settings: Settings::default(),
             exit_status: 0,

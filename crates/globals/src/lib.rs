@@ -19,7 +19,7 @@ pub mod memory;
 mod tls;
 
 pub use compiler::{CompilerGlobals, InternalFunction, OpArrayBuilder};
-pub use executor::{ExecutorGlobals, Frame, Output, Sink, VmStack};
+pub use executor::{ErrorSink, ExecutorGlobals, Frame, Output, Sink, VmStack};
 pub use tls::Tls;
 
 /// This thread's engine state: executor and compiler globals together.

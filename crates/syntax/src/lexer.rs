@@ -272,6 +272,16 @@ pub enum LexError {
     BadName,
     /// `/*` without `*/`; the payload is the line it starts on.
     UnterminatedComment(u32),
+    /// A `'` string without its closing quote; the payload is the text
+    /// after the quote, up to the end of its line.
+    UnterminatedString(String),
+    /// An opening bracket never closed: the bracket and its line.
+    Unclosed(u8, u32),
+    /// A closing bracket with nothing open.
+    Unmatched(u8),
+    /// A closing bracket that does not match the open one (which opened on
+    /// the given line).
+    Mismatched(u8, u32, u8),
 }
 
 impl LexError {
@@ -292,6 +302,14 @@ impl fmt::Display for LexError {
             LexError::UnexpectedEof => write!(f, "syntax error, unexpected end of file"),
             LexError::BadName => write!(f, "syntax error, name is not valid UTF-8"),
             LexError::UnterminatedComment(line) => write!(f, "Unterminated comment starting line {line}"),
+            LexError::UnterminatedString(text) => write!(f, "syntax error, unexpected string content \"{text}\""),
+            LexError::Unclosed(c, line) => write!(f, "Unclosed '{}' on line {line}", *c as char),
+            LexError::Unmatched(c) => write!(f, "Unmatched '{}'", *c as char),
+            LexError::Mismatched(open, line, close) => write!(
+                f,
+                "Unclosed '{}' on line {line} does not match '{}'",
+                *open as char, *close as char
+            ),
         }
     }
 }
@@ -475,6 +493,12 @@ pub struct Lexer<'s> {
     mode: Mode<'s>,
     /// A token queued behind the one just returned (`elseif` → `else`, `if`).
     queued: Option<(usize, Token<'s>, usize)>,
+    /// Open brackets and the lines they opened on (PHP's lexer reports
+    /// unclosed and unmatched brackets itself).
+    brackets: Vec<(u8, u32)>,
+    lines: LineIndex,
+    /// Whether to check brackets (not for `{$…}` fragments).
+    check_brackets: bool,
 }
 
 impl<'s> Lexer<'s> {
@@ -485,6 +509,9 @@ impl<'s> Lexer<'s> {
             html_start: 0,
             mode: Mode::Html,
             queued: None,
+            brackets: Vec::new(),
+            lines: LineIndex::new(src),
+            check_brackets: true,
         }
     }
 
@@ -499,6 +526,9 @@ impl<'s> Lexer<'s> {
                 base: start,
             },
             queued: None,
+            brackets: Vec::new(),
+            lines: LineIndex::new(b""),
+            check_brackets: false,
         }
     }
 
@@ -565,18 +595,37 @@ impl<'s> Iterator for Lexer<'s> {
             return Some(Ok(tok));
         }
         let (tok, span, base) = match &mut self.mode {
-            Mode::Done => return None,
+            Mode::Done => {
+                if let Some((c, line)) = self.brackets.pop() {
+                    self.brackets.clear();
+                    return Some(Err((self.src.len(), LexError::Unclosed(c, line))));
+                }
+                return None;
+            }
             Mode::Html => return self.html(),
             Mode::Code { inner, base } => match inner.next() {
                 None => {
                     self.mode = Mode::Done;
-                    return None;
+                    return self.next();
                 }
                 Some(tok) => (tok, inner.span(), *base),
             },
         };
         let (start, end) = (base + span.start, base + span.end);
+        if let Ok(t) = &tok {
+            if let Some(err) = self.track_bracket(t, start) {
+                return Some(Err((start, err)));
+            }
+        }
         match tok {
+            Err(LexError::UnexpectedEof) if self.src.get(start) == Some(&b'\'') => {
+                let rest = &self.src[start + 1..];
+                let end = rest.iter().position(|&c| c == b'\n' || c == b'\r').unwrap_or(rest.len());
+                let text = String::from_utf8_lossy(&rest[..end.min(30)]).into_owned();
+                Some(Err((start, LexError::UnterminatedString(text))))
+            }
+            // An unterminated string or comment ends at the end of the file.
+            Err(LexError::UnexpectedEof) => Some(Err((self.src.len(), LexError::UnexpectedEof))),
             Err(err) => Some(Err((start, err))),
             Ok(Token::UnterminatedComment) => {
                 let line = LineIndex::new(&self.src[..start]).starts.len() as u32;
@@ -593,6 +642,40 @@ impl<'s> Iterator for Lexer<'s> {
                 Some(Ok((start, Token::Else, end)))
             }
             Ok(tok) => Some(Ok((start, tok, end))),
+        }
+    }
+}
+
+impl Lexer<'_> {
+    /// Follows bracket nesting; returns PHP's error for a bad close.
+    fn track_bracket(&mut self, tok: &Token<'_>, pos: usize) -> Option<LexError> {
+        if !self.check_brackets {
+            return None;
+        }
+        let (open, close) = match tok {
+            Token::LParen | Token::Cast(_) => {
+                if let Token::LParen = tok {
+                    self.brackets.push((b'(', self.lines.line(pos as u32)));
+                }
+                return None;
+            }
+            Token::LBracket => {
+                self.brackets.push((b'[', self.lines.line(pos as u32)));
+                return None;
+            }
+            Token::LBrace => {
+                self.brackets.push((b'{', self.lines.line(pos as u32)));
+                return None;
+            }
+            Token::RParen => (b'(', b')'),
+            Token::RBracket => (b'[', b']'),
+            Token::RBrace => (b'{', b'}'),
+            _ => return None,
+        };
+        match self.brackets.pop() {
+            None => Some(LexError::Unmatched(close)),
+            Some((c, _)) if c == open => None,
+            Some((c, line)) => Some(LexError::Mismatched(c, line, close)),
         }
     }
 }

@@ -26,8 +26,11 @@ lalrpop_mod!(
 pub struct SyntaxError {
     /// Byte offset into the source.
     pub pos: usize,
-    /// The message without the "PHP Parse error:" prefix.
+    /// The message without the "Parse error:" prefix.
     pub message: String,
+    /// A compile-time "Fatal error" PHP raises while parsing (such as
+    /// `break 0`) rather than a "Parse error".
+    pub fatal: bool,
 }
 
 impl fmt::Display for SyntaxError {
@@ -45,6 +48,17 @@ fn user_error<'t, T>(pos: usize, message: impl Into<String>) -> ParseResult<'t, 
         error: SyntaxError {
             pos,
             message: message.into(),
+            fatal: false,
+        },
+    })
+}
+
+fn fatal_error<'t, T>(pos: usize, message: impl Into<String>) -> ParseResult<'t, T> {
+    Err(ParseError::User {
+        error: SyntaxError {
+            pos,
+            message: message.into(),
+            fatal: true,
         },
     })
 }
@@ -63,6 +77,7 @@ fn lex_adapter(item: crate::lexer::Spanned<'_>) -> Result<(usize, Token<'_>, usi
     item.map_err(|(pos, err)| SyntaxError {
         pos,
         message: err.to_string(),
+        fatal: false,
     })
 }
 
@@ -72,10 +87,12 @@ fn describe(err: ParseError<usize, Token<'_>, SyntaxError>, eof: usize) -> Synta
         ParseError::InvalidToken { location } => SyntaxError {
             pos: location,
             message: "syntax error, unexpected character".into(),
+            fatal: false,
         },
         ParseError::UnrecognizedEof { location, expected } => SyntaxError {
             pos: location.min(eof),
             message: format!("syntax error, unexpected end of file{}", expecting(&expected)),
+            fatal: false,
         },
         ParseError::UnrecognizedToken {
             token: (pos, tok, _),
@@ -85,34 +102,46 @@ fn describe(err: ParseError<usize, Token<'_>, SyntaxError>, eof: usize) -> Synta
             if let Token::Unsupported(word) = tok {
                 message.push_str(&format!(" (minizts does not support `{}`)", word.to_ascii_lowercase()));
             }
-            SyntaxError { pos, message }
+            SyntaxError {
+                pos,
+                message,
+                fatal: false,
+            }
         }
         ParseError::ExtraToken { token: (pos, tok, _) } => SyntaxError {
             pos,
             message: format!("syntax error, unexpected {tok}"),
+            fatal: false,
         },
         ParseError::User { error } => error,
     }
 }
 
-/// PHP names the expected token only when there is exactly one.
+/// Like bison, PHP lists the expected tokens when there are at most four.
+/// (The sets come from a different automaton than PHP's, so they do not
+/// always agree with PHP's; the "unexpected" part always does.)
 fn expecting(expected: &[String]) -> String {
-    if expected.len() != 1 {
+    if expected.is_empty() || expected.len() > 4 {
         return String::new();
     }
-    let name = &expected[0];
-    let php = if let Some(inner) = name.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-        format!("\"{}\"", inner.replace("\\\\", "\\"))
-    } else {
-        match name.as_str() {
-            "Variable" => "variable".into(),
-            "Ident" => "identifier".into(),
-            "IntLit" => "integer".into(),
-            "FloatLit" => "floating-point number".into(),
-            _ => return String::new(),
-        }
-    };
-    format!(", expecting {php}")
+    let mut names = Vec::new();
+    for name in expected {
+        let php = if let Some(inner) = name.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+            format!("\"{}\"", inner.replace("\\\\", "\\"))
+        } else {
+            match name.as_str() {
+                "Variable" => "variable".into(),
+                "Ident" => "identifier".into(),
+                "IntLit" => "integer".into(),
+                "FloatLit" => "floating-point number".into(),
+                _ => return String::new(),
+            }
+        };
+        names.push(php);
+    }
+    // PHP names variables before punctuation.
+    names.sort_by_key(|n| !n.starts_with(char::is_alphabetic));
+    format!(", expecting {}", names.join(" or "))
 }
 
 /// The head of a loop statement, before its body is known to be open or
@@ -246,7 +275,7 @@ impl<'a> Builder<'a> {
         let Some((npos, text)) = n else { return Ok(1) };
         match parse_int(text) {
             Some(Number::Int(n)) if n >= 1 => Ok(n.min(u32::MAX as i64) as u32),
-            _ => user_error(
+            _ => fatal_error(
                 npos.max(pos),
                 format!("'{what}' operator accepts only positive integers"),
             ),
@@ -277,6 +306,11 @@ impl<'a> Builder<'a> {
         })
     }
 
+    /// A construct the grammar recognises but minizts does not implement.
+    pub fn unsupported<T>(&self, pos: usize, what: &str) -> ParseResult<'a, T> {
+        fatal_error(pos, format!("minizts does not support {what}"))
+    }
+
     pub fn isset(&self, pos: usize, vars: Vec<&'a Expr<'a>>) -> ParseResult<'a, &'a Expr<'a>> {
         if vars.is_empty() {
             return user_error(pos, "syntax error, unexpected token \")\"");
@@ -294,7 +328,7 @@ impl<'a> Builder<'a> {
         // PHP 8 refuses `a ? b : c ? d : e` without parentheses.
         if let ExprKind::Ternary { then: inner_then, .. } = cond.kind {
             if !self.is_parenthesized(cond) && (inner_then.is_some() || then.is_some()) {
-                return user_error(
+                return fatal_error(
                     pos,
                     "Unparenthesized `a ? b : c ? d : e` is not supported. Use either `(a ? b : c) ? d : e` or `a ? b : (c ? d : e)`",
                 );
@@ -653,6 +687,11 @@ fn unescape_double(raw: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
                 return i + 3 + close + 1;
             }
         }
+    }
+    if c == b'{' {
+        // `\{` is not an escape, but it keeps the `{` from starting `{$…}`.
+        out.extend_from_slice(b"\\{");
+        return i + 2;
     }
     out.push(b'\\');
     i + 1

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 
 use minizts_core::Value;
-use minizts_globals::{eg, Globals};
+use minizts_globals::{eg, ErrorSink, Globals};
 
 /// Where an error happened: file and line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,10 +143,17 @@ fn format_message(label: &str, message: &str, at: Option<&Location>) -> String {
 /// Writes to stderr after flushing pending stdout, so that a terminal
 /// shows output and messages in the order they happened.
 pub fn write_stderr<G: Globals>(g: G, text: &str) {
-    eg!(g).output.flush_sink();
-    let mut err = std::io::stderr().lock();
-    let _ = err.write_all(text.as_bytes());
-    let _ = err.flush();
+    let eg = eg!(g);
+    match &mut eg.errors {
+        ErrorSink::Stderr => {
+            eg.output.flush_sink();
+            let mut err = std::io::stderr().lock();
+            let _ = err.write_all(text.as_bytes());
+            let _ = err.flush();
+        }
+        ErrorSink::Capture(buf) => buf.extend_from_slice(text.as_bytes()),
+        ErrorSink::Discard => {}
+    }
 }
 
 impl VmError {

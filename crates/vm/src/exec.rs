@@ -81,7 +81,7 @@ fn undefined_variable<G: Globals>(g: G, func: &Function, reg: usize) {
 fn limits_exceeded<G: Globals>(g: G) -> VmResult<()> {
     let eg = eg!(g);
     if eg.interrupt.swap(false, Ordering::Relaxed) {
-        let secs = eg.settings.max_execution_time;
+        let secs = eg.settings.max_execution_time.as_secs();
         return fatal(format!(
             "Maximum execution time of {secs} second{} exceeded",
             if secs == 1 { "" } else { "s" }

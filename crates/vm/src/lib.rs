@@ -12,6 +12,7 @@ pub mod error;
 pub mod exec;
 mod ops;
 mod output;
+pub mod timer;
 
 use std::sync::Arc;
 
@@ -48,7 +49,14 @@ pub struct RequestOutcome {
 pub fn run_request<G: Globals>(g: G, script: Arc<Script>, argv: &[PhpStr], sink: Sink) -> RequestOutcome {
     eg!(g).request_startup(script.clone(), sink);
     eg!(g).argv = argv.to_vec();
+    let limit = eg!(g).settings.max_execution_time;
+    // SAFETY: the flag lives in this thread's executor globals, which
+    // outlive the request; the timer is disarmed before it ends.
+    let timer = (!limit.is_zero()).then(|| unsafe { timer::arm(&eg!(g).interrupt, limit) });
     let result = start(g, &script);
+    if let Some(t) = timer {
+        timer::disarm(t);
+    }
     let (exit_status, error) = match result {
         Ok(_) => (eg!(g).exit_status, None),
         Err(e) => match *e {

@@ -1,0 +1,65 @@
+//! Differential tests: every golden script and every bench script's check
+//! mode runs under the real PHP 8 (`php -n -d display_errors=stderr`) and
+//! under minizts; stdout and exit code must be the same. PHP is the
+//! oracle: this catches a stale `.out` file as well as an engine bug.
+//!
+//! When `php` is not on PATH the test is skipped with a visible message,
+//! except under CI (`CI` set), where a missing php is a failure.
+
+#[path = "support.rs"]
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+fn compare(script: &Path, args: &[&str]) -> Option<String> {
+    let dir = script.parent().unwrap();
+    let name = script.file_name().unwrap().to_string_lossy().into_owned();
+    let mut php = Command::new("php");
+    php.current_dir(dir).args(["-n", "-d", "display_errors=stderr", &name]).args(args);
+    let mut mz = Command::new(env!("CARGO_BIN_EXE_minizts"));
+    mz.current_dir(dir).arg("run").arg(&name).args(args);
+    let want = support::run(php, Duration::from_secs(120));
+    let got = support::run(mz, Duration::from_secs(120));
+    let rel = script.strip_prefix(support::root()).unwrap_or(script).display().to_string();
+    if got.timed_out {
+        return Some(format!("{rel}: minizts timed out"));
+    }
+    let mut problems = Vec::new();
+    if want.stdout != got.stdout {
+        problems.push(format!("  stdout differs from php's\n{}", support::diff(&want.stdout, &got.stdout)));
+    }
+    if want.code != got.code {
+        problems.push(format!("  exit code {:?}, php's {:?}", got.code, want.code));
+    }
+    if problems.is_empty() {
+        None
+    } else {
+        Some(format!("{rel}:\n{}", problems.join("\n")))
+    }
+}
+
+#[test]
+fn same_as_php() {
+    if !support::php_available() {
+        if std::env::var_os("CI").is_some() {
+            panic!("php 8 is not on PATH: CI must install php8.2-cli (see .ci/run)");
+        }
+        eprintln!("SKIPPED differential tests: php 8 is not on PATH (install php8.2-cli to run them)");
+        return;
+    }
+    let root = support::root();
+    let mut jobs: Vec<(PathBuf, Vec<&str>)> = support::scripts(&root.join("tests/golden"))
+        .into_iter()
+        .map(|s| (s, Vec::new()))
+        .collect();
+    for s in support::scripts(&root.join("bench-scripts")) {
+        if s.with_extension("").file_name().is_some_and(|n| n == "hello") {
+            jobs.push((s, Vec::new()));
+        } else {
+            jobs.push((s, vec!["--check"]));
+        }
+    }
+    support::run_all("differential comparisons", &jobs, |(s, args)| compare(s, args));
+}
