@@ -1,13 +1,18 @@
 //! Functions about the engine and the environment: constants, function
-//! lookup, time, memory; and the internal constants.
+//! lookup, time, memory, error reporting, ini settings; and the internal
+//! constants.
+//!
+//! `ini_get`/`ini_set` know the settings minizts has (`precision`,
+//! `memory_limit`, `max_execution_time`, `error_reporting`) and a few
+//! fixed ones; like PHP they answer `false` for any other name.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use minizts_core::{PhpArray, Value};
+use minizts_core::{Key, PhpArray, PhpStr, Value};
 use minizts_globals::{eg, memory, Globals};
 
 use crate::builtins::Args;
-use crate::error::VmResult;
+use crate::error::{warning, VmResult};
 
 crate::builtin_table! {
     "define", ["constant_name", "value", "case_insensitive"], 2, 0, define;
@@ -17,11 +22,26 @@ crate::builtin_table! {
     "hrtime", ["as_number"], 0, 0, hrtime;
     "memory_get_usage", ["real_usage"], 0, 0, memory_get_usage;
     "memory_get_peak_usage", ["real_usage"], 0, 0, memory_get_peak_usage;
+    "time", [], 0, 0, time;
+    "gettimeofday", ["as_float"], 0, 0, gettimeofday;
+    "date_default_timezone_set", ["timezoneId"], 1, 0, date_default_timezone_set;
+    "date_default_timezone_get", [], 0, 0, date_default_timezone_get;
+    "error_reporting", ["error_level"], 0, 0, error_reporting;
+    "ini_get", ["option"], 1, 0, ini_get;
+    "ini_set", ["option", "value"], 2, 0, ini_set;
+    "ini_alter", ["option", "value"], 2, 0, ini_set;
+    "set_time_limit", ["seconds"], 1, 0, set_time_limit;
+    "php_sapi_name", [], 0, 0, php_sapi_name;
+    "phpversion", ["extension"], 0, 0, phpversion;
 }
+
+/// The version minizts reports (`PHP_VERSION`, `phpversion()`).
+const PHP_VERSION: &str = "8.2.0-minizts";
 
 /// The internal constants, folded by the compiler.
 pub(crate) fn constants() -> Vec<(&'static str, Value)> {
-    vec![
+    use std::f64::consts;
+    let mut out = vec![
         ("PHP_EOL", Value::str("\n")),
         ("PHP_INT_MAX", Value::Int(i64::MAX)),
         ("PHP_INT_MIN", Value::Int(i64::MIN)),
@@ -32,31 +52,96 @@ pub(crate) fn constants() -> Vec<(&'static str, Value)> {
         ("PHP_FLOAT_DIG", Value::Int(15)),
         ("NAN", Value::Float(f64::NAN)),
         ("INF", Value::Float(f64::INFINITY)),
-        ("M_PI", Value::Float(std::f64::consts::PI)),
-        ("M_E", Value::Float(std::f64::consts::E)),
-        ("PHP_VERSION", Value::str("8.2.0-minizts")),
+        ("PHP_VERSION", Value::str(PHP_VERSION)),
         ("PHP_MAJOR_VERSION", Value::Int(8)),
         ("PHP_MINOR_VERSION", Value::Int(2)),
+        ("PHP_RELEASE_VERSION", Value::Int(0)),
+        ("PHP_EXTRA_VERSION", Value::str("-minizts")),
+        ("PHP_VERSION_ID", Value::Int(80200)),
+        ("PHP_DEBUG", Value::Int(0)),
+        ("PHP_ZTS", Value::Int(1)),
+        ("PHP_MAXPATHLEN", Value::Int(4096)),
         ("PHP_OS", Value::str("Linux")),
         ("PHP_OS_FAMILY", Value::str("Linux")),
-        ("E_ALL", Value::Int(32767)),
+        ("PHP_SAPI", Value::str("cli")),
+        ("DIRECTORY_SEPARATOR", Value::str("/")),
+        ("PATH_SEPARATOR", Value::str(":")),
+        // Math (ext/standard/math.c): the C library's M_* values.
+        ("M_PI", Value::Float(consts::PI)),
+        ("M_E", Value::Float(consts::E)),
+        ("M_LOG2E", Value::Float(consts::LOG2_E)),
+        ("M_LOG10E", Value::Float(consts::LOG10_E)),
+        ("M_LN2", Value::Float(consts::LN_2)),
+        ("M_LN10", Value::Float(consts::LN_10)),
+        ("M_PI_2", Value::Float(consts::FRAC_PI_2)),
+        ("M_PI_4", Value::Float(consts::FRAC_PI_4)),
+        ("M_1_PI", Value::Float(consts::FRAC_1_PI)),
+        ("M_2_PI", Value::Float(consts::FRAC_2_PI)),
+        ("M_SQRTPI", Value::Float(1.772_453_850_905_516)),
+        ("M_2_SQRTPI", Value::Float(consts::FRAC_2_SQRT_PI)),
+        ("M_LNPI", Value::Float(1.144_729_885_849_400_2)),
+        ("M_EULER", Value::Float(0.577_215_664_901_532_9)),
+        ("M_SQRT2", Value::Float(consts::SQRT_2)),
+        ("M_SQRT1_2", Value::Float(consts::FRAC_1_SQRT_2)),
+        ("M_SQRT3", Value::Float(1.732_050_807_568_877_2)),
+        ("PHP_ROUND_HALF_UP", Value::Int(1)),
+        ("PHP_ROUND_HALF_DOWN", Value::Int(2)),
+        ("PHP_ROUND_HALF_EVEN", Value::Int(3)),
+        ("PHP_ROUND_HALF_ODD", Value::Int(4)),
+        ("MT_RAND_MT19937", Value::Int(0)),
+        ("MT_RAND_PHP", Value::Int(1)),
+        // Errors.
         ("E_ERROR", Value::Int(1)),
         ("E_WARNING", Value::Int(2)),
+        ("E_PARSE", Value::Int(4)),
         ("E_NOTICE", Value::Int(8)),
-        ("E_DEPRECATED", Value::Int(8192)),
+        ("E_CORE_ERROR", Value::Int(16)),
+        ("E_CORE_WARNING", Value::Int(32)),
+        ("E_COMPILE_ERROR", Value::Int(64)),
+        ("E_COMPILE_WARNING", Value::Int(128)),
+        ("E_USER_ERROR", Value::Int(256)),
+        ("E_USER_WARNING", Value::Int(512)),
+        ("E_USER_NOTICE", Value::Int(1024)),
         ("E_STRICT", Value::Int(2048)),
+        ("E_RECOVERABLE_ERROR", Value::Int(4096)),
+        ("E_DEPRECATED", Value::Int(8192)),
+        ("E_USER_DEPRECATED", Value::Int(16384)),
+        ("E_ALL", Value::Int(32767)),
+        // Strings.
         ("STR_PAD_RIGHT", Value::Int(1)),
         ("STR_PAD_LEFT", Value::Int(0)),
         ("STR_PAD_BOTH", Value::Int(2)),
+        ("ENT_HTML_QUOTE_NONE", Value::Int(0)),
+        ("ENT_HTML_QUOTE_SINGLE", Value::Int(1)),
+        ("ENT_HTML_QUOTE_DOUBLE", Value::Int(2)),
+        ("ENT_COMPAT", Value::Int(2)),
+        ("ENT_QUOTES", Value::Int(3)),
+        ("ENT_NOQUOTES", Value::Int(0)),
+        ("ENT_IGNORE", Value::Int(4)),
+        ("ENT_SUBSTITUTE", Value::Int(8)),
+        ("ENT_DISALLOWED", Value::Int(128)),
+        ("ENT_HTML401", Value::Int(0)),
+        ("ENT_XML1", Value::Int(16)),
+        ("ENT_XHTML", Value::Int(32)),
+        ("ENT_HTML5", Value::Int(48)),
+        ("HTML_SPECIALCHARS", Value::Int(0)),
+        ("HTML_ENTITIES", Value::Int(1)),
+        // Arrays.
+        ("SORT_ASC", Value::Int(4)),
+        ("SORT_DESC", Value::Int(3)),
         ("SORT_REGULAR", Value::Int(0)),
         ("SORT_NUMERIC", Value::Int(1)),
         ("SORT_STRING", Value::Int(2)),
-        ("SORT_FLAG_CASE", Value::Int(8)),
+        ("SORT_LOCALE_STRING", Value::Int(5)),
         ("SORT_NATURAL", Value::Int(6)),
+        ("SORT_FLAG_CASE", Value::Int(8)),
+        ("CASE_LOWER", Value::Int(0)),
+        ("CASE_UPPER", Value::Int(1)),
         ("COUNT_NORMAL", Value::Int(0)),
         ("COUNT_RECURSIVE", Value::Int(1)),
         ("ARRAY_FILTER_USE_KEY", Value::Int(2)),
         ("ARRAY_FILTER_USE_BOTH", Value::Int(1)),
+        // JSON.
         ("JSON_HEX_TAG", Value::Int(1)),
         ("JSON_HEX_AMP", Value::Int(2)),
         ("JSON_HEX_APOS", Value::Int(4)),
@@ -69,16 +154,32 @@ pub(crate) fn constants() -> Vec<(&'static str, Value)> {
         ("JSON_PARTIAL_OUTPUT_ON_ERROR", Value::Int(512)),
         ("JSON_PRESERVE_ZERO_FRACTION", Value::Int(1024)),
         ("JSON_UNESCAPED_LINE_TERMINATORS", Value::Int(2048)),
+        ("JSON_OBJECT_AS_ARRAY", Value::Int(1)),
+        ("JSON_BIGINT_AS_STRING", Value::Int(2)),
         ("JSON_INVALID_UTF8_IGNORE", Value::Int(1_048_576)),
         ("JSON_INVALID_UTF8_SUBSTITUTE", Value::Int(2_097_152)),
         ("JSON_THROW_ON_ERROR", Value::Int(4_194_304)),
-        ("MT_RAND_MT19937", Value::Int(0)),
-        ("MT_RAND_PHP", Value::Int(1)),
-        ("PHP_ROUND_HALF_UP", Value::Int(1)),
-        ("PHP_ROUND_HALF_DOWN", Value::Int(2)),
-        ("PHP_ROUND_HALF_EVEN", Value::Int(3)),
-        ("PHP_ROUND_HALF_ODD", Value::Int(4)),
-    ]
+    ];
+    const JSON_ERROR_NAMES: [&str; 11] = [
+        "JSON_ERROR_NONE",
+        "JSON_ERROR_DEPTH",
+        "JSON_ERROR_STATE_MISMATCH",
+        "JSON_ERROR_CTRL_CHAR",
+        "JSON_ERROR_SYNTAX",
+        "JSON_ERROR_UTF8",
+        "JSON_ERROR_RECURSION",
+        "JSON_ERROR_INF_OR_NAN",
+        "JSON_ERROR_UNSUPPORTED_TYPE",
+        "JSON_ERROR_INVALID_PROPERTY_NAME",
+        "JSON_ERROR_UTF16",
+    ];
+    out.extend(
+        JSON_ERROR_NAMES
+            .iter()
+            .enumerate()
+            .map(|(i, &name)| (name, Value::Int(i as i64))),
+    );
+    out
 }
 
 fn define<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
@@ -136,4 +237,208 @@ fn memory_get_usage<G: Globals>(_g: G, _a: &mut Args) -> VmResult<Value> {
 
 fn memory_get_peak_usage<G: Globals>(_g: G, _a: &mut Args) -> VmResult<Value> {
     Ok(Value::Int(memory::peak() as i64))
+}
+
+fn time<G: Globals>(_g: G, _a: &mut Args) -> VmResult<Value> {
+    Ok(Value::Int(now().as_secs() as i64))
+}
+
+fn gettimeofday<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let t = now();
+    if a.opt_bool(g, 0, false)? {
+        return Ok(Value::Float(t.as_secs_f64()));
+    }
+    // minizts runs in UTC: no offset, no daylight saving.
+    let fields = [
+        ("sec", t.as_secs() as i64),
+        ("usec", i64::from(t.subsec_micros())),
+        ("minuteswest", 0),
+        ("dsttime", 0),
+    ];
+    Ok(Value::arr(PhpArray::from_pairs(
+        fields.map(|(k, v)| (Key::Str(PhpStr::from(k)), Value::Int(v))),
+    )))
+}
+
+fn date_default_timezone_set<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    // Accepted and forgotten: minizts has no dates to apply it to.
+    a.str(g, 0)?;
+    Ok(Value::Bool(true))
+}
+
+fn date_default_timezone_get<G: Globals>(_g: G, _a: &mut Args) -> VmResult<Value> {
+    Ok(Value::str("UTC"))
+}
+
+/// PHP's TypeError for argument `i` declared as type `ty` (for the
+/// declarations the `Args` helpers do not name, such as `?int`).
+fn arg_type_error<T>(a: &Args, i: usize, param: &str, ty: &str) -> VmResult<T> {
+    crate::error::type_error(format!(
+        "{}(): Argument #{} (${param}) must be of type {ty}, {} given",
+        a.name(),
+        i + 1,
+        a.value(i).type_name()
+    ))
+}
+
+fn error_reporting<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let old = eg!(g).error_reporting;
+    let level = match &*a.value(0) {
+        Value::Null | Value::Undef => None,
+        Value::Arr(_) | Value::Closure(_) => return arg_type_error(a, 0, "error_level", "?int"),
+        Value::Str(s) if minizts_core::numfmt::is_numeric_str(s).is_none() => {
+            return arg_type_error(a, 0, "error_level", "?int")
+        }
+        _ => Some(a.int(g, 0)?),
+    };
+    if let Some(level) = level {
+        eg!(g).error_reporting = level;
+    }
+    Ok(Value::Int(old))
+}
+
+/// `memory_limit` as PHP's ini syntax writes it.
+fn format_quantity(bytes: Option<usize>) -> String {
+    const K: usize = 1024;
+    match bytes {
+        None => "-1".into(),
+        Some(0) => "0".into(),
+        Some(b) if b % (K * K * K) == 0 => format!("{}G", b / (K * K * K)),
+        Some(b) if b % (K * K) == 0 => format!("{}M", b / (K * K)),
+        Some(b) if b % K == 0 => format!("{}K", b / K),
+        Some(b) => b.to_string(),
+    }
+}
+
+/// An ini quantity (`128M`, `1g`, `512k`, `1048576`); `None` inside the
+/// `Some` is "unlimited" (any negative number).
+fn parse_quantity(s: &str) -> Option<Option<usize>> {
+    let s = s.trim();
+    let (digits, mult) = match s.as_bytes().last()?.to_ascii_lowercase() {
+        b'k' => (&s[..s.len() - 1], 1 << 10),
+        b'm' => (&s[..s.len() - 1], 1 << 20),
+        b'g' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    let n: i64 = digits.trim().parse().ok()?;
+    if n < 0 {
+        return Some(None);
+    }
+    Some(Some((n as usize).saturating_mul(mult)))
+}
+
+/// C `atol()`: leading whitespace, a sign, digits; 0 if none.
+fn atol(s: &str) -> i64 {
+    let t = s.trim_start();
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let end = digits.bytes().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
+    let n = digits[..end]
+        .bytes()
+        .fold(0i64, |n, d| n.wrapping_mul(10).wrapping_add(i64::from(d - b'0')));
+    if neg {
+        n.wrapping_neg()
+    } else {
+        n
+    }
+}
+
+/// The current value of ini setting `name`, if minizts knows it.
+fn ini_value<G: Globals>(g: G, name: &[u8]) -> Option<String> {
+    let eg = eg!(g);
+    Some(match name {
+        b"precision" => eg.settings.precision.to_string(),
+        b"serialize_precision" => "-1".into(),
+        b"memory_limit" => format_quantity(eg.settings.memory_limit),
+        b"max_execution_time" => eg.settings.max_execution_time.as_secs().to_string(),
+        b"error_reporting" => eg.error_reporting.to_string(),
+        b"display_errors" => "stderr".into(),
+        b"date.timezone" => String::new(),
+        b"default_charset" => "UTF-8".into(),
+        _ => return None,
+    })
+}
+
+fn ini_get<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let name = a.str(g, 0)?;
+    Ok(ini_value(g, &name).map_or(Value::Bool(false), Value::str))
+}
+
+fn ini_set<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let name = a.str(g, 0)?;
+    let value = match &*a.value(1) {
+        Value::Null | Value::Undef => PhpStr::empty(),
+        Value::Arr(_) | Value::Closure(_) => {
+            // php-src words this one without the given type.
+            return crate::error::type_error(format!(
+                "{}(): Argument #2 ($value) must be of type string|int|float|bool|null",
+                a.name()
+            ));
+        }
+        _ => a.str(g, 1)?,
+    };
+    let value = String::from_utf8_lossy(&value).into_owned();
+    let Some(old) = ini_value(g, &name) else {
+        return Ok(Value::Bool(false));
+    };
+    match name.as_bytes() {
+        b"precision" => {
+            let p = atol(&value);
+            if p < -1 {
+                return Ok(Value::Bool(false));
+            }
+            eg!(g).settings.precision = p.min(i64::from(i32::MAX)) as i32;
+        }
+        b"memory_limit" => {
+            let Some(limit) = parse_quantity(&value) else {
+                return Ok(Value::Bool(false));
+            };
+            if let Some(bytes) = limit {
+                let used = memory::usage();
+                if bytes < used {
+                    warning(
+                        g,
+                        &format!("Failed to set memory limit to {bytes} bytes (Current memory usage is {used} bytes)"),
+                    );
+                    return Ok(Value::Bool(false));
+                }
+            }
+            eg!(g).settings.memory_limit = limit;
+        }
+        b"max_execution_time" => {
+            eg!(g).settings.max_execution_time = Duration::from_secs(atol(&value).max(0) as u64);
+        }
+        b"error_reporting" => eg!(g).error_reporting = atol(&value),
+        // Known but fixed in minizts.
+        _ => {}
+    }
+    Ok(Value::str(old))
+}
+
+fn set_time_limit<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let secs = a.int(g, 0)?;
+    eg!(g).settings.max_execution_time = Duration::from_secs(secs.max(0) as u64);
+    Ok(Value::Bool(true))
+}
+
+fn php_sapi_name<G: Globals>(_g: G, _a: &mut Args) -> VmResult<Value> {
+    Ok(Value::str("cli"))
+}
+
+fn phpversion<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    if a.has(0) && !a.value(0).is_null() {
+        if let Value::Arr(_) | Value::Closure(_) = &*a.value(0) {
+            return arg_type_error(a, 0, "extension", "?string");
+        }
+        let ext = a.str(g, 0)?.to_ascii_lowercase();
+        // The bundled extensions whose functions minizts has.
+        let known: &[&[u8]] = &[b"core", b"standard", b"json", b"random", b"date"];
+        if !known.contains(&ext.as_slice()) {
+            return Ok(Value::Bool(false));
+        }
+    }
+    Ok(Value::str(PHP_VERSION))
 }

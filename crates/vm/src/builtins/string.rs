@@ -1,13 +1,40 @@
-//! String functions.
+//! String functions, as PHP 8.2's ext/standard/string.c and friends
+//! define them: byte strings throughout (case mapping is ASCII only, as
+//! PHP 8.2's is locale-insensitive), PHP's parameter names, warnings and
+//! ValueErrors.
+//!
+//! This file holds the table, the argument helpers the string functions
+//! share, and the small functions; the larger families live in
+//! submodules: searching and splitting (`search`), replacing (`replace`),
+//! formatting and base conversion (`format`), HTML and escaping (`html`),
+//! comparisons and text metrics (`compare`).
 
-use std::borrow::Cow;
+use std::rc::Rc;
 
-use minizts_core::numfmt::{self, ArgSource, FormatArg, SprintfErrorKind};
-use minizts_core::{PhpStr, Value};
+use minizts_core::{PhpArray, PhpStr, Value};
 use minizts_globals::Globals;
 
 use crate::builtins::Args;
-use crate::error::{notice, throw, VmResult};
+use crate::error::{deprecated, type_error, warning, VmResult};
+
+mod compare;
+mod format;
+mod html;
+mod replace;
+mod search;
+
+use compare::{
+    levenshtein, similar_text, soundex, strcasecmp, strcmp, strnatcasecmp, strnatcmp, strncasecmp, strncmp,
+    substr_compare,
+};
+pub(crate) use format::format;
+use format::{bin2hex, bindec, decbin, dechex, decoct, hex2bin, hexdec, number_format, octdec, sprintf, vsprintf};
+use html::{addslashes, htmlspecialchars, htmlspecialchars_decode, nl2br, quotemeta, stripslashes, wordwrap};
+use replace::{str_ireplace, str_replace, strtr, substr_replace};
+use search::{
+    chunk_split, explode, implode, str_contains, str_ends_with, str_split, str_starts_with, str_word_count, strcspn,
+    stripos, stristr, strpbrk, strpos, strrchr, strripos, strrpos, strspn, strstr, substr, substr_count,
+};
 
 crate::builtin_table! {
     "strlen", ["string"], 1, 0, strlen;
@@ -17,6 +44,233 @@ crate::builtin_table! {
     "dechex", ["num"], 1, 0, dechex;
     "sprintf", ["format", "...values"], 1, 0, sprintf;
     "number_format", ["num", "decimals", "decimal_separator", "thousands_separator"], 1, 0, number_format;
+    "vsprintf", ["format", "values"], 2, 0, vsprintf;
+    "substr", ["string", "offset", "length"], 2, 0, substr;
+    "strpos", ["haystack", "needle", "offset"], 2, 0, strpos;
+    "stripos", ["haystack", "needle", "offset"], 2, 0, stripos;
+    "strrpos", ["haystack", "needle", "offset"], 2, 0, strrpos;
+    "strripos", ["haystack", "needle", "offset"], 2, 0, strripos;
+    "strstr", ["haystack", "needle", "before_needle"], 2, 0, strstr;
+    "strchr", ["haystack", "needle", "before_needle"], 2, 0, strstr;
+    "stristr", ["haystack", "needle", "before_needle"], 2, 0, stristr;
+    "strrchr", ["haystack", "needle"], 2, 0, strrchr;
+    "strpbrk", ["string", "characters"], 2, 0, strpbrk;
+    "str_contains", ["haystack", "needle"], 2, 0, str_contains;
+    "str_starts_with", ["haystack", "needle"], 2, 0, str_starts_with;
+    "str_ends_with", ["haystack", "needle"], 2, 0, str_ends_with;
+    "substr_count", ["haystack", "needle", "offset", "length"], 2, 0, substr_count;
+    "strspn", ["string", "characters", "offset", "length"], 2, 0, strspn;
+    "strcspn", ["string", "characters", "offset", "length"], 2, 0, strcspn;
+    "str_replace", ["search", "replace", "subject", "count"], 3, 8, str_replace;
+    "str_ireplace", ["search", "replace", "subject", "count"], 3, 8, str_ireplace;
+    "strtr", ["string", "from", "to"], 2, 0, strtr;
+    "substr_replace", ["string", "replace", "offset", "length"], 3, 0, substr_replace;
+    "str_pad", ["string", "length", "pad_string", "pad_type"], 2, 0, str_pad;
+    "ucfirst", ["string"], 1, 0, ucfirst;
+    "lcfirst", ["string"], 1, 0, lcfirst;
+    "ucwords", ["string", "separators"], 1, 0, ucwords;
+    "trim", ["string", "characters"], 1, 0, trim;
+    "ltrim", ["string", "characters"], 1, 0, ltrim;
+    "rtrim", ["string", "characters"], 1, 0, rtrim;
+    "chop", ["string", "characters"], 1, 0, rtrim;
+    "implode", ["separator", "array"], 1, 0, implode;
+    "join", ["separator", "array"], 1, 0, implode;
+    "explode", ["separator", "string", "limit"], 2, 0, explode;
+    "str_split", ["string", "length"], 1, 0, str_split;
+    "chunk_split", ["string", "length", "separator"], 1, 0, chunk_split;
+    "str_word_count", ["string", "format", "characters"], 1, 0, str_word_count;
+    "chr", ["codepoint"], 1, 0, chr;
+    "ord", ["character"], 1, 0, ord;
+    "hexdec", ["hex_string"], 1, 0, hexdec;
+    "decbin", ["num"], 1, 0, decbin;
+    "bindec", ["binary_string"], 1, 0, bindec;
+    "decoct", ["num"], 1, 0, decoct;
+    "octdec", ["octal_string"], 1, 0, octdec;
+    "bin2hex", ["string"], 1, 0, bin2hex;
+    "hex2bin", ["string"], 1, 0, hex2bin;
+    "strrev", ["string"], 1, 0, strrev;
+    "strcmp", ["string1", "string2"], 2, 0, strcmp;
+    "strcasecmp", ["string1", "string2"], 2, 0, strcasecmp;
+    "strncmp", ["string1", "string2", "length"], 3, 0, strncmp;
+    "strncasecmp", ["string1", "string2", "length"], 3, 0, strncasecmp;
+    "strnatcmp", ["string1", "string2"], 2, 0, strnatcmp;
+    "strnatcasecmp", ["string1", "string2"], 2, 0, strnatcasecmp;
+    "substr_compare", ["haystack", "needle", "offset", "length", "case_insensitive"], 3, 0, substr_compare;
+    "similar_text", ["string1", "string2", "percent"], 2, 4, similar_text;
+    "levenshtein", ["string1", "string2", "insertion_cost", "replacement_cost", "deletion_cost"], 2, 0, levenshtein;
+    "soundex", ["string"], 1, 0, soundex;
+    "nl2br", ["string", "use_xhtml"], 1, 0, nl2br;
+    "wordwrap", ["string", "width", "break", "cut_long_words"], 1, 0, wordwrap;
+    "htmlspecialchars", ["string", "flags", "encoding", "double_encode"], 1, 0, htmlspecialchars;
+    "htmlspecialchars_decode", ["string", "flags"], 1, 0, htmlspecialchars_decode;
+    "addslashes", ["string"], 1, 0, addslashes;
+    "stripslashes", ["string"], 1, 0, stripslashes;
+    "quotemeta", ["string"], 1, 0, quotemeta;
+}
+
+/// A parameter's name as PHP's messages print it.
+fn param_name(a: &Args, i: usize) -> &'static str {
+    let params = a.info.params;
+    params
+        .get(i)
+        .or(params.last())
+        .map_or("", |p| p.trim_start_matches("..."))
+}
+
+/// PHP's TypeError for parameter `i` of type `expected`.
+fn arg_type_error<T>(a: &Args, i: usize, expected: &str, given: &Value) -> VmResult<T> {
+    type_error(format!(
+        "{}(): Argument #{} (${}) must be of type {expected}, {} given",
+        a.name(),
+        i + 1,
+        param_name(a, i),
+        given.type_name()
+    ))
+}
+
+/// PHP 8.1's deprecation for null passed to a non-nullable scalar
+/// parameter of an internal function.
+fn null_deprecated<G: Globals>(g: G, a: &Args, i: usize, ty: &str) {
+    deprecated(
+        g,
+        &format!(
+            "{}(): Passing null to parameter #{} (${}) of type {ty} is deprecated",
+            a.name(),
+            i + 1,
+            param_name(a, i)
+        ),
+    );
+}
+
+/// An `array|string` parameter (scalars become strings, null is
+/// deprecated and becomes "").
+enum StrOrArray {
+    Str(PhpStr),
+    Arr(Rc<PhpArray>),
+}
+
+fn str_or_array<G: Globals>(g: G, a: &Args, i: usize) -> VmResult<StrOrArray> {
+    let v = a.value(i);
+    match &*v {
+        Value::Arr(arr) => Ok(StrOrArray::Arr(arr.clone())),
+        Value::Str(s) => Ok(StrOrArray::Str(s.clone())),
+        Value::Int(_) | Value::Float(_) | Value::Bool(_) => Ok(StrOrArray::Str(crate::ops::to_str(g, &v)?)),
+        Value::Null | Value::Undef => {
+            null_deprecated(g, a, i, "array|string");
+            Ok(StrOrArray::Str(PhpStr::empty()))
+        }
+        other => arg_type_error(a, i, "array|string", other),
+    }
+}
+
+/// A `?int` parameter with default null: `None` when absent or null.
+fn opt_nullable_int<G: Globals>(g: G, a: &Args, i: usize) -> VmResult<Option<i64>> {
+    if !a.has(i) {
+        return Ok(None);
+    }
+    match &*a.value(i) {
+        Value::Null | Value::Undef => Ok(None),
+        v @ (Value::Arr(_) | Value::Closure(_)) => arg_type_error(a, i, "?int", v),
+        v @ Value::Str(s) if minizts_core::numfmt::is_numeric_str(s).is_none() => arg_type_error(a, i, "?int", v),
+        _ => a.int(g, i).map(Some),
+    }
+}
+
+/// A `?string` parameter: `default` when absent or null.
+fn opt_nullable_str<G: Globals>(g: G, a: &Args, i: usize, default: &[u8]) -> VmResult<PhpStr> {
+    if !a.has(i) {
+        return Ok(PhpStr::from(default));
+    }
+    match &*a.value(i) {
+        Value::Null | Value::Undef => Ok(PhpStr::from(default)),
+        v @ (Value::Arr(_) | Value::Closure(_)) => arg_type_error(a, i, "?string", v),
+        _ => a.str(g, i),
+    }
+}
+
+/// Stores `v` in by-reference parameter `i` if the caller passed it.
+fn set_ref(a: &mut Args, i: usize, v: Value) {
+    if a.has(i) {
+        a.with_ref(i, |slot| *slot = v);
+    }
+}
+
+/// PHP's `zend_string_safe_alloc(nmemb, size, len)` checks for a result
+/// of `nmemb * size + len` bytes (returned): the same overflow error, and
+/// the `memory_limit` check with the size PHP's allocator would request
+/// (the string header, then whole pages), so messages match.
+fn check_alloc<G: Globals>(g: G, nmemb: usize, size: usize, len: usize) -> VmResult<usize> {
+    // zend_string's header (24 bytes) and NUL, 8-byte aligned.
+    let offset = (len as u128 + 25 + 7) & !7;
+    let total = nmemb as u128 * size as u128 + offset;
+    if total > u64::MAX as u128 {
+        return crate::error::fatal(format!(
+            "Possible integer overflow in memory allocation ({nmemb} * {size} + {offset})"
+        ));
+    }
+    let request = if total > 3072 { (total + 4095) & !4095 } else { total };
+    let request = request.min(u64::MAX as u128) as usize;
+    crate::builtins::reserve(g, request)?;
+    // Only reached without a memory limit, which PHP's allocator treats
+    // as a limit of PHP_INT_MAX bytes.
+    if request > isize::MAX as usize {
+        return crate::error::fatal(format!(
+            "Allowed memory size of {} bytes exhausted (tried to allocate {request} bytes)",
+            isize::MAX
+        ));
+    }
+    Ok((total - offset) as usize + len)
+}
+
+/// An empty buffer for a result of `nmemb * size + len` bytes, after
+/// [`check_alloc`]; an allocation the system refuses is a fatal error
+/// rather than an abort.
+fn safe_alloc<G: Globals>(g: G, nmemb: usize, size: usize, len: usize) -> VmResult<Vec<u8>> {
+    let bytes = check_alloc(g, nmemb, size, len)?;
+    let mut out = Vec::new();
+    if out.try_reserve_exact(bytes).is_err() {
+        return crate::error::fatal(format!("Out of memory (tried to allocate {bytes} bytes)"));
+    }
+    Ok(out)
+}
+
+/// PHP's `php_charmask`: the bytes listed in `list`, where `a..z` stands
+/// for a range; warns (as `func()`) about malformed ranges and ignores
+/// them, as PHP does.
+fn charmask<G: Globals>(g: G, func: &str, list: &[u8]) -> [bool; 256] {
+    let mut mask = [false; 256];
+    let len = list.len();
+    let mut i = 0;
+    while i < len {
+        let c = list[i];
+        if i + 3 < len && list[i + 1] == b'.' && list[i + 2] == b'.' && list[i + 3] >= c {
+            for b in c..=list[i + 3] {
+                mask[b as usize] = true;
+            }
+            i += 4;
+            continue;
+        }
+        if i + 1 < len && c == b'.' && list[i + 1] == b'.' {
+            let why = if i == 0 {
+                ", no character to the left of '..'"
+            } else if i + 2 >= len {
+                ", no character to the right of '..'"
+            } else if list[i - 1] > list[i + 2] {
+                ", '..'-range needs to be incrementing"
+            } else {
+                ""
+            };
+            warning(g, &format!("{func}(): Invalid '..'-range{why}"));
+        } else {
+            mask[c as usize] = true;
+        }
+        i += 1;
+    }
+    mask
+}
+
+fn str_value(bytes: Vec<u8>) -> Value {
+    Value::Str(PhpStr::new(bytes))
 }
 
 fn strlen<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
@@ -32,100 +286,151 @@ fn str_repeat<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     if times < 0 {
         return a.value_error(1, "must be greater than or equal to 0");
     }
-    let total = (s.len() as u128) * (times as u128);
-    if total > isize::MAX as u128 {
-        return crate::error::fatal(format!(
-            "Possible integer overflow in memory allocation ({} * {} + 32)",
-            s.len(),
-            times
-        ));
+    if s.is_empty() || times == 0 {
+        return Ok(Value::Str(PhpStr::empty()));
     }
-    crate::builtins::reserve(g, total as usize)?;
-    Ok(Value::Str(PhpStr::new(s.repeat(times as usize))))
+    let times = usize::try_from(times).unwrap_or(usize::MAX);
+    let mut out = safe_alloc(g, s.len(), times, 0)?;
+    let total = s.len() * times;
+    out.extend_from_slice(&s);
+    while out.len() < total {
+        let n = out.len().min(total - out.len());
+        out.extend_from_within(..n);
+    }
+    Ok(str_value(out))
 }
 
 fn strtoupper<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
-    Ok(Value::Str(PhpStr::new(a.str(g, 0)?.to_ascii_uppercase())))
+    Ok(str_value(a.str(g, 0)?.to_ascii_uppercase()))
 }
 
 fn strtolower<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
-    Ok(Value::Str(PhpStr::new(a.str(g, 0)?.to_ascii_lowercase())))
+    Ok(str_value(a.str(g, 0)?.to_ascii_lowercase()))
 }
 
-fn dechex<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
-    let n = a.int(g, 0)?;
-    Ok(Value::str(format!("{:x}", n as u64)))
+fn ucfirst<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let mut s = a.str(g, 0)?;
+    if s.first().is_some_and(u8::is_ascii_lowercase) {
+        s.make_mut()[0].make_ascii_uppercase();
+    }
+    Ok(Value::Str(s))
 }
 
-/// A value as a `printf` argument.
-pub(crate) struct FmtValue<'a>(pub &'a Value);
+fn lcfirst<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let mut s = a.str(g, 0)?;
+    if s.first().is_some_and(u8::is_ascii_uppercase) {
+        s.make_mut()[0].make_ascii_lowercase();
+    }
+    Ok(Value::Str(s))
+}
 
-impl FormatArg for FmtValue<'_> {
-    fn to_int(&self) -> i64 {
-        self.0.to_int()
+fn ucwords<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let s = a.str(g, 0)?;
+    let delims = a.opt_str(g, 1, b" \t\r\n\x0c\x0b")?;
+    if s.is_empty() {
+        return Ok(Value::Str(s));
     }
-    fn to_float(&self) -> f64 {
-        self.0.to_float()
-    }
-    fn to_bytes(&self) -> Cow<'_, [u8]> {
-        match self.0 {
-            Value::Str(s) => Cow::Borrowed(s.as_bytes()),
-            v => {
-                let mut out = Vec::new();
-                let _ = v.write_string(&mut out, 14);
-                Cow::Owned(out)
-            }
+    let mask = charmask(g, "ucwords", &delims);
+    let mut out = s.to_vec();
+    out[0].make_ascii_uppercase();
+    for i in 1..out.len() {
+        if mask[out[i - 1] as usize] {
+            out[i].make_ascii_uppercase();
         }
     }
-    fn as_int(&self) -> Option<i64> {
-        match self.0 {
-            Value::Int(n) => Some(*n),
-            _ => None,
-        }
-    }
+    Ok(str_value(out))
 }
 
-/// PHP's `sprintf` on arguments `args` (after the format).
-pub(crate) fn format<G: Globals>(g: G, format: &[u8], args: &[Value], source: ArgSource) -> VmResult<Vec<u8>> {
-    let values: Vec<Value> = args.iter().map(Value::deref_clone).collect();
-    for v in &values {
-        if let Value::Arr(_) = v {
-            // PHP converts arrays with its usual warning when printed.
-        }
-    }
-    let wrapped: Vec<FmtValue> = values.iter().map(FmtValue).collect();
-    let mut out = Vec::new();
-    let mut notes = Vec::new();
-    let r = numfmt::php_sprintf_into(&mut out, format, &wrapped, source, &mut |m| notes.push(m.to_string()));
-    for n in notes {
-        notice(g, &n);
-    }
-    match r {
-        Ok(()) => Ok(out),
-        Err(e) => {
-            let class = match e.kind {
-                SprintfErrorKind::ArgumentCount => "ArgumentCountError",
-                SprintfErrorKind::Value => "ValueError",
-                SprintfErrorKind::Fatal => "Error",
-            };
-            throw(class, String::from_utf8_lossy(&e.message).into_owned())
-        }
-    }
+/// Which ends `trim` works on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ends {
+    Left,
+    Right,
+    Both,
 }
 
-fn sprintf<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
-    let f = a.str(g, 0)?;
-    let out = format(g, &f, &a.v[1..], ArgSource::Variadic(1))?;
-    Ok(Value::Str(PhpStr::new(out)))
+fn trim_impl<G: Globals>(g: G, a: &mut Args, ends: Ends) -> VmResult<Value> {
+    let s = a.str(g, 0)?;
+    let mask = if a.has(1) {
+        let list = a.str(g, 1)?;
+        charmask(g, a.name(), &list)
+    } else {
+        let mut m = [false; 256];
+        for &c in b" \n\r\t\x0b\0" {
+            m[c as usize] = true;
+        }
+        m
+    };
+    let mut start = 0;
+    let mut end = s.len();
+    if ends != Ends::Right {
+        while start < end && mask[s[start] as usize] {
+            start += 1;
+        }
+    }
+    if ends != Ends::Left {
+        while end > start && mask[s[end - 1] as usize] {
+            end -= 1;
+        }
+    }
+    if start == 0 && end == s.len() {
+        return Ok(Value::Str(s));
+    }
+    Ok(Value::str(&s[start..end]))
 }
 
-fn number_format<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
-    let num = a.float(g, 0)?;
-    let decimals = a.opt_int(g, 1, 0)?;
-    let dec = a.opt_str(g, 2, b".")?;
-    let sep = a.opt_str(g, 3, b",")?;
-    let decimals = decimals.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
-    Ok(Value::Str(PhpStr::new(numfmt::number_format(
-        num, decimals, &dec, &sep,
-    ))))
+fn trim<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    trim_impl(g, a, Ends::Both)
+}
+
+fn ltrim<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    trim_impl(g, a, Ends::Left)
+}
+
+fn rtrim<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    trim_impl(g, a, Ends::Right)
+}
+
+fn str_pad<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let s = a.str(g, 0)?;
+    let length = a.int(g, 1)?;
+    let pad = a.opt_str(g, 2, b" ")?;
+    let pad_type = a.opt_int(g, 3, 1)?;
+    // PHP checks the length before validating the other arguments.
+    if length < 0 || length as u64 <= s.len() as u64 {
+        return Ok(Value::Str(s));
+    }
+    if pad.is_empty() {
+        return a.value_error(2, "must be a non-empty string");
+    }
+    if !(0..=2).contains(&pad_type) {
+        return a.value_error(3, "must be STR_PAD_LEFT, STR_PAD_RIGHT, or STR_PAD_BOTH");
+    }
+    let fill = usize::try_from(length).unwrap_or(usize::MAX) - s.len();
+    let mut out = safe_alloc(g, 1, s.len(), fill)?;
+    let (left, right) = match pad_type {
+        0 => (fill, 0),
+        1 => (0, fill),
+        _ => (fill / 2, fill - fill / 2),
+    };
+    out.extend(pad.iter().cycle().take(left));
+    out.extend_from_slice(&s);
+    out.extend(pad.iter().cycle().take(right));
+    Ok(str_value(out))
+}
+
+fn strrev<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let mut s = a.str(g, 0)?.to_vec();
+    s.reverse();
+    Ok(str_value(s))
+}
+
+fn chr<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let c = a.int(g, 0)?;
+    Ok(str_value(vec![(c & 0xff) as u8]))
+}
+
+fn ord<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let s = a.str(g, 0)?;
+    Ok(Value::Int(s.first().copied().unwrap_or(0) as i64))
 }

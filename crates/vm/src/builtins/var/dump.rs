@@ -1,0 +1,419 @@
+//! `var_dump`, `print_r` and `var_export`, byte for byte as PHP 8.2's
+//! `php_var_dump`, `zend_print_zval_r` and `php_var_export_ex`.
+//!
+//! All three build their text in memory and write it (or return it) at
+//! the end. An array reached again while it is being printed (only
+//! possible through a reference) is PHP's recursion case: the arrays and
+//! closures being printed are kept in a set, by address, as PHP flags
+//! them with `GC_PROTECT_RECURSION`.
+//!
+//! Closures are the only objects: `var_dump` and `print_r` show PHP's
+//! debug properties for them (`static`: the `use` variables and `static`
+//! variables; `parameter`: the parameters), `var_export` none.
+
+use std::collections::HashSet;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use minizts_core::bytecode::{Op, Script};
+use minizts_core::numfmt;
+use minizts_core::value::Closure;
+use minizts_core::{Key, KeyRef, PhpArray, PhpStr, Value};
+use minizts_globals::{eg, Globals};
+
+use crate::builtins::Args;
+use crate::error::{warning, VmResult};
+
+/// Printing state shared by the three formats.
+struct Printer {
+    out: Vec<u8>,
+    /// Arrays and closures being printed, by address.
+    active: HashSet<*const ()>,
+    /// The running script, for closures' debug properties.
+    script: Option<Arc<Script>>,
+    /// `precision` (print_r prints floats as strings do).
+    precision: i32,
+    /// Circular references var_export met (one warning each).
+    circular: usize,
+}
+
+impl Printer {
+    fn new<G: Globals>(g: G) -> Printer {
+        Printer {
+            out: Vec::new(),
+            active: HashSet::new(),
+            script: eg!(g).script.clone(),
+            precision: eg!(g).settings.precision,
+            circular: 0,
+        }
+    }
+
+    fn spaces(&mut self, n: usize) {
+        self.out.resize(self.out.len() + n, b' ');
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+    }
+
+    fn int(&mut self, n: i64) {
+        numfmt::write_int(&mut self.out, n);
+    }
+
+    /// Starts printing the container at `p`; false if it is already being
+    /// printed (recursion).
+    fn enter(&mut self, p: *const ()) -> bool {
+        self.active.insert(p)
+    }
+
+    fn leave(&mut self, p: *const ()) {
+        self.active.remove(&p);
+    }
+
+    fn closure_props(&self, c: &Closure) -> PhpArray {
+        match &self.script {
+            Some(script) => closure_debug_info(script, c),
+            None => PhpArray::new(),
+        }
+    }
+
+    // --- var_dump ---------------------------------------------------------
+
+    /// `php_var_dump(v, level)`.
+    fn dump(&mut self, v: &Value, level: usize) {
+        if level > 1 {
+            self.spaces(level - 1);
+        }
+        self.dump_body(v, level, false);
+    }
+
+    fn dump_body(&mut self, v: &Value, level: usize, is_ref: bool) {
+        let amp: &[u8] = if is_ref { b"&" } else { b"" };
+        match v {
+            Value::Ref(r) => {
+                // A reference nobody else holds is shown as a plain value.
+                let is_ref = r.count() > 1;
+                let inner = r.borrow();
+                self.dump_body(&inner, level, is_ref);
+            }
+            Value::Undef | Value::Null | Value::IterVal(..) | Value::IterRef(_) => {
+                self.push(amp);
+                self.push(b"NULL\n");
+            }
+            Value::Bool(b) => {
+                self.push(amp);
+                self.push(if *b { b"bool(true)\n" } else { b"bool(false)\n" });
+            }
+            Value::Int(n) => {
+                self.push(amp);
+                self.push(b"int(");
+                self.int(*n);
+                self.push(b")\n");
+            }
+            Value::Float(f) => {
+                self.push(amp);
+                self.push(b"float(");
+                numfmt::write_float_repr(&mut self.out, *f);
+                self.push(b")\n");
+            }
+            Value::Str(s) => {
+                self.push(amp);
+                self.push(b"string(");
+                self.int(s.len() as i64);
+                self.push(b") \"");
+                self.push(s);
+                self.push(b"\"\n");
+            }
+            Value::Arr(arr) => {
+                let p = Rc::as_ptr(arr) as *const ();
+                if !self.enter(p) {
+                    self.push(b"*RECURSION*\n");
+                    return;
+                }
+                self.push(amp);
+                self.push(b"array(");
+                self.int(arr.len() as i64);
+                self.push(b") {\n");
+                self.dump_elements(arr, level);
+                self.leave(p);
+                self.dump_close(level);
+            }
+            Value::Closure(c) => {
+                let p = Rc::as_ptr(c) as *const ();
+                if !self.enter(p) {
+                    self.push(b"*RECURSION*\n");
+                    return;
+                }
+                let props = self.closure_props(c);
+                self.push(amp);
+                self.push(b"object(Closure)#");
+                self.int(i64::from(c.handle));
+                self.push(b" (");
+                self.int(props.len() as i64);
+                self.push(b") {\n");
+                self.dump_elements(&props, level);
+                self.leave(p);
+                self.dump_close(level);
+            }
+        }
+    }
+
+    fn dump_elements(&mut self, arr: &PhpArray, level: usize) {
+        for (k, v) in arr.iter() {
+            self.spaces(level + 1);
+            match k {
+                KeyRef::Int(n) => {
+                    self.push(b"[");
+                    self.int(n);
+                    self.push(b"]=>\n");
+                }
+                KeyRef::Str(s) => {
+                    self.push(b"[\"");
+                    self.push(s);
+                    self.push(b"\"]=>\n");
+                }
+            }
+            self.dump(v, level + 2);
+        }
+    }
+
+    fn dump_close(&mut self, level: usize) {
+        if level > 1 {
+            self.spaces(level - 1);
+        }
+        self.push(b"}\n");
+    }
+
+    // --- print_r ------------------------------------------------------------
+
+    /// `zend_print_zval_r_to_buf(v, indent)`.
+    fn print_r(&mut self, v: &Value, indent: usize) {
+        match v {
+            Value::Ref(r) => {
+                let inner = r.borrow();
+                self.print_r(&inner, indent);
+            }
+            Value::Arr(arr) => {
+                self.push(b"Array\n");
+                let p = Rc::as_ptr(arr) as *const ();
+                if !self.enter(p) {
+                    self.push(b" *RECURSION*");
+                    return;
+                }
+                self.print_hash(arr, indent);
+                self.leave(p);
+            }
+            Value::Closure(c) => {
+                self.push(b"Closure Object\n");
+                let p = Rc::as_ptr(c) as *const ();
+                if !self.enter(p) {
+                    self.push(b" *RECURSION*");
+                    return;
+                }
+                let props = self.closure_props(c);
+                self.print_hash(&props, indent);
+                self.leave(p);
+            }
+            other => {
+                // Scalars print as their string conversion.
+                let _ = other.write_string(&mut self.out, self.precision);
+            }
+        }
+    }
+
+    fn print_hash(&mut self, arr: &PhpArray, indent: usize) {
+        self.spaces(indent);
+        self.push(b"(\n");
+        for (k, v) in arr.iter() {
+            self.spaces(indent + 4);
+            self.push(b"[");
+            match k {
+                KeyRef::Int(n) => self.int(n),
+                KeyRef::Str(s) => self.push(s),
+            }
+            self.push(b"] => ");
+            self.print_r(v, indent + 8);
+            self.push(b"\n");
+        }
+        self.spaces(indent);
+        self.push(b")\n");
+    }
+
+    // --- var_export ---------------------------------------------------------
+
+    /// `php_var_export_ex(v, level)`.
+    fn export(&mut self, v: &Value, level: usize) {
+        match v {
+            Value::Ref(r) => {
+                let inner = r.borrow();
+                self.export(&inner, level);
+            }
+            Value::Undef | Value::Null | Value::IterVal(..) | Value::IterRef(_) => self.push(b"NULL"),
+            Value::Bool(b) => self.push(if *b { b"true" } else { b"false" }),
+            Value::Int(n) => {
+                // The literal PHP_INT_MIN would read back as a float.
+                if *n == i64::MIN {
+                    self.push(b"-9223372036854775807-1");
+                } else {
+                    self.int(*n);
+                }
+            }
+            Value::Float(f) => numfmt::write_float_var_export(&mut self.out, *f),
+            Value::Str(s) => self.export_str(s),
+            Value::Arr(arr) => {
+                let p = Rc::as_ptr(arr) as *const ();
+                if !self.enter(p) {
+                    self.push(b"NULL");
+                    self.circular += 1;
+                    return;
+                }
+                if level > 1 {
+                    self.push(b"\n");
+                    self.spaces(level - 1);
+                }
+                self.push(b"array (\n");
+                for (k, v) in arr.iter() {
+                    self.spaces(level + 1);
+                    match k {
+                        KeyRef::Int(n) => self.int(n),
+                        KeyRef::Str(s) => self.export_str(s),
+                    }
+                    self.push(b" => ");
+                    self.export(v, level + 2);
+                    self.push(b",\n");
+                }
+                self.leave(p);
+                if level > 1 {
+                    self.spaces(level - 1);
+                }
+                self.push(b")");
+            }
+            Value::Closure(_) => {
+                // Closures have no properties to export.
+                if level > 1 {
+                    self.push(b"\n");
+                    self.spaces(level - 1);
+                }
+                self.push(b"\\Closure::__set_state(array(\n");
+                if level > 1 {
+                    self.spaces(level - 1);
+                }
+                self.push(b"))");
+            }
+        }
+    }
+
+    /// A single-quoted PHP literal: `'` and `\` escaped, NUL bytes spliced
+    /// in as `' . "\0" . '`.
+    fn export_str(&mut self, s: &[u8]) {
+        self.push(b"'");
+        for &b in s {
+            match b {
+                b'\'' => self.push(b"\\'"),
+                b'\\' => self.push(b"\\\\"),
+                0 => self.push(b"' . \"\\0\" . '"),
+                _ => self.out.push(b),
+            }
+        }
+        self.push(b"'");
+    }
+}
+
+/// A reference shown as the value it holds unless someone else shares it
+/// (`zend_closure_get_debug_info` unwraps references of refcount 1).
+fn shown(v: &Value) -> Value {
+    match v {
+        Value::Ref(r) if r.count() == 1 => r.get(),
+        Value::Undef => Value::Null,
+        v => v.clone(),
+    }
+}
+
+/// A closure's debug properties, as `zend_closure_get_debug_info` builds
+/// them: `static` (the `use` variables, then the `static` variables: their
+/// values, or before the first call their initial values) and `parameter`
+/// (`"$name"` or `"&$name"` => `"<required>"` / `"<optional>"`).
+fn closure_debug_info(script: &Script, c: &Closure) -> PhpArray {
+    let mut props = PhpArray::new();
+    let Some(f) = script.functions.get(c.func as usize) else {
+        return props;
+    };
+    let cv_name = |reg: usize| -> &[u8] { f.cv_names.get(reg).map_or(&b""[..], |n| n.as_bytes()) };
+
+    let mut statics = PhpArray::new();
+    for (value, &cv) in c.bound.iter().zip(&f.bound_cvs) {
+        statics.insert(Key::from_bytes(cv_name(cv as usize)), shown(value));
+    }
+    let slots = c.statics.borrow();
+    for op in &f.code {
+        if let Op::InitStatic { var, slot, src } = op {
+            let value = match slots.get(*slot as usize) {
+                Some(Some(r)) if r.count() == 1 => r.get(),
+                Some(Some(r)) => Value::Ref(r.clone()),
+                // Not run yet: the initial value when it is a constant.
+                _ if src.is_const() => f.consts.values().get(src.index()).cloned().unwrap_or(Value::Null),
+                _ => Value::Null,
+            };
+            statics.insert(Key::from_bytes(cv_name(var.idx())), value);
+        }
+    }
+    drop(slots);
+    if !statics.is_empty() {
+        props.insert(Key::Str(PhpStr::from("static")), Value::arr(statics));
+    }
+
+    if !f.params.is_empty() {
+        let mut params = PhpArray::new();
+        for (i, p) in f.params.iter().enumerate() {
+            let mut name = Vec::with_capacity(p.name.len() + 2);
+            if p.by_ref {
+                name.push(b'&');
+            }
+            name.push(b'$');
+            name.extend_from_slice(p.name.trim_start_matches('$').as_bytes());
+            let kind = if i >= f.required as usize {
+                "<optional>"
+            } else {
+                "<required>"
+            };
+            params.insert(Key::from_bytes(&name), Value::str(kind));
+        }
+        props.insert(Key::Str(PhpStr::from("parameter")), Value::arr(params));
+    }
+    props
+}
+
+pub(super) fn var_dump<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let mut p = Printer::new(g);
+    for i in 0..a.len() {
+        // Arguments come by value: no `&` at the top.
+        p.dump(&a.value(i), 1);
+    }
+    crate::output::write(g, &p.out);
+    Ok(Value::Null)
+}
+
+pub(super) fn print_r<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let ret = a.opt_bool(g, 1, false)?;
+    let mut p = Printer::new(g);
+    p.print_r(&a.value(0), 0);
+    if ret {
+        return Ok(Value::Str(PhpStr::new(p.out)));
+    }
+    crate::output::write(g, &p.out);
+    Ok(Value::Bool(true))
+}
+
+pub(super) fn var_export<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let ret = a.opt_bool(g, 1, false)?;
+    let mut p = Printer::new(g);
+    p.export(&a.value(0), 1);
+    for _ in 0..p.circular {
+        warning(g, "var_export does not handle circular references");
+    }
+    if ret {
+        return Ok(Value::Str(PhpStr::new(p.out)));
+    }
+    crate::output::write(g, &p.out);
+    Ok(Value::Null)
+}
