@@ -92,7 +92,10 @@ fn apply_settings<G: Globals>(g: G, defines: &[String]) -> Result<(), String> {
             }
             "precision" => settings.precision = value.trim().parse().map_err(|_| format!("bad precision: {value}"))?,
             "max_execution_time" => {
-                let secs: u64 = value.trim().parse().map_err(|_| format!("bad max_execution_time: {value}"))?;
+                let secs: u64 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("bad max_execution_time: {value}"))?;
                 settings.max_execution_time = std::time::Duration::from_secs(secs);
             }
             "error_reporting" => {

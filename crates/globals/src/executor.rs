@@ -18,6 +18,29 @@ use minizts_core::numfmt::MtRand;
 use minizts_core::value::Closure;
 use minizts_core::{PhpRef, PhpStr, Value};
 
+/// Why the VM should stop at its next check (PHP's `EG(vm_interrupt)`).
+/// The VM tests `pending` at every backward jump and call; whoever sets it
+/// (the time-limit watchdog, from another thread, or the allocator when
+/// the memory limit is passed) says why in the other fields.
+#[derive(Default)]
+pub struct Interrupt {
+    pub pending: AtomicBool,
+    pub timed_out: AtomicBool,
+}
+
+impl Interrupt {
+    /// The time limit expired (called from the watchdog thread).
+    pub fn time_out(&self) {
+        self.timed_out.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.pending.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    pub fn clear(&self) {
+        self.timed_out.store(false, std::sync::atomic::Ordering::Relaxed);
+        self.pending.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// One entry of the per-thread runtime cache (PHP's `run_time_cache`): a
 /// call or constant site's last resolution.
 #[derive(Clone, Debug, Default)]
@@ -317,9 +340,8 @@ pub struct ExecutorGlobals {
     // The VM.
     pub stack: VmStack,
     pub frames: Vec<Frame>,
-    /// Set (from any thread) to make the VM stop at its next check: a
-    /// time limit expired.
-    pub interrupt: AtomicBool,
+    /// Set (from any thread) to make the VM stop at its next check.
+    pub interrupt: Interrupt,
     /// How many nested VM loops run (builtins calling back into scripts).
     pub native_depth: u32,
 
@@ -358,7 +380,7 @@ impl ExecutorGlobals {
         ExecutorGlobals {
             stack: VmStack::new(16 * 1024 * 1024),
             frames: Vec::new(),
-            interrupt: AtomicBool::new(false),
+            interrupt: Interrupt::default(),
             native_depth: 0,
             script: None,
             runtime_cache: Vec::new(),
@@ -390,7 +412,7 @@ impl ExecutorGlobals {
         self.exit_status = 0;
         self.next_object_handle = 1;
         self.native_depth = 0;
-        self.interrupt.store(false, std::sync::atomic::Ordering::Relaxed);
+        self.interrupt.clear();
     }
 
     /// Drops everything the request made (PHP's `shutdown_executor`) and
