@@ -296,7 +296,7 @@ impl Args<'_> {
     }
 
     fn float_as_int<G: Globals>(&self, g: G, i: usize, f: f64, given: &Value) -> VmResult<i64> {
-        if !f.is_finite() || f < -9.223_372_036_854_776e18 || f >= 9.223_372_036_854_776e18 {
+        if !f.is_finite() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
             return self.type_error(i, "int", given);
         }
         if f.fract() != 0.0 {

@@ -657,17 +657,8 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 tri!(check_limits(g));
                 // SAFETY: the argument registers are in the window.
                 let at = unsafe { base.add(args.idx()) };
-                tri!(call::push_frame(
-                    g,
-                    &script,
-                    fid,
-                    at,
-                    chunk,
-                    argc as usize,
-                    dst.0,
-                    None,
-                    false
-                ));
+                // SAFETY: the arguments are the top registers of the window.
+                tri!(unsafe { call::push_frame(g, &script, fid, at, chunk, argc as usize, dst.0, None, false) });
                 load_frame!();
                 pc = 0;
             }
@@ -697,17 +688,10 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         tri!(check_limits(g));
                         // SAFETY: the argument registers are in the window.
                         let at = unsafe { base.add(args.idx()) };
-                        tri!(call::push_frame(
-                            g,
-                            &script,
-                            fid,
-                            at,
-                            chunk,
-                            argc as usize,
-                            dst.0,
-                            closure,
-                            false
-                        ));
+                        // SAFETY: the arguments are the top registers.
+                        tri!(unsafe {
+                            call::push_frame(g, &script, fid, at, chunk, argc as usize, dst.0, closure, false)
+                        });
                         load_frame!();
                         pc = 0;
                     }
