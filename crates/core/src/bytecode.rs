@@ -305,6 +305,10 @@ pub enum Op {
     CallBuiltin { dst: Reg, id: u16, args: Reg, argc: u8 },
     /// Calls the closure or string callable in `callee`.
     CallValue { dst: Reg, callee: Reg, args: Reg, argc: u8 },
+    /// Calls the callable in `callee` (a closure, or a function's name)
+    /// with the values of the array in `args` as its arguments
+    /// (`f(...$args)`).
+    CallSpread { dst: Reg, callee: Reg, args: Reg },
     /// Passes variable `var` as argument `argno` of the call of `callee`:
     /// by reference if that parameter is by reference, else by value.
     SendVarEx { dst: Reg, var: Reg, callee: Reg, argno: u8 },
@@ -563,6 +567,11 @@ impl Op {
                 r!(dst);
                 r!(callee);
                 rg(args, argc as usize);
+            }
+            CallSpread { dst, callee, args } => {
+                r!(dst);
+                r!(callee);
+                r!(args);
             }
             SendVarEx { dst, var, callee, .. } => {
                 r!(dst);
@@ -921,6 +930,7 @@ impl fmt::Display for DisplayOp<'_> {
                 callee,
                 argno,
             } => write!(f, "SEND_VAR_EX {} = {} (arg {argno} of {})", r(dst), r(var), r(callee)),
+            CallSpread { dst, callee, args } => write!(f, "CALL_SPREAD {} = {}(...{})", r(dst), r(callee), r(args)),
             Return { src } => write!(f, "RETURN {}", s(src)),
             JmpIfPassed { param, target } => write!(f, "JMP_IF_PASSED param {param} {target}"),
             DeclareFunction { func } => write!(f, "DECLARE_FUNCTION #{func}"),

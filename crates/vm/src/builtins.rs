@@ -428,6 +428,9 @@ impl Args<'_> {
                         "a valid callback, function \"{}\" not found or invalid function name",
                         String::from_utf8_lossy(s)
                     ),
+                    Value::Arr(a) if a.len() == 2 => {
+                        "a valid callback, first array member is not a valid class name or object".into()
+                    }
                     Value::Arr(_) => "a valid callback, array callback must have exactly two members".into(),
                     _ => "a valid callback, no array or string given".into(),
                 };

@@ -170,10 +170,18 @@ pub unsafe fn push_frame<G: Globals>(
         } else {
             "at least"
         };
-        let message = format!(
-            "Too few arguments to function {name}(), {argc} passed in {} on line {caller_line} and {how} {} expected",
-            script.file, f.required
-        );
+        // Called from a builtin (a callback), PHP names no call site.
+        let message = if native {
+            format!(
+                "Too few arguments to function {name}(), {argc} passed and {how} {} expected",
+                f.required
+            )
+        } else {
+            format!(
+                "Too few arguments to function {name}(), {argc} passed in {} on line {caller_line} and {how} {} expected",
+                script.file, f.required
+            )
+        };
         // PHP reports it at the function, with the call in the trace.
         let mut err = locate(
             g,
@@ -238,6 +246,24 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
                 (unsafe { eg.stack.after(top.base, n) }, top.chunk)
             };
             let argc = args.len();
+            let f = &script.functions[*func as usize];
+            for (i, a) in args.iter().enumerate() {
+                let by_ref = match f.params.get(i) {
+                    Some(p) => p.by_ref,
+                    None => f.params.last().is_some_and(|p| p.variadic && p.by_ref),
+                };
+                if by_ref && !matches!(a, Value::Ref(_)) {
+                    let name = if f.is_closure { "{closure}" } else { &f.name };
+                    let param = f.params.get(i).or(f.params.last()).map_or("", |p| &p.name);
+                    crate::error::warning(
+                        g,
+                        &format!(
+                            "{name}(): Argument #{} (${param}) must be passed by reference, value given",
+                            i + 1
+                        ),
+                    );
+                }
+            }
             // SAFETY: `at` is the end of the top frame's window, in `chunk`.
             let (chunk, at) = match unsafe { eg!(g).stack.window(chunk, at, 0, argc) } {
                 Ok(w) => w,

@@ -707,6 +707,22 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     }
                 }
             }
+            Op::CallSpread { dst, callee, args } => {
+                save_pc(g, pc - 1);
+                let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
+                let list = match reg!(args) {
+                    Value::Arr(a) => a.clone(),
+                    _ => Rc::new(PhpArray::new()),
+                };
+                if list.iter().any(|(k, _)| matches!(k, minizts_core::KeyRef::Str(_))) {
+                    tri!(error::<()>(
+                        "minizts does not support named arguments (string keys when unpacking)"
+                    ));
+                }
+                let values: Vec<Value> = list.values().map(Value::deref_clone).collect();
+                let r = tri!(call::call_resolved(g, &target, values));
+                set!(dst, r);
+            }
             Op::SendVarEx {
                 dst,
                 var,
