@@ -33,7 +33,11 @@ fn bench_kernels_compute_php_results() {
                 "{name}: exit {:?}\n{}\n    stderr: {}",
                 out.code,
                 support::diff(&want, &out.stdout),
-                String::from_utf8_lossy(&out.stderr).lines().take(5).collect::<Vec<_>>().join("\n      ")
+                String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .take(5)
+                    .collect::<Vec<_>>()
+                    .join("\n      ")
             ));
         }
         None

@@ -17,18 +17,27 @@ fn compare(script: &Path, args: &[&str]) -> Option<String> {
     let dir = script.parent().unwrap();
     let name = script.file_name().unwrap().to_string_lossy().into_owned();
     let mut php = Command::new("php");
-    php.current_dir(dir).args(["-n", "-d", "display_errors=stderr", &name]).args(args);
+    php.current_dir(dir)
+        .args(["-n", "-d", "display_errors=stderr", &name])
+        .args(args);
     let mut mz = Command::new(env!("CARGO_BIN_EXE_minizts"));
     mz.current_dir(dir).arg("run").arg(&name).args(args);
     let want = support::run(php, Duration::from_secs(120));
     let got = support::run(mz, Duration::from_secs(120));
-    let rel = script.strip_prefix(support::root()).unwrap_or(script).display().to_string();
+    let rel = script
+        .strip_prefix(support::root())
+        .unwrap_or(script)
+        .display()
+        .to_string();
     if got.timed_out {
         return Some(format!("{rel}: minizts timed out"));
     }
     let mut problems = Vec::new();
     if want.stdout != got.stdout {
-        problems.push(format!("  stdout differs from php's\n{}", support::diff(&want.stdout, &got.stdout)));
+        problems.push(format!(
+            "  stdout differs from php's\n{}",
+            support::diff(&want.stdout, &got.stdout)
+        ));
     }
     if want.code != got.code {
         problems.push(format!("  exit code {:?}, php's {:?}", got.code, want.code));

@@ -9,11 +9,11 @@
 #[path = "support.rs"]
 mod support;
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-fn check(script: &PathBuf, regen: bool) -> Option<String> {
+fn check(script: &Path, regen: bool) -> Option<String> {
     let dir = script.parent().unwrap();
     let name = script.file_name().unwrap().to_string_lossy().into_owned();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_minizts"));

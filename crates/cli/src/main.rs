@@ -30,6 +30,9 @@ enum Command {
     },
     /// Print a script's bytecode, per function, with source lines.
     Dump {
+        /// Print the syntax tree instead of the bytecode.
+        #[arg(long)]
+        ast: bool,
         /// The script (`-` reads stdin).
         file: String,
     },
@@ -92,7 +95,10 @@ fn apply_settings<G: Globals>(g: G, defines: &[String]) -> Result<(), String> {
             }
             "precision" => settings.precision = value.trim().parse().map_err(|_| format!("bad precision: {value}"))?,
             "max_execution_time" => {
-                let secs: u64 = value.trim().parse().map_err(|_| format!("bad max_execution_time: {value}"))?;
+                let secs: u64 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("bad max_execution_time: {value}"))?;
                 settings.max_execution_time = std::time::Duration::from_secs(secs);
             }
             "error_reporting" => {
@@ -188,7 +194,7 @@ fn lint(file: &str) -> u8 {
     }
 }
 
-fn dump(file: &str) -> u8 {
+fn dump(file: &str, ast: bool) -> u8 {
     let (src, name) = match load(file) {
         Ok(x) => x,
         Err(msg) => {
@@ -196,6 +202,20 @@ fn dump(file: &str) -> u8 {
             return 1;
         }
     };
+    if ast {
+        let arena = bumpalo::Bump::new();
+        return match minizts_syntax::parse(&arena, &src) {
+            Ok(script) => {
+                print!("{}", minizts_syntax::ast::dump::script(&script));
+                0
+            }
+            Err(e) => {
+                let line = minizts_syntax::LineIndex::new(&src).line(e.pos as u32);
+                eprintln!("Parse error: {} in {name} on line {line}", e.message);
+                255
+            }
+        };
+    }
     let g: Tls = match minizts_vm::thread_startup() {
         Ok(g) => g,
         Err(e) => {
@@ -232,7 +252,7 @@ fn main() -> ExitCode {
         .spawn(move || match cli.command {
             Command::Run(args) => run(args),
             Command::Lint { file } => lint(&file),
-            Command::Dump { file } => dump(&file),
+            Command::Dump { file, ast } => dump(&file, ast),
         });
     let code = match worker.map(|h| h.join()) {
         Ok(Ok(code)) => code,

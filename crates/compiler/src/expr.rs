@@ -405,8 +405,39 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         Ok(start)
     }
 
+    /// `callee(...)` with `...$spread` arguments: the arguments are
+    /// gathered into an array and unpacked when the call runs.
+    fn call_spread(&mut self, callee: Src, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
+        let line = self.line;
+        let c = self.temp()?;
+        self.emit(Op::Move { dst: c, src: callee });
+        let arr = self.temp()?;
+        self.emit(Op::NewArray { dst: arr, capacity: 0 });
+        for a in args {
+            let mark = self.mark();
+            let v = self.expr(a.value)?;
+            if a.spread {
+                self.emit(Op::ArraySpread { arr, src: v });
+            } else {
+                self.emit(Op::ArrayPush { arr, src: v });
+            }
+            self.release(mark);
+        }
+        self.line = line;
+        self.emit(Op::CallSpread {
+            dst,
+            callee: c,
+            args: arr,
+        });
+        Ok(())
+    }
+
     fn call(&mut self, name: &'a str, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
         let name = name.strip_prefix('\\').unwrap_or(name);
+        if args.iter().any(|a| a.spread) {
+            let callee = self.const_str(name.as_bytes())?;
+            return self.call_spread(callee, args, dst);
+        }
         let key = name.to_ascii_lowercase();
         if matches!(
             key.as_str(),
@@ -450,14 +481,15 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     fn call_value(&mut self, callee: &'a Expr<'a>, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
+        if args.iter().any(|a| a.spread) {
+            let c = self.expr(callee)?;
+            return self.call_spread(c, args, dst);
+        }
         let line = self.line;
         let c = self.temp()?;
         self.expr_into(callee, c)?;
         if args.len() > 255 {
             return self.error("minizts: too many arguments in one call");
-        }
-        if args.iter().any(|a| a.spread) {
-            return self.error("minizts does not support argument unpacking (...$args) yet");
         }
         let start = self.temps(args.len())?;
         for (i, a) in args.iter().enumerate() {

@@ -262,20 +262,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// Points the jump at `pc` to `target`.
     fn patch(&mut self, pc: Target, target: Target) {
         let op = &mut cg!(self.g).op_array().code[pc as usize];
-        match op {
-            Op::Jmp { target: t }
-            | Op::JmpBack { target: t }
-            | Op::JmpIf { target: t, .. }
-            | Op::JmpIfNot { target: t, .. }
-            | Op::JmpIfNotNull { target: t, .. }
-            | Op::JmpIfPassed { target: t, .. }
-            | Op::BindStatic { target: t, .. }
-            | Op::FeReset { end: t, .. }
-            | Op::FeResetRef { end: t, .. }
-            | Op::FeResetRefFrom { end: t, .. }
-            | Op::FeFetch { end: t, .. }
-            | Op::FeFetchRef { end: t, .. } => *t = target,
-            other => panic!("patching a non-jump {other:?}"),
+        match op.target_mut() {
+            Some(t) => *t = target,
+            None => panic!("patching a non-jump {op:?}"),
         }
     }
 

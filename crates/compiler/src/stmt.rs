@@ -42,14 +42,17 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 }
             }
             StmtKind::While { cond, body } => {
+                // The condition goes at the bottom, so each iteration takes
+                // one (backward, interrupt-checking) branch.
+                let to_cond = self.emit(Op::Jmp { target: 0 });
                 let top = self.next_pc();
-                let exits = self.cond_jump(cond, false)?;
                 self.loop_body(body, None, false)?;
                 let ctx = self.loops.pop().expect("loop context");
-                self.at(s.pos);
-                self.emit(Op::JmpBack { target: top });
-                self.patch_all(&ctx.continues, top);
-                self.patch_all_here(&exits);
+                self.patch_here(to_cond);
+                self.patch_all_here(&ctx.continues);
+                self.at(cond.pos);
+                let again = self.cond_jump(cond, true)?;
+                self.patch_all(&again, top);
                 self.patch_all_here(&ctx.breaks);
             }
             StmtKind::DoWhile { body, cond } => {
@@ -58,33 +61,37 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let ctx = self.loops.pop().expect("loop context");
                 self.patch_all_here(&ctx.continues);
                 self.at(cond.pos);
-                let exits = self.cond_jump(cond, false)?;
-                self.emit(Op::JmpBack { target: top });
-                self.patch_all_here(&exits);
+                let again = self.cond_jump(cond, true)?;
+                self.patch_all(&again, top);
                 self.patch_all_here(&ctx.breaks);
             }
             StmtKind::For { init, cond, step, body } => {
                 for e in init.iter() {
                     self.discard(e)?;
                 }
+                let to_cond = self.emit(Op::Jmp { target: 0 });
                 let top = self.next_pc();
-                let mut exits = Vec::new();
-                if let Some((last, rest)) = cond.split_last() {
-                    for e in rest {
-                        self.discard(e)?;
-                    }
-                    self.at(last.pos);
-                    exits = self.cond_jump(last, false)?;
-                }
                 self.loop_body(body, None, false)?;
                 let ctx = self.loops.pop().expect("loop context");
                 self.patch_all_here(&ctx.continues);
                 for e in step.iter() {
                     self.discard(e)?;
                 }
-                self.at(s.pos);
-                self.emit(Op::JmpBack { target: top });
-                self.patch_all_here(&exits);
+                self.patch_here(to_cond);
+                match cond.split_last() {
+                    Some((last, rest)) => {
+                        for e in rest {
+                            self.discard(e)?;
+                        }
+                        self.at(last.pos);
+                        let again = self.cond_jump(last, true)?;
+                        self.patch_all(&again, top);
+                    }
+                    None => {
+                        self.at(s.pos);
+                        self.emit(Op::JmpBack { target: top });
+                    }
+                }
                 self.patch_all_here(&ctx.breaks);
             }
             StmtKind::Foreach {
@@ -220,6 +227,49 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     self.patch_all_here(&skip);
                     Ok(jumps)
                 }
+            }
+            ExprKind::Binary {
+                op:
+                    op @ (BinaryOp::Lt
+                    | BinaryOp::Le
+                    | BinaryOp::Gt
+                    | BinaryOp::Ge
+                    | BinaryOp::Eq
+                    | BinaryOp::NotEq
+                    | BinaryOp::Identical
+                    | BinaryOp::NotIdentical),
+                lhs,
+                rhs,
+            } => {
+                // A comparison feeding a branch becomes one instruction.
+                let mark = self.mark();
+                let a = self.expr(lhs)?;
+                let b = self.expr(rhs)?;
+                self.at(lhs.pos);
+                let flip = matches!(op, BinaryOp::NotEq | BinaryOp::NotIdentical);
+                let if_true = when != flip;
+                let target = 0;
+                let jump = match op {
+                    BinaryOp::Lt => Op::JmpLt { a, b, if_true, target },
+                    BinaryOp::Le => Op::JmpLe { a, b, if_true, target },
+                    BinaryOp::Gt => Op::JmpLt {
+                        a: b,
+                        b: a,
+                        if_true,
+                        target,
+                    },
+                    BinaryOp::Ge => Op::JmpLe {
+                        a: b,
+                        b: a,
+                        if_true,
+                        target,
+                    },
+                    BinaryOp::Eq | BinaryOp::NotEq => Op::JmpEq { a, b, if_true, target },
+                    _ => Op::JmpIdentical { a, b, if_true, target },
+                };
+                let pc = self.emit(jump);
+                self.release(mark);
+                Ok(vec![pc])
             }
             _ => {
                 let mark = self.mark();

@@ -269,6 +269,34 @@ pub enum Op {
     JmpIfNot { cond: Src, target: Target },
     /// Jump if `src` is not null (`??`).
     JmpIfNotNull { src: Src, target: Target },
+    /// Jump if `(a < b) == if_true` (a comparison fused with its branch).
+    JmpLt {
+        a: Src,
+        b: Src,
+        if_true: bool,
+        target: Target,
+    },
+    /// Jump if `(a <= b) == if_true`.
+    JmpLe {
+        a: Src,
+        b: Src,
+        if_true: bool,
+        target: Target,
+    },
+    /// Jump if `(a == b) == if_true`.
+    JmpEq {
+        a: Src,
+        b: Src,
+        if_true: bool,
+        target: Target,
+    },
+    /// Jump if `(a === b) == if_true`.
+    JmpIdentical {
+        a: Src,
+        b: Src,
+        if_true: bool,
+        target: Target,
+    },
 
     /// Calls the user function named by call site `site` with the `argc`
     /// arguments in the registers from `args`; the result goes to `dst`.
@@ -277,6 +305,10 @@ pub enum Op {
     CallBuiltin { dst: Reg, id: u16, args: Reg, argc: u8 },
     /// Calls the closure or string callable in `callee`.
     CallValue { dst: Reg, callee: Reg, args: Reg, argc: u8 },
+    /// Calls the callable in `callee` (a closure, or a function's name)
+    /// with the values of the array in `args` as its arguments
+    /// (`f(...$args)`).
+    CallSpread { dst: Reg, callee: Reg, args: Reg },
     /// Passes variable `var` as argument `argno` of the call of `callee`:
     /// by reference if that parameter is by reference, else by value.
     SendVarEx { dst: Reg, var: Reg, callee: Reg, argno: u8 },
@@ -336,6 +368,256 @@ pub enum Op {
     Silence { save: Reg },
     /// Ends `@expr`: restores the level saved in `save`.
     Unsilence { save: Reg },
+}
+
+impl Op {
+    /// The jump target, for instructions that may jump.
+    pub fn target(&self) -> Option<Target> {
+        use Op::*;
+        match *self {
+            Jmp { target }
+            | JmpBack { target }
+            | JmpIf { target, .. }
+            | JmpIfNot { target, .. }
+            | JmpIfNotNull { target, .. }
+            | JmpLt { target, .. }
+            | JmpLe { target, .. }
+            | JmpEq { target, .. }
+            | JmpIdentical { target, .. }
+            | JmpIfPassed { target, .. }
+            | BindStatic { target, .. } => Some(target),
+            FeReset { end, .. }
+            | FeResetRef { end, .. }
+            | FeResetRefFrom { end, .. }
+            | FeFetch { end, .. }
+            | FeFetchRef { end, .. } => Some(end),
+            _ => None,
+        }
+    }
+
+    /// The mutable jump target, for the compiler's back-patching.
+    pub fn target_mut(&mut self) -> Option<&mut Target> {
+        use Op::*;
+        match self {
+            Jmp { target }
+            | JmpBack { target }
+            | JmpIf { target, .. }
+            | JmpIfNot { target, .. }
+            | JmpIfNotNull { target, .. }
+            | JmpLt { target, .. }
+            | JmpLe { target, .. }
+            | JmpEq { target, .. }
+            | JmpIdentical { target, .. }
+            | JmpIfPassed { target, .. }
+            | BindStatic { target, .. } => Some(target),
+            FeReset { end, .. }
+            | FeResetRef { end, .. }
+            | FeResetRefFrom { end, .. }
+            | FeFetch { end, .. }
+            | FeFetchRef { end, .. } => Some(end),
+            _ => None,
+        }
+    }
+
+    /// Calls `reg` with every register range the instruction touches (as
+    /// first register and count; `Reg::NONE` results are skipped) and
+    /// `src` with every read operand. The compiler uses it to check that
+    /// every operand is inside the function's window and constant pool,
+    /// which is what lets the VM index both without bounds checks.
+    pub fn operands(&self, mut reg: impl FnMut(Reg, usize), mut src: impl FnMut(Src)) {
+        use Op::*;
+        let mut rg = |x: Reg, n: usize| {
+            if !x.is_none() {
+                reg(x, n)
+            }
+        };
+        macro_rules! r {
+            ($x:expr) => {
+                rg($x, 1)
+            };
+        }
+        match *self {
+            Nop | Jmp { .. } | JmpBack { .. } | JmpIfPassed { .. } | DeclareFunction { .. } => {}
+            Move { dst, src: s } => {
+                r!(dst);
+                src(s);
+            }
+            Assign { var, src: s } => {
+                r!(var);
+                src(s);
+            }
+            AssignRef { var, src: s } => {
+                r!(var);
+                r!(s);
+            }
+            Add { dst, a, b }
+            | Sub { dst, a, b }
+            | Mul { dst, a, b }
+            | Concat { dst, a, b }
+            | Lt { dst, a, b }
+            | Le { dst, a, b }
+            | Eq { dst, a, b }
+            | Identical { dst, a, b }
+            | Binary { dst, a, b, .. } => {
+                r!(dst);
+                src(a);
+                src(b);
+            }
+            AssignOp { var, src: s, .. } => {
+                r!(var);
+                src(s);
+            }
+            Not { dst, src: s }
+            | Neg { dst, src: s }
+            | Plus { dst, src: s }
+            | BitNot { dst, src: s }
+            | ToBool { dst, src: s }
+            | Cast { dst, src: s, .. }
+            | IsSet { dst, src: s } => {
+                r!(dst);
+                src(s);
+            }
+            IncDecVar { var, dst, .. } => {
+                r!(var);
+                r!(dst);
+            }
+            Quiet { dst, var } | MakeRef { dst, var } => {
+                r!(dst);
+                r!(var);
+            }
+            UnsetVar { var } => r!(var),
+            FetchDim { dst, base, key } | FetchDimQuiet { dst, base, key } | FetchDimList { dst, base, key } => {
+                r!(dst);
+                src(base);
+                src(key);
+            }
+            AssignDim {
+                var,
+                keys,
+                depth,
+                src: s,
+            }
+            | AssignDimOp {
+                var,
+                keys,
+                depth,
+                src: s,
+                ..
+            } => {
+                r!(var);
+                rg(keys, depth as usize);
+                src(s);
+            }
+            AssignDimRef {
+                var,
+                keys,
+                depth,
+                src: s,
+            } => {
+                r!(var);
+                rg(keys, depth as usize);
+                r!(s);
+            }
+            IncDecDim {
+                var, keys, depth, dst, ..
+            } => {
+                r!(var);
+                rg(keys, depth as usize);
+                r!(dst);
+            }
+            UnsetDim { var, keys, depth } => {
+                r!(var);
+                rg(keys, depth as usize);
+            }
+            MakeRefDim { dst, var, keys, depth } => {
+                r!(dst);
+                r!(var);
+                rg(keys, depth as usize);
+            }
+            NewArray { dst, .. } => r!(dst),
+            ArrayPush { arr, src: s } | ArraySpread { arr, src: s } => {
+                r!(arr);
+                src(s);
+            }
+            ArraySet { arr, key, src: s } => {
+                r!(arr);
+                src(key);
+                src(s);
+            }
+            ConcatN { dst, start, n } => {
+                r!(dst);
+                rg(start, n as usize);
+            }
+            JmpIf { cond, .. } | JmpIfNot { cond, .. } => src(cond),
+            JmpIfNotNull { src: s, .. } => src(s),
+            JmpLt { a, b, .. } | JmpLe { a, b, .. } | JmpEq { a, b, .. } | JmpIdentical { a, b, .. } => {
+                src(a);
+                src(b);
+            }
+            CallUser { dst, args, argc, .. } | CallBuiltin { dst, args, argc, .. } => {
+                r!(dst);
+                rg(args, argc as usize);
+            }
+            CallValue {
+                dst,
+                callee,
+                args,
+                argc,
+            } => {
+                r!(dst);
+                r!(callee);
+                rg(args, argc as usize);
+            }
+            CallSpread { dst, callee, args } => {
+                r!(dst);
+                r!(callee);
+                r!(args);
+            }
+            SendVarEx { dst, var, callee, .. } => {
+                r!(dst);
+                r!(var);
+                r!(callee);
+            }
+            Return { src: s } | Echo { src: s } | Exit { src: s } => src(s),
+            MakeClosure { dst, captures, n, .. } => {
+                r!(dst);
+                rg(captures, n as usize);
+            }
+            BindGlobal { var, name } => {
+                r!(var);
+                src(Src::konst(name));
+            }
+            BindStatic { var, .. } => r!(var),
+            InitStatic { var, src: s, .. } => {
+                r!(var);
+                src(s);
+            }
+            FetchConst { dst, .. } => r!(dst),
+            DeclareConst { name, src: s } => {
+                src(Src::konst(name));
+                src(s);
+            }
+            FeReset { iter, subject, .. } => {
+                r!(iter);
+                src(subject);
+            }
+            FeResetRef { iter, var, .. } => {
+                r!(iter);
+                r!(var);
+            }
+            FeResetRefFrom { iter, src: s, .. } => {
+                r!(iter);
+                r!(s);
+            }
+            FeFetch { iter, value, key, .. } | FeFetchRef { iter, value, key, .. } => {
+                r!(iter);
+                r!(value);
+                r!(key);
+            }
+            FeFree { iter } => r!(iter),
+            Silence { save } | Unsilence { save } => r!(save),
+        }
+    }
 }
 
 /// What a call site or constant site names.
@@ -626,6 +908,12 @@ impl fmt::Display for DisplayOp<'_> {
             JmpIf { cond, target } => write!(f, "JMP_IF {} {target}", s(cond)),
             JmpIfNot { cond, target } => write!(f, "JMP_IF_NOT {} {target}", s(cond)),
             JmpIfNotNull { src, target } => write!(f, "JMP_IF_NOT_NULL {} {target}", s(src)),
+            JmpLt { a, b, if_true, target } => write!(f, "JMP_LT ({} < {}) == {if_true} {target}", s(a), s(b)),
+            JmpLe { a, b, if_true, target } => write!(f, "JMP_LE ({} <= {}) == {if_true} {target}", s(a), s(b)),
+            JmpEq { a, b, if_true, target } => write!(f, "JMP_EQ ({} == {}) == {if_true} {target}", s(a), s(b)),
+            JmpIdentical { a, b, if_true, target } => {
+                write!(f, "JMP_IDENTICAL ({} === {}) == {if_true} {target}", s(a), s(b))
+            }
             CallUser { dst, site, args, argc } => {
                 write!(f, "CALL {} = {}({}..+{argc})", r(dst), self.site(site), r(args))
             }
@@ -642,6 +930,7 @@ impl fmt::Display for DisplayOp<'_> {
                 callee,
                 argno,
             } => write!(f, "SEND_VAR_EX {} = {} (arg {argno} of {})", r(dst), r(var), r(callee)),
+            CallSpread { dst, callee, args } => write!(f, "CALL_SPREAD {} = {}(...{})", r(dst), r(callee), r(args)),
             Return { src } => write!(f, "RETURN {}", s(src)),
             JmpIfPassed { param, target } => write!(f, "JMP_IF_PASSED param {param} {target}"),
             DeclareFunction { func } => write!(f, "DECLARE_FUNCTION #{func}"),

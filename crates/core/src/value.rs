@@ -143,6 +143,15 @@ impl Value {
         }
     }
 
+    /// Whether the value owns nothing (no count to drop).
+    #[inline(always)]
+    pub fn is_scalar(&self) -> bool {
+        matches!(
+            self,
+            Value::Undef | Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_)
+        )
+    }
+
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null | Value::Undef)
     }

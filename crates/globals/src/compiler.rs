@@ -197,8 +197,41 @@ impl OpArrayBuilder {
         self.add_const(ConstKey::Str(i), || Value::Str(unsafe { strings.get(i) }))
     }
 
-    /// Finishes the op array.
+    /// Finishes the op array. Checks what the VM relies on without
+    /// checking at run time: the code ends with a return, every jump lands
+    /// inside it, and every register is inside the window.
     pub fn finish(self) -> Function {
+        let len = self.code.len() as Target;
+        assert!(
+            matches!(self.code.last(), Some(Op::Return { .. })),
+            "an op array must end with a return"
+        );
+        let (regs, consts) = (self.max_regs as usize, self.consts.len());
+        for op in &self.code {
+            if let Some(t) = op.target() {
+                assert!(t < len, "jump target {t} outside the code ({len} instructions)");
+            }
+            op.operands(
+                |r, n| {
+                    assert!(
+                        r.idx() + n <= regs,
+                        "register {} (+{n}) outside the window of {regs} in {op:?}",
+                        r.0
+                    )
+                },
+                |s| {
+                    if s.is_const() {
+                        assert!(
+                            s.index() < consts,
+                            "constant {} outside the pool of {consts}",
+                            s.index()
+                        );
+                    } else {
+                        assert!(s.index() < regs, "register {} outside the window of {regs}", s.index());
+                    }
+                },
+            );
+        }
         Function {
             name: self.name,
             params: self.params,

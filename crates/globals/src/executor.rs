@@ -18,6 +18,29 @@ use minizts_core::numfmt::MtRand;
 use minizts_core::value::Closure;
 use minizts_core::{PhpRef, PhpStr, Value};
 
+/// Why the VM should stop at its next check (PHP's `EG(vm_interrupt)`).
+/// The VM tests `pending` at every backward jump and call; whoever sets it
+/// (the time-limit watchdog, from another thread, or the allocator when
+/// the memory limit is passed) says why in the other fields.
+#[derive(Default)]
+pub struct Interrupt {
+    pub pending: AtomicBool,
+    pub timed_out: AtomicBool,
+}
+
+impl Interrupt {
+    /// The time limit expired (called from the watchdog thread).
+    pub fn time_out(&self) {
+        self.timed_out.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.pending.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    pub fn clear(&self) {
+        self.timed_out.store(false, std::sync::atomic::Ordering::Relaxed);
+        self.pending.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// One entry of the per-thread runtime cache (PHP's `run_time_cache`): a
 /// call or constant site's last resolution.
 #[derive(Clone, Debug, Default)]
@@ -100,7 +123,8 @@ impl VmStack {
         }
         if self.chunks[0].len() < n {
             let at = self.chunks[0].as_mut_ptr();
-            return self.window(0, at, 0, n);
+            // SAFETY: `at` is the start of chunk 0 and nothing is kept.
+            return unsafe { self.window(0, at, 0, n) };
         }
         let base = self.chunks[0].as_mut_ptr();
         // SAFETY: `base..base+n` is inside chunk 0 (checked above).
@@ -113,7 +137,12 @@ impl VmStack {
     /// does not fit in the chunk, the window goes to the start of the next
     /// chunk and the kept values move with it. The window's other registers
     /// are cleared.
-    pub fn window(
+    ///
+    /// # Safety
+    /// `at` must point into chunk `chunk` (or one past its end), with the
+    /// `keep` values from `at` inside it, and no reference to the window's
+    /// registers may be alive.
+    pub unsafe fn window(
         &mut self,
         chunk: u32,
         at: *mut Value,
@@ -161,7 +190,10 @@ impl VmStack {
 
     /// The end of the window `base..base+n` as a place for a nested frame
     /// (a callback called by a builtin).
-    pub fn after(&self, base: *mut Value, n: usize) -> *mut Value {
+    ///
+    /// # Safety
+    /// `base..base+n` must be a window this stack handed out.
+    pub unsafe fn after(&self, base: *mut Value, n: usize) -> *mut Value {
         // SAFETY: windows lie inside one chunk, so `base+n` is at most one
         // past its end.
         unsafe { base.add(n) }
@@ -317,9 +349,8 @@ pub struct ExecutorGlobals {
     // The VM.
     pub stack: VmStack,
     pub frames: Vec<Frame>,
-    /// Set (from any thread) to make the VM stop at its next check: a
-    /// time limit expired.
-    pub interrupt: AtomicBool,
+    /// Set (from any thread) to make the VM stop at its next check.
+    pub interrupt: Interrupt,
     /// How many nested VM loops run (builtins calling back into scripts).
     pub native_depth: u32,
 
@@ -343,6 +374,11 @@ pub struct ExecutorGlobals {
     /// The `error_reporting` level in force (0 inside `@`).
     pub error_reporting: i64,
     pub settings: Settings,
+    /// The settings as they were before the request (`ini_set` and
+    /// friends change `settings` for one request only).
+    pub saved_settings: Option<Settings>,
+    /// `json_last_error()`'s code (PHP's `JSON_G(error_code)`).
+    pub json_error: i64,
     /// `exit()`'s status.
     pub exit_status: i32,
     pub mt_rand: Option<MtRand>,
@@ -358,7 +394,7 @@ impl ExecutorGlobals {
         ExecutorGlobals {
             stack: VmStack::new(16 * 1024 * 1024),
             frames: Vec::new(),
-            interrupt: AtomicBool::new(false),
+            interrupt: Interrupt::default(),
             native_depth: 0,
             script: None,
             runtime_cache: Vec::new(),
@@ -371,6 +407,8 @@ impl ExecutorGlobals {
             errors: ErrorSink::Stderr,
             error_reporting: E_ALL,
             settings: Settings::default(),
+            saved_settings: None,
+            json_error: 0,
             exit_status: 0,
             mt_rand: None,
             next_object_handle: 1,
@@ -386,11 +424,13 @@ impl ExecutorGlobals {
         self.statics = script.functions.iter().map(|_| Vec::new()).collect();
         self.script = Some(script);
         self.output = Output::new(sink);
+        self.saved_settings = Some(self.settings.clone());
+        self.json_error = 0;
         self.error_reporting = self.settings.error_reporting;
         self.exit_status = 0;
         self.next_object_handle = 1;
         self.native_depth = 0;
-        self.interrupt.store(false, std::sync::atomic::Ordering::Relaxed);
+        self.interrupt.clear();
     }
 
     /// Drops everything the request made (PHP's `shutdown_executor`) and
@@ -407,6 +447,9 @@ impl ExecutorGlobals {
         self.statics.clear();
         self.argv.clear();
         let sink = std::mem::replace(&mut self.output, Output::new(Sink::Discard)).sink;
+        if let Some(settings) = self.saved_settings.take() {
+            self.settings = settings;
+        }
         self.script = None;
         sink
     }

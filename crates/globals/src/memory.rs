@@ -10,10 +10,15 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 thread_local! {
     static LIVE: Cell<isize> = const { Cell::new(0) };
     static PEAK: Cell<isize> = const { Cell::new(0) };
+    /// Past this many live bytes, `TRIPWIRE` is set.
+    static LIMIT: Cell<isize> = const { Cell::new(isize::MAX) };
+    /// The running request's interrupt flag (null: none).
+    static TRIPWIRE: Cell<*const AtomicBool> = const { Cell::new(std::ptr::null()) };
 }
 
 /// The system allocator, counting live bytes per thread.
@@ -32,6 +37,9 @@ fn add(n: isize) {
                     peak.set(v)
                 }
             });
+            if v > LIMIT.try_with(Cell::get).unwrap_or(isize::MAX) {
+                trip();
+            }
         }
     });
 }
@@ -71,6 +79,32 @@ unsafe impl GlobalAlloc for CountingAlloc {
         }
         p
     }
+}
+
+#[cold]
+fn trip() {
+    let flag = TRIPWIRE.try_with(Cell::get).unwrap_or(std::ptr::null());
+    if !flag.is_null() {
+        // SAFETY: `watch` requires the flag to stay valid until `unwatch`.
+        unsafe { (*flag).store(true, Ordering::Release) };
+    }
+}
+
+/// Sets `flag` whenever this thread's live bytes pass `limit` (the VM
+/// checks the flag at its next backward jump or call, and reports PHP's
+/// "Allowed memory size … exhausted").
+///
+/// # Safety
+/// `flag` must stay valid until [`unwatch`] is called on this thread.
+pub unsafe fn watch(limit: usize, flag: &AtomicBool) {
+    LIMIT.with(|l| l.set(limit.min(isize::MAX as usize) as isize));
+    TRIPWIRE.with(|t| t.set(flag));
+}
+
+/// Stops [`watch`]ing.
+pub fn unwatch() {
+    LIMIT.with(|l| l.set(isize::MAX));
+    TRIPWIRE.with(|t| t.set(std::ptr::null()));
 }
 
 /// Bytes this thread has allocated and not freed (0 if the counting

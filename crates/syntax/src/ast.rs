@@ -7,6 +7,8 @@
 //! offset where they start; [`crate::LineIndex`] turns that into the line
 //! number PHP prints in its messages.
 
+pub mod dump;
+
 /// A parsed script: the statements of its top-level code.
 #[derive(Debug)]
 pub struct Script<'a> {

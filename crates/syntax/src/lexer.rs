@@ -620,7 +620,10 @@ impl<'s> Iterator for Lexer<'s> {
         match tok {
             Err(LexError::UnexpectedEof) if self.src.get(start) == Some(&b'\'') => {
                 let rest = &self.src[start + 1..];
-                let end = rest.iter().position(|&c| c == b'\n' || c == b'\r').unwrap_or(rest.len());
+                let end = rest
+                    .iter()
+                    .position(|&c| c == b'\n' || c == b'\r')
+                    .unwrap_or(rest.len());
                 let text = String::from_utf8_lossy(&rest[..end.min(30)]).into_owned();
                 Some(Err((start, LexError::UnterminatedString(text))))
             }

@@ -217,13 +217,11 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// `-literal` is folded so that `-9223372036854775808` is an int, as in PHP.
+    /// `-literal` is folded into the literal (`-9223372036854775808` stays a
+    /// float: PHP reads the digits first, and they overflow).
     pub fn negate(&self, pos: usize, e: &'a Expr<'a>) -> &'a Expr<'a> {
         match e.kind {
             ExprKind::Int(n) if !self.is_parenthesized(e) => self.expr(pos, ExprKind::Int(n.wrapping_neg())),
-            ExprKind::Float(f) if f == 9223372036854775808.0 && !self.is_parenthesized(e) => {
-                self.expr(pos, ExprKind::Int(i64::MIN))
-            }
             _ => self.expr(
                 pos,
                 ExprKind::Unary {
@@ -348,11 +346,10 @@ impl<'a> Builder<'a> {
         kind: AssignKind,
         value: &'a Expr<'a>,
     ) -> ParseResult<'a, &'a Expr<'a>> {
-        let writable = match (&target.kind, kind) {
-            (ExprKind::Var(_) | ExprKind::Index { .. }, _) => true,
-            (ExprKind::Array(_), AssignKind::Plain) => true,
-            _ => false,
-        };
+        let writable = matches!(
+            (&target.kind, kind),
+            (ExprKind::Var(_) | ExprKind::Index { .. }, _) | (ExprKind::Array(_), AssignKind::Plain)
+        );
         if writable {
             let pos = target.pos as usize;
             let kind = match kind {
@@ -421,7 +418,7 @@ impl<'a> Builder<'a> {
         match parse_int(text) {
             Some(Number::Int(n)) => Ok(self.expr(pos, ExprKind::Int(n))),
             Some(Number::Float(f)) => Ok(self.expr(pos, ExprKind::Float(f))),
-            None => user_error(pos, format!("Invalid numeric literal")),
+            None => user_error(pos, "Invalid numeric literal"),
         }
     }
 

@@ -296,7 +296,7 @@ impl Args<'_> {
     }
 
     fn float_as_int<G: Globals>(&self, g: G, i: usize, f: f64, given: &Value) -> VmResult<i64> {
-        if !f.is_finite() || f < -9.223_372_036_854_776e18 || f >= 9.223_372_036_854_776e18 {
+        if !f.is_finite() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
             return self.type_error(i, "int", given);
         }
         if f.fract() != 0.0 {
@@ -428,6 +428,9 @@ impl Args<'_> {
                         "a valid callback, function \"{}\" not found or invalid function name",
                         String::from_utf8_lossy(s)
                     ),
+                    Value::Arr(a) if a.len() == 2 => {
+                        "a valid callback, first array member is not a valid class name or object".into()
+                    }
                     Value::Arr(_) => "a valid callback, array callback must have exactly two members".into(),
                     _ => "a valid callback, no array or string given".into(),
                 };

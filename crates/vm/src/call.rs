@@ -74,7 +74,7 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
 }
 
 /// Whether parameter `i` of `callee` is by reference.
-pub fn param_by_ref<G: Globals>(g: G, script: &Script, callee: &Callee, i: usize) -> bool {
+pub fn param_by_ref<G: Globals>(_g: G, script: &Script, callee: &Callee, i: usize) -> bool {
     match callee {
         Callee::User { func, .. } => {
             let params = &script.functions[*func as usize].params;
@@ -90,8 +90,13 @@ pub fn param_by_ref<G: Globals>(g: G, script: &Script, callee: &Callee, i: usize
 /// Pushes a frame for user function `func`, whose `argc` arguments are the
 /// values at `args` (in stack chunk `chunk`). The caller's current
 /// instruction must be saved in its frame (for messages).
+///
+/// # Safety
+/// `args..args+argc` must be live registers of the VM stack in chunk
+/// `chunk`, at the top of the caller's window, with no reference to them
+/// alive.
 #[allow(clippy::too_many_arguments)]
-pub fn push_frame<G: Globals>(
+pub unsafe fn push_frame<G: Globals>(
     g: G,
     script: &Script,
     func: FuncId,
@@ -125,7 +130,9 @@ pub fn push_frame<G: Globals>(
     } else {
         argc.min(fixed)
     };
-    let (chunk, base) = match eg!(g).stack.window(chunk, args, keep, f.num_regs as usize) {
+    // SAFETY: `args` points at the caller's argument registers, in chunk
+    // `chunk`, and nothing refers to the new window yet.
+    let (chunk, base) = match unsafe { eg!(g).stack.window(chunk, args, keep, f.num_regs as usize) } {
         Ok(w) => w,
         Err(overflow) => {
             return fatal(format!(
@@ -163,10 +170,18 @@ pub fn push_frame<G: Globals>(
         } else {
             "at least"
         };
-        let message = format!(
-            "Too few arguments to function {name}(), {argc} passed in {} on line {caller_line} and {how} {} expected",
-            script.file, f.required
-        );
+        // Called from a builtin (a callback), PHP names no call site.
+        let message = if native {
+            format!(
+                "Too few arguments to function {name}(), {argc} passed and {how} {} expected",
+                f.required
+            )
+        } else {
+            format!(
+                "Too few arguments to function {name}(), {argc} passed in {} on line {caller_line} and {how} {} expected",
+                script.file, f.required
+            )
+        };
         // PHP reports it at the function, with the call in the trace.
         let mut err = locate(
             g,
@@ -227,10 +242,30 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
                 let eg = eg!(g);
                 let top = eg.frames.last().expect("a calling frame");
                 let n = script.functions[top.func as usize].num_regs as usize;
-                (eg.stack.after(top.base, n), top.chunk)
+                // SAFETY: the top frame's window is `base..base+n`.
+                (unsafe { eg.stack.after(top.base, n) }, top.chunk)
             };
             let argc = args.len();
-            let (chunk, at) = match eg!(g).stack.window(chunk, at, 0, argc) {
+            let f = &script.functions[*func as usize];
+            for (i, a) in args.iter().enumerate() {
+                let by_ref = match f.params.get(i) {
+                    Some(p) => p.by_ref,
+                    None => f.params.last().is_some_and(|p| p.variadic && p.by_ref),
+                };
+                if by_ref && !matches!(a, Value::Ref(_)) {
+                    let name = if f.is_closure { "{closure}" } else { &f.name };
+                    let param = f.params.get(i).or(f.params.last()).map_or("", |p| &p.name);
+                    crate::error::warning(
+                        g,
+                        &format!(
+                            "{name}(): Argument #{} (${param}) must be passed by reference, value given",
+                            i + 1
+                        ),
+                    );
+                }
+            }
+            // SAFETY: `at` is the end of the top frame's window, in `chunk`.
+            let (chunk, at) = match unsafe { eg!(g).stack.window(chunk, at, 0, argc) } {
                 Ok(w) => w,
                 Err(o) => {
                     return fatal(format!(
@@ -243,7 +278,8 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
                 // SAFETY: `window` reserved `argc` registers at `at`.
                 unsafe { *at.add(i) = v };
             }
-            push_frame(g, &script, *func, at, chunk, argc, u16::MAX, closure.clone(), true)?;
+            // SAFETY: the arguments were just written to `at..at+argc`.
+            unsafe { push_frame(g, &script, *func, at, chunk, argc, u16::MAX, closure.clone(), true)? };
             eg!(g).native_depth += 1;
             let r = execute(g);
             eg!(g).native_depth -= 1;

@@ -76,11 +76,13 @@ fn undefined_variable<G: Globals>(g: G, func: &Function, reg: usize) {
     warning(g, &format!("Undefined variable ${name}"));
 }
 
-/// Checks the time and memory limits (at backward jumps and calls).
+/// Handles a raised interrupt: the time limit, the memory limit, or a
+/// memory spike that has already passed (then execution goes on).
 #[cold]
-fn limits_exceeded<G: Globals>(g: G) -> VmResult<()> {
+fn interrupted<G: Globals>(g: G) -> VmResult<()> {
     let eg = eg!(g);
-    if eg.interrupt.swap(false, Ordering::Relaxed) {
+    eg.interrupt.pending.store(false, Ordering::Relaxed);
+    if eg.interrupt.timed_out.swap(false, Ordering::Relaxed) {
         let secs = eg.settings.max_execution_time.as_secs();
         return fatal(format!(
             "Maximum execution time of {secs} second{} exceeded",
@@ -99,15 +101,11 @@ fn limits_exceeded<G: Globals>(g: G) -> VmResult<()> {
     Ok(())
 }
 
+/// The VM's interrupt check, at backward jumps and calls.
 #[inline(always)]
 fn check_limits<G: Globals>(g: G) -> VmResult<()> {
-    let eg = eg!(g);
-    let over_memory = match eg.settings.memory_limit {
-        Some(limit) => memory::usage() > limit,
-        None => false,
-    };
-    if eg.interrupt.load(Ordering::Relaxed) || over_memory {
-        return limits_exceeded(g);
+    if eg!(g).interrupt.pending.load(Ordering::Relaxed) {
+        return interrupted(g);
     }
     Ok(())
 }
@@ -165,12 +163,30 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             unsafe { &mut *base.add(r.idx()) }
         }};
     }
+    // Writes a register; dropping the old value is skipped for scalars,
+    // which is most writes to temporaries.
+    macro_rules! set {
+        ($r:expr, $v:expr) => {{
+            let v: Value = $v;
+            let slot = reg!($r);
+            if slot.is_scalar() {
+                // SAFETY: a scalar owns nothing, so overwriting it without
+                // dropping leaks nothing.
+                unsafe { std::ptr::write(slot, v) };
+            } else {
+                *slot = v;
+            }
+        }};
+    }
     // An operand as stored (a reference or `Undef` unresolved).
     macro_rules! raw {
         ($s:expr) => {{
             let s: Src = $s;
             if s.is_const() {
-                &consts[s.index()]
+                debug_assert!(s.index() < consts.len());
+                // SAFETY: operands are checked against the pool when the
+                // compiler finishes the function.
+                unsafe { consts.get_unchecked(s.index()) }
             } else {
                 debug_assert!(s.index() < func.num_regs as usize);
                 // SAFETY: as for `reg!`.
@@ -209,6 +225,17 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             consts = func.consts.values();
         }};
     }
+    // Takes a jump; a backward one is a loop's back edge, where the VM
+    // checks its interrupt flag.
+    macro_rules! jump {
+        ($t:expr) => {{
+            let t = $t as usize;
+            if t < pc {
+                tri!(check_limits(g));
+            }
+            pc = t;
+        }};
+    }
     // The keys of a dimension chain (consecutive registers).
     macro_rules! keys {
         ($keys:expr, $depth:expr) => {{
@@ -221,13 +248,17 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     }
 
     loop {
-        let op = code[pc];
+        debug_assert!(pc < code.len());
+        // SAFETY: every function's code ends with a `Return` and every jump
+        // target is inside its code (checked when the compiler finishes a
+        // function), so `pc` never leaves the code.
+        let op = unsafe { code.get_unchecked(pc) };
         pc += 1;
-        match op {
+        match *op {
             Op::Nop => {}
             Op::Move { dst, src } => {
                 let v = opnd!(src).clone();
-                *reg!(dst) = v;
+                set!(dst, v);
             }
             Op::Assign { var, src } => {
                 let v = opnd!(src).clone();
@@ -235,7 +266,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
             Op::AssignRef { var, src } => {
                 let r = reg!(src).clone();
-                *reg!(var) = r;
+                set!(var, r);
             }
             Op::Add { dst, a, b } => {
                 let r = match (raw!(a), raw!(b)) {
@@ -249,7 +280,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         tri!(ops::arith(g, BinOp::Add, &opnd!(a), &opnd!(b)))
                     }
                 };
-                *reg!(dst) = r;
+                set!(dst, r);
             }
             Op::Sub { dst, a, b } => {
                 let r = match (raw!(a), raw!(b)) {
@@ -263,7 +294,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         tri!(ops::arith(g, BinOp::Sub, &opnd!(a), &opnd!(b)))
                     }
                 };
-                *reg!(dst) = r;
+                set!(dst, r);
             }
             Op::Mul { dst, a, b } => {
                 let r = match (raw!(a), raw!(b)) {
@@ -277,12 +308,12 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         tri!(ops::arith(g, BinOp::Mul, &opnd!(a), &opnd!(b)))
                     }
                 };
-                *reg!(dst) = r;
+                set!(dst, r);
             }
             Op::Concat { dst, a, b } => {
                 save_pc(g, pc - 1);
                 let r = tri!(ops::concat(g, &opnd!(a), &opnd!(b)));
-                *reg!(dst) = r;
+                set!(dst, r);
             }
             Op::Lt { dst, a, b } => {
                 let r = match (raw!(a), raw!(b)) {
@@ -290,7 +321,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     (Value::Float(x), Value::Float(y)) => x < y,
                     _ => minizts_core::value::compare(&opnd!(a), &opnd!(b)) < 0,
                 };
-                *reg!(dst) = Value::Bool(r);
+                set!(dst, Value::Bool(r));
             }
             Op::Le { dst, a, b } => {
                 let r = match (raw!(a), raw!(b)) {
@@ -298,23 +329,23 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     (Value::Float(x), Value::Float(y)) => x <= y,
                     _ => minizts_core::value::compare(&opnd!(a), &opnd!(b)) <= 0,
                 };
-                *reg!(dst) = Value::Bool(r);
+                set!(dst, Value::Bool(r));
             }
             Op::Eq { dst, a, b } => {
                 let r = match (raw!(a), raw!(b)) {
                     (Value::Int(x), Value::Int(y)) => x == y,
                     _ => loose_equals(&opnd!(a), &opnd!(b)),
                 };
-                *reg!(dst) = Value::Bool(r);
+                set!(dst, Value::Bool(r));
             }
             Op::Identical { dst, a, b } => {
                 let r = identical(&opnd!(a), &opnd!(b));
-                *reg!(dst) = Value::Bool(r);
+                set!(dst, Value::Bool(r));
             }
             Op::Binary { op, dst, a, b } => {
                 save_pc(g, pc - 1);
                 let r = tri!(ops::binary(g, op, &opnd!(a), &opnd!(b)));
-                *reg!(dst) = r;
+                set!(dst, r);
             }
             Op::AssignOp { op, var, src } => {
                 let v = opnd!(src).clone();
@@ -335,70 +366,71 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
             Op::Not { dst, src } => {
                 let r = !opnd!(src).to_bool();
-                *reg!(dst) = Value::Bool(r);
+                set!(dst, Value::Bool(r));
             }
             Op::Neg { dst, src } => {
                 save_pc(g, pc - 1);
                 let r = tri!(ops::negate(g, &opnd!(src)));
-                *reg!(dst) = r;
+                set!(dst, r);
             }
             Op::Plus { dst, src } => {
                 save_pc(g, pc - 1);
                 let r = tri!(ops::plus(g, &opnd!(src)));
-                *reg!(dst) = r;
+                set!(dst, r);
             }
             Op::BitNot { dst, src } => {
                 let r = tri!(ops::bit_not(&opnd!(src)));
-                *reg!(dst) = r;
+                set!(dst, r);
             }
             Op::ToBool { dst, src } => {
                 let r = opnd!(src).to_bool();
-                *reg!(dst) = Value::Bool(r);
+                set!(dst, Value::Bool(r));
             }
             Op::Cast { dst, src, kind } => {
                 save_pc(g, pc - 1);
                 let r = tri!(ops::cast(g, &opnd!(src), kind));
-                *reg!(dst) = r;
+                set!(dst, r);
             }
             Op::IncDecVar { var, kind, dst } => {
                 let slot = reg!(var);
-                let r = match slot {
+                // Ints that do not overflow: the loop counter case.
+                let fast = match slot {
                     Value::Int(n) if kind.is_inc() && *n < i64::MAX => {
                         *n += 1;
-                        if kind.is_pre() {
-                            Value::Int(*n)
-                        } else {
-                            Value::Int(*n - 1)
-                        }
+                        Some(if kind.is_pre() { *n } else { *n - 1 })
                     }
                     Value::Int(n) if !kind.is_inc() && *n > i64::MIN => {
                         *n -= 1;
-                        if kind.is_pre() {
-                            Value::Int(*n)
-                        } else {
-                            Value::Int(*n + 1)
+                        Some(if kind.is_pre() { *n } else { *n + 1 })
+                    }
+                    _ => None,
+                };
+                match fast {
+                    Some(n) => {
+                        if !dst.is_none() {
+                            set!(dst, Value::Int(n));
                         }
                     }
-                    _ => {
+                    None => {
                         save_pc(g, pc - 1);
                         if let Value::Undef = slot {
                             undefined_variable(g, func, var.idx());
                             *slot = Value::Null;
                         }
-                        tri!(dim::inc_dec_slot(g, slot, kind))
+                        let r = tri!(dim::inc_dec_slot(g, slot, kind));
+                        if !dst.is_none() {
+                            set!(dst, r);
+                        }
                     }
-                };
-                if !dst.is_none() {
-                    *reg!(dst) = r;
                 }
             }
             Op::Quiet { dst, var } => {
                 let v = reg!(var).deref_clone();
-                *reg!(dst) = v;
+                set!(dst, v);
             }
             Op::IsSet { dst, src } => {
                 let r = !raw!(src).deref().is_null();
-                *reg!(dst) = Value::Bool(r);
+                set!(dst, Value::Bool(r));
             }
             Op::UnsetVar { var } => {
                 *reg!(var) = Value::Undef;
@@ -418,17 +450,17 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         tri!(dim::fetch(g, &opnd!(b), &opnd!(key), ReadMode::Normal))
                     }
                 };
-                *reg!(dst) = r;
+                set!(dst, r);
             }
             Op::FetchDimQuiet { dst, base: b, key } => {
                 save_pc(g, pc - 1);
                 let r = tri!(dim::fetch(g, &raw!(b).deref(), &opnd!(key), ReadMode::Quiet));
-                *reg!(dst) = r;
+                set!(dst, r);
             }
             Op::FetchDimList { dst, base: b, key } => {
                 save_pc(g, pc - 1);
                 let r = tri!(dim::fetch(g, &opnd!(b), &opnd!(key), ReadMode::List));
-                *reg!(dst) = r;
+                set!(dst, r);
             }
             Op::AssignDim { var, keys, depth, src } => {
                 let v = opnd!(src).clone();
@@ -468,7 +500,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 let keys = keys!(keys, depth);
                 let r = tri!(dim::inc_dec(g, reg!(var), keys, kind));
                 if !dst.is_none() {
-                    *reg!(dst) = r;
+                    set!(dst, r);
                 }
             }
             Op::UnsetDim { var, keys, depth } => {
@@ -547,18 +579,15 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 *reg!(dst) = Value::Str(PhpStr::new(out));
             }
 
-            Op::Jmp { target } => pc = target as usize,
-            Op::JmpBack { target } => {
-                pc = target as usize;
-                tri!(check_limits(g));
-            }
+            Op::Jmp { target } => jump!(target),
+            Op::JmpBack { target } => jump!(target),
             Op::JmpIf { cond, target } => {
                 let t = match raw!(cond) {
                     Value::Bool(b) => *b,
                     _ => opnd!(cond).to_bool(),
                 };
                 if t {
-                    pc = target as usize;
+                    jump!(target);
                 }
             }
             Op::JmpIfNot { cond, target } => {
@@ -567,12 +596,47 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     _ => opnd!(cond).to_bool(),
                 };
                 if !t {
-                    pc = target as usize;
+                    jump!(target);
                 }
             }
             Op::JmpIfNotNull { src, target } => {
                 if !raw!(src).deref().is_null() {
-                    pc = target as usize;
+                    jump!(target);
+                }
+            }
+            Op::JmpLt { a, b, if_true, target } => {
+                let r = match (raw!(a), raw!(b)) {
+                    (Value::Int(x), Value::Int(y)) => x < y,
+                    (Value::Float(x), Value::Float(y)) => x < y,
+                    _ => minizts_core::value::compare(&opnd!(a), &opnd!(b)) < 0,
+                };
+                if r == if_true {
+                    jump!(target);
+                }
+            }
+            Op::JmpLe { a, b, if_true, target } => {
+                let r = match (raw!(a), raw!(b)) {
+                    (Value::Int(x), Value::Int(y)) => x <= y,
+                    (Value::Float(x), Value::Float(y)) => x <= y,
+                    _ => minizts_core::value::compare(&opnd!(a), &opnd!(b)) <= 0,
+                };
+                if r == if_true {
+                    jump!(target);
+                }
+            }
+            Op::JmpEq { a, b, if_true, target } => {
+                let r = match (raw!(a), raw!(b)) {
+                    (Value::Int(x), Value::Int(y)) => x == y,
+                    _ => loose_equals(&opnd!(a), &opnd!(b)),
+                };
+                if r == if_true {
+                    jump!(target);
+                }
+            }
+            Op::JmpIdentical { a, b, if_true, target } => {
+                let r = identical(&opnd!(a), &opnd!(b));
+                if r == if_true {
+                    jump!(target);
                 }
             }
 
@@ -590,27 +654,18 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         )),
                     }
                 };
+                tri!(check_limits(g));
                 // SAFETY: the argument registers are in the window.
                 let at = unsafe { base.add(args.idx()) };
-                tri!(call::push_frame(
-                    g,
-                    &script,
-                    fid,
-                    at,
-                    chunk,
-                    argc as usize,
-                    dst.0,
-                    None,
-                    false
-                ));
+                // SAFETY: the arguments are the top registers of the window.
+                tri!(unsafe { call::push_frame(g, &script, fid, at, chunk, argc as usize, dst.0, None, false) });
                 load_frame!();
                 pc = 0;
-                tri!(check_limits(g));
             }
             Op::CallBuiltin { dst, id, args, argc } => {
                 save_pc(g, pc - 1);
                 debug_assert!(args.idx() + argc as usize <= func.num_regs as usize);
-                // SAFETY: the argument registers are in the window; frames
+                // SAFETY: the argument registers are in the window. frames
                 // a builtin's callbacks push go above the window.
                 let slice = unsafe { std::slice::from_raw_parts_mut(base.add(args.idx()), argc as usize) };
                 let r = builtins::call(g, id, slice);
@@ -618,7 +673,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     *v = Value::Undef;
                 }
                 let r = tri!(r);
-                *reg!(dst) = r;
+                set!(dst, r);
             }
             Op::CallValue {
                 dst,
@@ -630,22 +685,15 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
                 match target {
                     Callee::User { func: fid, closure } => {
+                        tri!(check_limits(g));
                         // SAFETY: the argument registers are in the window.
                         let at = unsafe { base.add(args.idx()) };
-                        tri!(call::push_frame(
-                            g,
-                            &script,
-                            fid,
-                            at,
-                            chunk,
-                            argc as usize,
-                            dst.0,
-                            closure,
-                            false
-                        ));
+                        // SAFETY: the arguments are the top registers.
+                        tri!(unsafe {
+                            call::push_frame(g, &script, fid, at, chunk, argc as usize, dst.0, closure, false)
+                        });
                         load_frame!();
                         pc = 0;
-                        tri!(check_limits(g));
                     }
                     Callee::Builtin(id) => {
                         // SAFETY: as for `CallBuiltin`.
@@ -655,9 +703,25 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                             *v = Value::Undef;
                         }
                         let r = tri!(r);
-                        *reg!(dst) = r;
+                        set!(dst, r);
                     }
                 }
+            }
+            Op::CallSpread { dst, callee, args } => {
+                save_pc(g, pc - 1);
+                let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
+                let list = match reg!(args) {
+                    Value::Arr(a) => a.clone(),
+                    _ => Rc::new(PhpArray::new()),
+                };
+                if list.iter().any(|(k, _)| matches!(k, minizts_core::KeyRef::Str(_))) {
+                    tri!(error::<()>(
+                        "minizts does not support named arguments (string keys when unpacking)"
+                    ));
+                }
+                let values: Vec<Value> = list.values().map(Value::deref_clone).collect();
+                let r = tri!(call::call_resolved(g, &target, values));
+                set!(dst, r);
             }
             Op::SendVarEx {
                 dst,
@@ -676,7 +740,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 } else {
                     opnd!(Src::reg(var)).clone()
                 };
-                *reg!(dst) = v;
+                set!(dst, v);
             }
             Op::Return { src } => {
                 let v = match raw!(src) {
@@ -798,7 +862,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         }
                     },
                 };
-                *reg!(dst) = v;
+                set!(dst, v);
             }
             Op::DeclareConst { name, src } => {
                 save_pc(g, pc - 1);

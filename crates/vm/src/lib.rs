@@ -53,7 +53,12 @@ pub fn run_request<G: Globals>(g: G, script: Arc<Script>, argv: &[PhpStr], sink:
     // SAFETY: the flag lives in this thread's executor globals, which
     // outlive the request; the timer is disarmed before it ends.
     let timer = (!limit.is_zero()).then(|| unsafe { timer::arm(&eg!(g).interrupt, limit) });
+    if let Some(limit) = eg!(g).settings.memory_limit {
+        // SAFETY: as for the timer: unwatched before the request ends.
+        unsafe { minizts_globals::memory::watch(limit, &eg!(g).interrupt.pending) };
+    }
     let result = start(g, &script);
+    minizts_globals::memory::unwatch();
     if let Some(t) = timer {
         timer::disarm(t);
     }

@@ -8,11 +8,13 @@
 //! while the timer is armed; the request disarms the timer (taking the
 //! same lock) before its globals can go away.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-struct FlagPtr(*const AtomicBool);
+use minizts_globals::executor::Interrupt;
+
+struct FlagPtr(*const Interrupt);
 
 // SAFETY: the pointer is only dereferenced by the watchdog thread under
 // `Watchdog::entries`' lock while its entry exists, and the owner removes
@@ -54,7 +56,7 @@ fn run(w: &'static Watchdog) {
         entries.retain(|e| {
             if e.deadline <= now {
                 // SAFETY: see `FlagPtr`: armed entries point at live flags.
-                unsafe { (*e.flag.0).store(true, Ordering::Relaxed) };
+                unsafe { (*e.flag.0).time_out() };
                 false
             } else {
                 true
@@ -80,7 +82,7 @@ pub struct Timer(u64);
 /// # Safety
 /// `flag` must stay valid until [`disarm`] is called with the returned
 /// timer.
-pub unsafe fn arm(flag: &AtomicBool, after: Duration) -> Timer {
+pub unsafe fn arm(flag: &Interrupt, after: Duration) -> Timer {
     let w = watchdog();
     let id = w.next_id.fetch_add(1, Ordering::Relaxed);
     let mut entries = w.entries.lock().unwrap_or_else(|e| e.into_inner());
@@ -106,19 +108,19 @@ mod tests {
 
     #[test]
     fn fires_after_the_deadline_and_not_after_disarm() {
-        let fired = Box::new(AtomicBool::new(false));
-        let kept = Box::new(AtomicBool::new(false));
+        let fired = Box::new(Interrupt::default());
+        let kept = Box::new(Interrupt::default());
         // SAFETY: both flags outlive their timers (disarmed below).
         let t1 = unsafe { arm(&fired, Duration::from_millis(20)) };
         let t2 = unsafe { arm(&kept, Duration::from_millis(20)) };
         disarm(t2);
         let start = Instant::now();
-        while !fired.load(Ordering::Relaxed) && start.elapsed() < Duration::from_secs(5) {
+        while !fired.pending.load(Ordering::Relaxed) && start.elapsed() < Duration::from_secs(5) {
             std::thread::sleep(Duration::from_millis(1));
         }
-        assert!(fired.load(Ordering::Relaxed));
+        assert!(fired.timed_out.load(Ordering::Relaxed));
         std::thread::sleep(Duration::from_millis(40));
-        assert!(!kept.load(Ordering::Relaxed));
+        assert!(!kept.pending.load(Ordering::Relaxed));
         disarm(t1);
     }
 }
