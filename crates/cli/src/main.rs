@@ -226,7 +226,10 @@ fn dump(file: &str, ast: bool) -> u8 {
     let r = minizts_compiler::compile(g, &src, &name);
     let code = match &r {
         Ok(script) => {
-            print!("{}", script.disassemble());
+            print!(
+                "{}",
+                script.disassemble_with(&|id| minizts_vm::builtins::info(id).name.to_string())
+            );
             0
         }
         Err(e) => {

@@ -28,7 +28,7 @@ fn bytecode_golden() {
     for path in all {
         let src = std::fs::read(&path).unwrap();
         let got = match minizts_compiler::compile(g, &src, "test.mz") {
-            Ok(script) => script.disassemble(),
+            Ok(script) => script.disassemble_with(&|id| minizts_vm::builtins::info(id).name.to_string()),
             Err(e) => format!("error on line {}: {}\n", e.line, e.message),
         };
         let expected = path.with_extension("bc");

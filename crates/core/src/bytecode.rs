@@ -730,8 +730,14 @@ impl Script {
         &self.functions[0]
     }
 
-    /// A readable listing of every function (`minizts dump`).
+    /// A readable listing of every function (`minizts dump`); builtins
+    /// show as `#id`.
     pub fn disassemble(&self) -> String {
+        self.disassemble_with(&|id| format!("#{id}"))
+    }
+
+    /// A readable listing, naming builtins with `builtin`.
+    pub fn disassemble_with(&self, builtin: &dyn Fn(u16) -> String) -> String {
         let mut out = String::new();
         for (i, f) in self.functions.iter().enumerate() {
             let _ = writeln!(
@@ -754,7 +760,7 @@ impl Script {
                 f.cv_names.len()
             );
             for (pc, op) in f.code.iter().enumerate() {
-                let _ = writeln!(out, "  {pc:4}  L{:<4} {}", f.lines[pc], DisplayOp { op, f });
+                let _ = writeln!(out, "  {pc:4}  L{:<4} {}", f.lines[pc], DisplayOp { op, f, builtin });
             }
             out.push('\n');
         }
@@ -766,6 +772,7 @@ impl Script {
 struct DisplayOp<'a> {
     op: &'a Op,
     f: &'a Function,
+    builtin: &'a dyn Fn(u16) -> String,
 }
 
 impl DisplayOp<'_> {
@@ -917,7 +924,13 @@ impl fmt::Display for DisplayOp<'_> {
             CallUser { dst, site, args, argc } => {
                 write!(f, "CALL {} = {}({}..+{argc})", r(dst), self.site(site), r(args))
             }
-            CallBuiltin { dst, id, args, argc } => write!(f, "CALL_BUILTIN {} = #{id}({}..+{argc})", r(dst), r(args)),
+            CallBuiltin { dst, id, args, argc } => write!(
+                f,
+                "CALL_BUILTIN {} = {}({}..+{argc})",
+                r(dst),
+                (self.builtin)(id),
+                r(args)
+            ),
             CallValue {
                 dst,
                 callee,

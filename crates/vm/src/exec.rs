@@ -486,6 +486,9 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             } => {
                 let v = opnd!(src).clone();
                 save_pc(g, pc - 1);
+                if let Value::Undef = reg!(var) {
+                    undefined_variable(g, func, var.idx());
+                }
                 let keys = keys!(keys, depth);
                 tri!(dim::assign_op(g, reg!(var), keys, op, &v));
             }
@@ -497,6 +500,9 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 dst,
             } => {
                 save_pc(g, pc - 1);
+                if let Value::Undef = reg!(var) {
+                    undefined_variable(g, func, var.idx());
+                }
                 let keys = keys!(keys, depth);
                 let r = tri!(dim::inc_dec(g, reg!(var), keys, kind));
                 if !dst.is_none() {

@@ -26,3 +26,8 @@ pub fn echo<G: Globals>(g: G, v: &Value) -> VmResult<()> {
     }
     Ok(())
 }
+
+/// Writes raw bytes to the output layer.
+pub fn write<G: Globals>(g: G, bytes: &[u8]) {
+    eg!(g).output.write(bytes);
+}
