@@ -61,6 +61,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, dst)?,
             ExprKind::Assign { target, value } => {
+                // The move is the snapshot PHP's assignment result is: the
+                // variable may change later in the same expression.
                 let v = self.assign(target, value)?;
                 self.emit(Op::Move { dst, src: v });
             }

@@ -14,6 +14,7 @@
 
 mod expr;
 mod lvalue;
+mod refs;
 mod stmt;
 mod vars;
 
@@ -88,6 +89,7 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
         early_names: HashMap::new(),
         loops: Vec::new(),
         in_function: false,
+        plain_vars: hashbrown::HashSet::new(),
     };
     c.collect_decls(ast.stmts);
     let last_line = lines.line(src.len() as u32);
@@ -136,6 +138,9 @@ struct Compiler<'a, 'l, G: Globals> {
     early_names: HashMap<Vec<u8>, u32>,
     loops: Vec<LoopCtx>,
     in_function: bool,
+    /// The current function's variables that never hold a reference (so
+    /// instructions may write them directly); empty for top-level code.
+    plain_vars: hashbrown::HashSet<&'a str>,
 }
 
 impl<'a, G: Globals> Compiler<'a, '_, G> {
@@ -386,13 +391,17 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         builder.required = required as u16;
 
+        let refs = self.ref_vars(f);
+        let plain: hashbrown::HashSet<&'a str> = names.iter().filter(|n| !refs.contains(n)).collect();
         cg!(self.g).active.push(builder);
+        let saved_plain = std::mem::replace(&mut self.plain_vars, plain);
         let saved_loops = std::mem::take(&mut self.loops);
         let saved_in_function = std::mem::replace(&mut self.in_function, true);
         let saved_line = self.line;
         self.line = start;
         let result = self.function_body(f);
         self.loops = saved_loops;
+        self.plain_vars = saved_plain;
         self.in_function = saved_in_function;
         self.line = saved_line;
         let builder = cg!(self.g).active.pop().expect("function op array");

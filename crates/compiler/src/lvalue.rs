@@ -14,6 +14,29 @@ use minizts_syntax::ast::*;
 use crate::expr::bin_op;
 use crate::{Compiler, Result};
 
+/// Whether `e` compiles to code that writes its destination once, at the
+/// end, after reading everything else (so the destination may be the
+/// variable being assigned, even if `e` reads it).
+fn writes_once(e: &Expr<'_>) -> bool {
+    match &e.kind {
+        ExprKind::Binary { op, .. } => !matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Coalesce),
+        ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Str(_)
+        | ExprKind::Var(_)
+        | ExprKind::Const(_)
+        | ExprKind::Interp(_)
+        | ExprKind::Array(_)
+        | ExprKind::Index { .. }
+        | ExprKind::Call { .. }
+        | ExprKind::CallValue { .. }
+        | ExprKind::Closure(_)
+        | ExprKind::Unary { .. }
+        | ExprKind::Cast { .. } => true,
+        _ => false,
+    }
+}
+
 /// The variable at the root of a dimension chain and the keys below it
 /// (`None` for `[]`).
 struct DimPath<'a> {
@@ -63,12 +86,20 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// `target = value`; returns where the assigned value is.
     pub(crate) fn assign(&mut self, target: &'a Expr<'a>, value: &'a Expr<'a>) -> Result<Src> {
         match &target.kind {
+            ExprKind::Var(name) if self.plain_vars.contains(name) && writes_once(value) => {
+                // The variable never holds a reference, and the value is
+                // computed by one instruction that reads its operands before
+                // writing: it can write the variable directly.
+                let var = self.cv(name)?;
+                self.expr_into(value, var)?;
+                Ok(Src::reg(var))
+            }
             ExprKind::Var(name) => {
                 let v = self.expr(value)?;
                 let var = self.cv(name)?;
                 self.at(target.pos);
                 self.emit(Op::Assign { var, src: v });
-                self.stable(v)
+                Ok(v)
             }
             ExprKind::Index { .. } => {
                 let path = self.dim_path(target)?;
@@ -81,7 +112,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     depth,
                     src: v,
                 });
-                self.stable(v)
+                Ok(v)
             }
             ExprKind::Array(items) => {
                 // The right side is evaluated into a temporary first, so
@@ -93,24 +124,6 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             _ => self.error("Cannot assign to this expression"),
         }
-    }
-
-    /// A value that stays as it is while the enclosing expression goes on:
-    /// a variable's register is copied (the variable may change later in
-    /// the same expression; PHP's assignment result is a copy).
-    fn stable(&mut self, v: Src) -> Result<Src> {
-        match v.as_reg() {
-            Some(r) if (r.0 as usize) < self.num_cvs() => {
-                let t = self.temp()?;
-                self.emit(Op::Move { dst: t, src: v });
-                Ok(Src::reg(t))
-            }
-            _ => Ok(v),
-        }
-    }
-
-    fn num_cvs(&mut self) -> usize {
-        minizts_globals::cg!(self.g).op_array().cv_names.len()
     }
 
     /// Assigns an already computed value to `target`.

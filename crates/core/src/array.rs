@@ -122,6 +122,7 @@ impl KeyRef<'_> {
     }
 }
 
+#[inline]
 fn str_hash(s: &[u8]) -> u64 {
     use std::hash::BuildHasher;
     foldhash::fast::FixedState::with_seed(0x5eed).hash_one(s)
@@ -179,6 +180,7 @@ impl PhpArray {
         }
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         match &self.repr {
             Repr::Packed(v) => v.len(),
@@ -203,6 +205,7 @@ impl PhpArray {
     }
 
     /// The int key the next append would use.
+    #[inline]
     pub fn next_free(&self) -> i64 {
         if self.next_free == i64::MIN {
             0
@@ -216,12 +219,14 @@ impl PhpArray {
         self.next_free = n;
     }
 
+    #[inline]
     fn note_int_key(&mut self, k: i64) {
         if k >= self.next_free {
             self.next_free = if k < i64::MAX { k + 1 } else { i64::MAX };
         }
     }
 
+    #[inline]
     fn make_hashed(&mut self) -> &mut Hashed {
         if let Repr::Packed(values) = &mut self.repr {
             let values = std::mem::take(values);
@@ -249,6 +254,7 @@ impl PhpArray {
         }
     }
 
+    #[inline]
     pub fn get_int(&self, k: i64) -> Option<&Value> {
         match &self.repr {
             Repr::Packed(v) => usize::try_from(k).ok().and_then(|i| v.get(i)),
@@ -256,6 +262,7 @@ impl PhpArray {
         }
     }
 
+    #[inline]
     pub fn get_str(&self, s: &[u8]) -> Option<&Value> {
         match &self.repr {
             Repr::Packed(_) => None,
@@ -263,6 +270,7 @@ impl PhpArray {
         }
     }
 
+    #[inline]
     pub fn get(&self, key: &Key) -> Option<&Value> {
         match key {
             Key::Int(k) => self.get_int(*k),
@@ -270,6 +278,7 @@ impl PhpArray {
         }
     }
 
+    #[inline]
     pub fn get_mut(&mut self, key: &Key) -> Option<&mut Value> {
         match (&mut self.repr, key) {
             (Repr::Packed(v), Key::Int(k)) => usize::try_from(*k).ok().and_then(move |i| v.get_mut(i)),
@@ -284,6 +293,7 @@ impl PhpArray {
     }
 
     /// Sets `key` to `val`, keeping the key's place if it exists.
+    #[inline]
     pub fn insert(&mut self, key: Key, val: Value) {
         let (slot, _) = self.entry(key);
         *slot = val;
@@ -291,6 +301,7 @@ impl PhpArray {
 
     /// The value at `key`, inserted as null first if absent; the flag says
     /// whether it was already there (PHP warns on `$a['x'] += 1` if not).
+    #[inline]
     pub fn entry(&mut self, key: Key) -> (&mut Value, bool) {
         match key {
             Key::Int(k) => self.entry_int(k),
@@ -308,6 +319,7 @@ impl PhpArray {
         }
     }
 
+    #[inline]
     fn entry_int(&mut self, k: i64) -> (&mut Value, bool) {
         if let Repr::Packed(v) = &mut self.repr {
             let len = v.len() as i64;
@@ -339,11 +351,13 @@ impl PhpArray {
     }
 
     /// `$a[] = val`.
+    #[inline]
     pub fn push(&mut self, val: Value) -> Result<(), NextElementOccupied> {
         self.push_slot(val).map(|_| ())
     }
 
     /// `$a[] = val`, returning the new element.
+    #[inline]
     pub fn push_slot(&mut self, val: Value) -> Result<&mut Value, NextElementOccupied> {
         let k = self.next_free();
         if k == i64::MAX && self.get_int(k).is_some() {
@@ -407,6 +421,7 @@ impl PhpArray {
     /// The first live element at or after position `pos`: its position,
     /// key and value. Positions are stable while the array is not
     /// compacted; foreach keeps one (PHP's `HashPosition`).
+    #[inline]
     pub fn at_or_after(&self, pos: usize) -> Option<(usize, KeyRef<'_>, &Value)> {
         match &self.repr {
             Repr::Packed(v) => v.get(pos).map(|val| (pos, KeyRef::Int(pos as i64), val)),
@@ -494,6 +509,7 @@ impl PhpArray {
 }
 
 impl Hashed {
+    #[inline]
     fn find_int(&self, k: i64) -> Option<usize> {
         let hv = k as u64;
         self.index
@@ -504,6 +520,7 @@ impl Hashed {
             .map(|&i| i as usize)
     }
 
+    #[inline]
     fn find_str(&self, s: &[u8], hv: u64) -> Option<usize> {
         self.index
             .find(table_hash(hv), |&i| {

@@ -18,7 +18,7 @@ use crate::numfmt::{self, Number};
 use crate::string::PhpStr;
 
 /// A PHP value (see the module docs).
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub enum Value {
     /// Unset (internal only).
     #[default]
@@ -37,6 +37,39 @@ pub enum Value {
     IterVal(Rc<PhpArray>, u32),
     /// foreach by reference (internal).
     IterRef(Box<RefIter>),
+}
+
+impl Clone for Value {
+    #[inline(always)]
+    fn clone(&self) -> Value {
+        if self.is_scalar() {
+            // SAFETY: a scalar owns nothing (no count, no allocation), so a
+            // bitwise copy is a complete, independent copy.
+            unsafe { std::ptr::read(self) }
+        } else {
+            self.clone_counted()
+        }
+    }
+}
+
+impl Value {
+    /// The part of `clone` for values that hold a count.
+    #[inline(never)]
+    fn clone_counted(&self) -> Value {
+        match self {
+            Value::Str(s) => Value::Str(s.clone()),
+            Value::Arr(a) => Value::Arr(a.clone()),
+            Value::Ref(r) => Value::Ref(r.clone()),
+            Value::Closure(c) => Value::Closure(c.clone()),
+            Value::IterVal(a, p) => Value::IterVal(a.clone(), *p),
+            Value::IterRef(it) => Value::IterRef(it.clone()),
+            Value::Undef => Value::Undef,
+            Value::Null => Value::Null,
+            Value::Bool(b) => Value::Bool(*b),
+            Value::Int(n) => Value::Int(*n),
+            Value::Float(f) => Value::Float(*f),
+        }
+    }
 }
 
 /// A reference: a shared, mutable slot (PHP's `zend_reference`).

@@ -36,11 +36,22 @@ pub struct BuiltinInfo {
     pub min: u8,
     /// Bit `i`: parameter `i` by reference (bit 31: the variadic rest).
     pub by_ref: u32,
+    /// Whether the last parameter is a variadic rest (`...name`).
+    pub variadic: bool,
+}
+
+/// Whether a parameter list ends in a variadic rest (for `builtin_table!`).
+pub const fn ends_variadic(params: &[&str]) -> bool {
+    if params.is_empty() {
+        return false;
+    }
+    let last = params[params.len() - 1].as_bytes();
+    last.len() > 3 && last[0] == b'.' && last[1] == b'.' && last[2] == b'.'
 }
 
 impl BuiltinInfo {
     pub fn variadic(&self) -> bool {
-        self.params.last().is_some_and(|p| p.starts_with("..."))
+        self.variadic
     }
 
     /// The most arguments accepted (`None`: any number).
@@ -80,7 +91,13 @@ pub type BuiltinFn<G> = fn(G, &mut Args<'_>) -> VmResult<Value>;
 macro_rules! builtin_table {
     ($($name:literal, [$($param:literal),*], $min:literal, $by_ref:literal, $f:ident;)*) => {
         pub(crate) const INFO: &[$crate::builtins::BuiltinInfo] = &[
-            $($crate::builtins::BuiltinInfo { name: $name, params: &[$($param),*], min: $min, by_ref: $by_ref },)*
+            $($crate::builtins::BuiltinInfo {
+                name: $name,
+                params: &[$($param),*],
+                min: $min,
+                by_ref: $by_ref,
+                variadic: $crate::builtins::ends_variadic(&[$($param),*]),
+            },)*
         ];
         pub(crate) struct Fns<G>(std::marker::PhantomData<G>);
         impl<G: minizts_globals::Globals> Fns<G> {
@@ -99,35 +116,60 @@ const MODULES: [&[BuiltinInfo]; 6] = [
     misc::INFO,
 ];
 
-const fn offsets() -> [usize; 7] {
-    let mut out = [0; 7];
-    let mut i = 0;
-    while i < MODULES.len() {
-        out[i + 1] = out[i] + MODULES[i].len();
-        i += 1;
+/// How many builtins there are.
+const COUNT: usize = {
+    let mut n = 0;
+    let mut m = 0;
+    while m < MODULES.len() {
+        n += MODULES[m].len();
+        m += 1;
+    }
+    n
+};
+
+/// Every builtin's description, by id.
+const INFOS: [&BuiltinInfo; COUNT] = {
+    let mut out = [&MODULES[0][0]; COUNT];
+    let (mut k, mut m) = (0, 0);
+    while m < MODULES.len() {
+        let mut i = 0;
+        while i < MODULES[m].len() {
+            out[k] = &MODULES[m][i];
+            k += 1;
+            i += 1;
+        }
+        m += 1;
     }
     out
-}
-
-const OFFSETS: [usize; 7] = offsets();
+};
 
 struct Dispatch<G>(PhantomData<G>);
 
 impl<G: Globals> Dispatch<G> {
-    const TABLES: [&'static [BuiltinFn<G>]; 6] = [
-        string::Fns::<G>::FNS,
-        array::Fns::<G>::FNS,
-        math::Fns::<G>::FNS,
-        var::Fns::<G>::FNS,
-        output::Fns::<G>::FNS,
-        misc::Fns::<G>::FNS,
-    ];
-}
-
-fn split(id: u16) -> (usize, usize) {
-    let id = id as usize;
-    let m = (0..MODULES.len()).rfind(|&m| OFFSETS[m] <= id).unwrap_or(0);
-    (m, id - OFFSETS[m])
+    /// Every builtin's implementation for strategy `G`, by id: one
+    /// indexed load per call.
+    const FNS: [BuiltinFn<G>; COUNT] = {
+        let tables: [&[BuiltinFn<G>]; 6] = [
+            string::Fns::<G>::FNS,
+            array::Fns::<G>::FNS,
+            math::Fns::<G>::FNS,
+            var::Fns::<G>::FNS,
+            output::Fns::<G>::FNS,
+            misc::Fns::<G>::FNS,
+        ];
+        let mut out = [tables[0][0]; COUNT];
+        let (mut k, mut m) = (0, 0);
+        while m < tables.len() {
+            let mut i = 0;
+            while i < tables[m].len() {
+                out[k] = tables[m][i];
+                k += 1;
+                i += 1;
+            }
+            m += 1;
+        }
+        out
+    };
 }
 
 /// Every builtin, by id.
@@ -137,20 +179,17 @@ pub fn all() -> impl Iterator<Item = &'static BuiltinInfo> {
 
 /// The builtin with id `id`.
 pub fn info(id: u16) -> &'static BuiltinInfo {
-    let (m, i) = split(id);
-    &MODULES[m][i]
+    INFOS[id as usize]
 }
 
 /// Calls builtin `id` (checking the argument count as PHP does).
 pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
-    let (m, i) = split(id);
-    let info = &MODULES[m][i];
+    let info = INFOS[id as usize];
     let n = args.len();
     if n < info.min as usize || info.max().is_some_and(|max| n > max) {
         return builtin_arity(info.name, info.min as usize, info.max(), n);
     }
-    let f = Dispatch::<G>::TABLES[m][i];
-    f(g, &mut Args { v: args, info })
+    Dispatch::<G>::FNS[id as usize](g, &mut Args { v: args, info })
 }
 
 /// Registers every builtin and internal constant in this thread's compiler

@@ -114,7 +114,13 @@ pub unsafe fn push_frame<G: Globals>(
     let nparams = f.params.len();
     let variadic = f.params.last().is_some_and(|p| p.variadic);
     let too_few = argc < f.required as usize;
-    let caller_line = crate::error::current_location(g).map_or(0, |l| l.line);
+    // The message names the call site, which is the current frame's until
+    // the callee's frame is pushed.
+    let caller_line = if too_few {
+        crate::error::current_location(g).map_or(0, |l| l.line)
+    } else {
+        0
+    };
     let fixed = if variadic { nparams - 1 } else { nparams };
     let keep = if variadic && argc > fixed {
         // The last parameter collects the rest as an array.

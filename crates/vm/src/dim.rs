@@ -29,6 +29,7 @@ pub enum ReadMode {
 }
 
 /// PHP's conversion of a value used as an array key.
+#[inline]
 pub fn to_key<G: Globals>(g: G, v: &Value) -> VmResult<Key> {
     Ok(match v {
         Value::Int(n) => Key::Int(*n),
@@ -244,6 +245,13 @@ pub fn assign<G: Globals>(g: G, slot: &mut Value, keys: &[Value], v: Value) -> V
                     return Ok(());
                 }
             }
+            Value::Str(k) => {
+                let (elem, _) = Rc::make_mut(a).entry(Key::from_php_str(k.clone()));
+                if !matches!(elem, Value::Ref(_)) {
+                    *elem = v;
+                    return Ok(());
+                }
+            }
             Value::Undef => return Rc::make_mut(a).push(v).or_else(occupied),
             _ => {}
         }
@@ -312,6 +320,22 @@ fn assign_string_offset<G: Globals>(g: G, s: &mut PhpStr, key: &Value, v: &Value
 
 /// `slot[k1]…[kn] <op>= v`
 pub fn assign_op<G: Globals>(g: G, slot: &mut Value, keys: &[Value], op: BinOp, v: &Value) -> VmResult<()> {
+    // The common case: one int or string key of an existing element of an
+    // unshared array (`$a[$i] += 1`, `$s[$k] .= "x"`).
+    if let (Value::Arr(a), [key]) = (&mut *slot, keys) {
+        let k = match key {
+            Value::Int(n) => Some(Key::Int(*n)),
+            Value::Str(s) => Some(Key::from_php_str(s.clone())),
+            _ => None,
+        };
+        if let Some(k) = k {
+            if let Some(elem) = Rc::make_mut(a).get_mut(&k) {
+                if !matches!(elem, Value::Ref(_)) {
+                    return apply_op(g, elem, op, v);
+                }
+            }
+        }
+    }
     walk(g, slot, keys, true, &mut |container, key| {
         if let Value::Str(_) = container {
             return error("Cannot use assign-op operators with string offsets");

@@ -128,6 +128,16 @@ pub(crate) fn assign_slot(slot: &mut Value, v: Value) -> VmResult<()> {
     }
 }
 
+/// Frees a builtin call's arguments (PHP frees them after the call).
+#[inline(always)]
+fn clear_args(args: &mut [Value]) {
+    for v in args {
+        if !v.is_scalar() {
+            *v = Value::Undef;
+        }
+    }
+}
+
 /// Runs frames from the current top frame until a `native` frame returns;
 /// returns its value. Errors come back located (file, line, trace).
 pub fn execute<G: Globals>(g: G) -> VmResult<Value> {
@@ -441,6 +451,9 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     (Value::Arr(arr), Value::Int(k)) => {
                         arr.get_int(*k).filter(|v| !matches!(v, Value::Ref(_))).cloned()
                     }
+                    (Value::Arr(arr), Value::Str(k)) if minizts_core::array::canonical_int(k).is_none() => {
+                        arr.get_str(k).filter(|v| !matches!(v, Value::Ref(_))).cloned()
+                    }
                     _ => None,
                 };
                 let r = match fast {
@@ -675,9 +688,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 // a builtin's callbacks push go above the window.
                 let slice = unsafe { std::slice::from_raw_parts_mut(base.add(args.idx()), argc as usize) };
                 let r = builtins::call(g, id, slice);
-                for v in slice.iter_mut() {
-                    *v = Value::Undef;
-                }
+                clear_args(slice);
                 let r = tri!(r);
                 set!(dst, r);
             }
@@ -705,9 +716,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         // SAFETY: as for `CallBuiltin`.
                         let slice = unsafe { std::slice::from_raw_parts_mut(base.add(args.idx()), argc as usize) };
                         let r = builtins::call(g, id, slice);
-                        for v in slice.iter_mut() {
-                            *v = Value::Undef;
-                        }
+                        clear_args(slice);
                         let r = tri!(r);
                         set!(dst, r);
                     }
@@ -761,7 +770,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 load_frame!();
                 pc = eg!(g).frames.last().map_or(0, |f| f.pc as usize + 1);
                 if frame.ret != u16::MAX {
-                    *reg!(Reg(frame.ret)) = v;
+                    set!(Reg(frame.ret), v);
                 }
             }
             Op::JmpIfPassed { param, target } => {

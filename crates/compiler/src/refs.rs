@@ -1,0 +1,210 @@
+//! Which of a function's variables can ever hold a PHP reference.
+//!
+//! A write to a variable that holds a reference must go through it, so the
+//! VM's plain register writes (an `Add` whose destination is `$x`) are only
+//! correct for variables that never hold one. Inside a function, a
+//! variable becomes a reference only through something the function itself
+//! says: `global`, `static`, `=&`, `foreach (… as &$v)`, passing it to a
+//! by-reference parameter (known at compile time for named functions and
+//! builtins; assumed for calls through a value), `use (&$v)`, or being a
+//! by-reference parameter or by-reference capture itself. Top-level code
+//! is different: any function's `global $x` can turn its variables into
+//! references, so there every variable counts as possibly a reference.
+
+use hashbrown::HashSet;
+use minizts_globals::{cg, Globals};
+use minizts_syntax::ast::*;
+
+use crate::Compiler;
+
+impl<'a, G: Globals> Compiler<'a, '_, G> {
+    /// The variables of function `f` that may hold a reference.
+    pub(crate) fn ref_vars(&mut self, f: &'a FunctionDecl<'a>) -> HashSet<&'a str> {
+        let mut out = HashSet::new();
+        for p in f.params.iter().filter(|p| p.by_ref) {
+            out.insert(p.name);
+        }
+        for u in f.uses.iter().filter(|u| u.by_ref) {
+            out.insert(u.name);
+        }
+        match &f.body {
+            FunctionBody::Block(stmts) => {
+                for s in stmts.iter() {
+                    self.refs_stmt(s, &mut out);
+                }
+            }
+            FunctionBody::Arrow(e) => self.refs_expr(e, &mut out),
+        }
+        out
+    }
+
+    fn refs_stmt(&mut self, s: &'a Stmt<'a>, out: &mut HashSet<&'a str>) {
+        match &s.kind {
+            StmtKind::Expr(e) => self.refs_expr(e, out),
+            StmtKind::Echo(es) | StmtKind::Unset(es) => es.iter().for_each(|e| self.refs_expr(e, out)),
+            StmtKind::If { cond, then, els } => {
+                self.refs_expr(cond, out);
+                self.refs_stmt(then, out);
+                if let Some(e) = els {
+                    self.refs_stmt(e, out);
+                }
+            }
+            StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+                self.refs_expr(cond, out);
+                self.refs_stmt(body, out);
+            }
+            StmtKind::For { init, cond, step, body } => {
+                for e in init.iter().chain(cond.iter()).chain(step.iter()) {
+                    self.refs_expr(e, out);
+                }
+                self.refs_stmt(body, out);
+            }
+            StmtKind::Foreach {
+                subject,
+                key,
+                value,
+                by_ref,
+                body,
+            } => {
+                if *by_ref {
+                    if let ExprKind::Var(n) = subject.kind {
+                        out.insert(n);
+                    }
+                    if let ExprKind::Var(n) = value.kind {
+                        out.insert(n);
+                    }
+                }
+                self.refs_expr(subject, out);
+                if let Some(k) = key {
+                    self.refs_expr(k, out);
+                }
+                self.refs_expr(value, out);
+                self.refs_stmt(body, out);
+            }
+            StmtKind::Switch { subject, cases } => {
+                self.refs_expr(subject, out);
+                for c in cases.iter() {
+                    if let Some(t) = c.test {
+                        self.refs_expr(t, out);
+                    }
+                    c.body.iter().for_each(|s| self.refs_stmt(s, out));
+                }
+            }
+            StmtKind::Return(Some(e)) => self.refs_expr(e, out),
+            StmtKind::Global(names) => out.extend(names.iter().copied()),
+            StmtKind::Static(vars) => {
+                for v in vars.iter() {
+                    out.insert(v.name);
+                    if let Some(i) = v.init {
+                        self.refs_expr(i, out);
+                    }
+                }
+            }
+            StmtKind::Const(items) => items.iter().for_each(|(_, e)| self.refs_expr(e, out)),
+            StmtKind::Block(stmts) => stmts.iter().for_each(|s| self.refs_stmt(s, out)),
+            StmtKind::Return(None)
+            | StmtKind::InlineHtml(_)
+            | StmtKind::Break(_)
+            | StmtKind::Continue(_)
+            | StmtKind::Function(_)
+            | StmtKind::Nop => {}
+        }
+    }
+
+    fn refs_expr(&mut self, e: &'a Expr<'a>, out: &mut HashSet<&'a str>) {
+        match &e.kind {
+            ExprKind::AssignRef { target, source } => {
+                for side in [target, source] {
+                    if let ExprKind::Var(n) = side.kind {
+                        out.insert(n);
+                    }
+                    self.refs_expr(side, out);
+                }
+            }
+            ExprKind::Call { name, args } => {
+                let key = name.strip_prefix('\\').unwrap_or(name).to_ascii_lowercase();
+                let internal = cg!(self.g).function_table.get(key.as_bytes()).copied();
+                let decl = self.decls.get(key.as_bytes()).copied();
+                for (i, a) in args.iter().enumerate() {
+                    let by_ref = match (internal, decl) {
+                        (Some(f), _) => f.param_by_ref(i),
+                        (None, Some(d)) => match d.params.get(i) {
+                            Some(p) => p.by_ref,
+                            None => d.params.last().is_some_and(|p| p.variadic && p.by_ref),
+                        },
+                        (None, None) => false,
+                    };
+                    if by_ref {
+                        if let ExprKind::Var(n) = a.value.kind {
+                            out.insert(n);
+                        }
+                    }
+                    self.refs_expr(a.value, out);
+                }
+            }
+            ExprKind::CallValue { callee, args } => {
+                self.refs_expr(callee, out);
+                for a in args.iter() {
+                    // Whether this goes by reference is known only at run time.
+                    if let ExprKind::Var(n) = a.value.kind {
+                        out.insert(n);
+                    }
+                    self.refs_expr(a.value, out);
+                }
+            }
+            ExprKind::Closure(f) => {
+                for u in f.uses.iter().filter(|u| u.by_ref) {
+                    out.insert(u.name);
+                }
+            }
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Const(_) | ExprKind::Var(_) => {}
+            ExprKind::Interp(parts) => {
+                for p in parts.iter() {
+                    if let InterpPart::Expr(e) = p {
+                        self.refs_expr(e, out);
+                    }
+                }
+            }
+            ExprKind::Array(items) => {
+                for item in items.iter() {
+                    if let Some(k) = item.key {
+                        self.refs_expr(k, out);
+                    }
+                    if let Some(v) = item.value {
+                        self.refs_expr(v, out);
+                    }
+                }
+            }
+            ExprKind::Index { base, index } => {
+                self.refs_expr(base, out);
+                if let Some(i) = index {
+                    self.refs_expr(i, out);
+                }
+            }
+            ExprKind::Unary { expr, .. }
+            | ExprKind::Cast { expr, .. }
+            | ExprKind::Print(expr)
+            | ExprKind::Empty(expr)
+            | ExprKind::Silence(expr) => self.refs_expr(expr, out),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                self.refs_expr(lhs, out);
+                self.refs_expr(rhs, out);
+            }
+            ExprKind::Assign { target, value } | ExprKind::AssignOp { target, value, .. } => {
+                self.refs_expr(target, out);
+                self.refs_expr(value, out);
+            }
+            ExprKind::IncDec { target, .. } => self.refs_expr(target, out),
+            ExprKind::Ternary { cond, then, els } => {
+                self.refs_expr(cond, out);
+                if let Some(t) = then {
+                    self.refs_expr(t, out);
+                }
+                self.refs_expr(els, out);
+            }
+            ExprKind::Isset(es) => es.iter().for_each(|e| self.refs_expr(e, out)),
+            ExprKind::Exit(Some(e)) => self.refs_expr(e, out),
+            ExprKind::Exit(None) => {}
+        }
+    }
+}
