@@ -41,9 +41,22 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let Some(index) = index else {
                     return self.error("Cannot use [] for reading");
                 };
-                let b = self.expr(base)?;
-                let k = self.expr(index)?;
-                self.emit(Op::FetchDim { dst, base: b, key: k });
+                if let ExprKind::Index {
+                    base: inner,
+                    index: Some(first),
+                } = &base.kind
+                {
+                    // Two levels at once: the inner array is only looked at.
+                    let b = self.expr(inner)?;
+                    let k1 = self.expr(first)?;
+                    let k2 = self.expr(index)?;
+                    self.at(e.pos);
+                    self.emit(Op::FetchDim2 { dst, base: b, k1, k2 });
+                } else {
+                    let b = self.expr(base)?;
+                    let k = self.expr(index)?;
+                    self.emit(Op::FetchDim { dst, base: b, key: k });
+                }
             }
             ExprKind::Call { name, args } => self.call(name, args, dst)?,
             ExprKind::CallValue { callee, args } => self.call_value(callee, args, dst)?,
@@ -449,6 +462,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         let line = self.line;
         let internal = cg!(self.g).function_table.get(key.as_bytes()).copied();
+        if internal.is_some() && self.fold_call(&key, args, dst)? {
+            return Ok(());
+        }
         match internal {
             Some(f) => {
                 let start = self.args(args, |i| f.param_by_ref(i))?;
@@ -480,6 +496,24 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
         }
         Ok(())
+    }
+
+    /// Evaluates a few pure builtins at compile time when their argument
+    /// is a literal, as PHP's compiler does (`strlen("hallo")` is 5 before
+    /// the script runs). Returns whether it did.
+    fn fold_call(&mut self, name: &str, args: &'a [Arg<'a>], dst: Reg) -> Result<bool> {
+        let [arg] = args else { return Ok(false) };
+        if arg.spread {
+            return Ok(false);
+        }
+        let folded = match (name, &arg.value.kind) {
+            ("strlen", ExprKind::Str(s)) => self.const_int(s.len() as i64)?,
+            ("ord", ExprKind::Str(s)) => self.const_int(s.first().copied().unwrap_or(0) as i64)?,
+            ("chr", ExprKind::Int(n)) => self.const_str(&[n.rem_euclid(256) as u8])?,
+            _ => return Ok(false),
+        };
+        self.emit(Op::Move { dst, src: folded });
+        Ok(true)
     }
 
     fn call_value(&mut self, callee: &'a Expr<'a>, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {

@@ -262,6 +262,15 @@ impl PhpArray {
         }
     }
 
+    /// Mutable access to the element with int key `k`, if present.
+    #[inline]
+    pub fn get_int_mut(&mut self, k: i64) -> Option<&mut Value> {
+        match &mut self.repr {
+            Repr::Packed(v) => usize::try_from(k).ok().and_then(move |i| v.get_mut(i)),
+            Repr::Hashed(h) => h.find_int(k).map(move |i| &mut h.buckets[i].val),
+        }
+    }
+
     #[inline]
     pub fn get_str(&self, s: &[u8]) -> Option<&Value> {
         match &self.repr {

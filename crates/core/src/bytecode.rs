@@ -214,6 +214,8 @@ pub enum Op {
 
     /// `dst = base[key]`, warning as PHP does on a missing key or offset.
     FetchDim { dst: Reg, base: Src, key: Src },
+    /// `dst = base[k1][k2]` without copying the inner array (matrices).
+    FetchDim2 { dst: Reg, base: Src, k1: Src, k2: Src },
     /// `dst = base[key]` or null, silently (inside isset/empty/??).
     FetchDimQuiet { dst: Reg, base: Src, key: Src },
     /// `dst = base[key]` for `list()`: warns on a missing key of an array,
@@ -486,6 +488,12 @@ impl Op {
                 r!(var);
             }
             UnsetVar { var } => r!(var),
+            FetchDim2 { dst, base, k1, k2 } => {
+                r!(dst);
+                src(base);
+                src(k1);
+                src(k2);
+            }
             FetchDim { dst, base, key } | FetchDimQuiet { dst, base, key } | FetchDimList { dst, base, key } => {
                 r!(dst);
                 src(base);
@@ -854,6 +862,9 @@ impl fmt::Display for DisplayOp<'_> {
             UnsetVar { var } => write!(f, "UNSET {}", r(var)),
             FetchDim { dst, base, key } => {
                 write!(f, "FETCH_DIM {} = {}[{}]", r(dst), s(base), s(key))
+            }
+            FetchDim2 { dst, base, k1, k2 } => {
+                write!(f, "FETCH_DIM2 {} = {}[{}][{}]", r(dst), s(base), s(k1), s(k2))
             }
             FetchDimQuiet { dst, base, key } => {
                 write!(f, "FETCH_DIM_QUIET {} = {}[{}]", r(dst), s(base), s(key))

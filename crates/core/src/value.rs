@@ -176,6 +176,30 @@ impl Value {
         }
     }
 
+    /// Sets the slot to `Undef`, skipping the drop for scalars (the common
+    /// case when a frame's registers are cleared).
+    #[inline(always)]
+    pub fn clear(&mut self) {
+        if self.is_scalar() {
+            // SAFETY: a scalar owns nothing, so overwriting it without a
+            // drop leaks nothing.
+            unsafe { std::ptr::write(self, Value::Undef) };
+        } else {
+            *self = Value::Undef;
+        }
+    }
+
+    /// Drops the value, skipping the out-of-line drop for scalars (for a
+    /// temporary the VM is done with).
+    #[inline(always)]
+    pub fn release(self) {
+        if self.is_scalar() {
+            std::mem::forget(self);
+        } else {
+            drop(self);
+        }
+    }
+
     /// Whether the value owns nothing (no count to drop).
     #[inline(always)]
     pub fn is_scalar(&self) -> bool {

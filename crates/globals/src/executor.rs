@@ -142,6 +142,7 @@ impl VmStack {
     /// `at` must point into chunk `chunk` (or one past its end), with the
     /// `keep` values from `at` inside it, and no reference to the window's
     /// registers may be alive.
+    #[inline(always)]
     pub unsafe fn window(
         &mut self,
         chunk: u32,
@@ -161,6 +162,23 @@ impl VmStack {
             unsafe { clear(at, keep, n) };
             return Ok((chunk, at));
         }
+        // SAFETY: forwarded from the caller.
+        unsafe { self.window_in_next_chunk(c, at, keep, n) }
+    }
+
+    /// The window did not fit its chunk: it goes to the next one.
+    ///
+    /// # Safety
+    /// As for [`VmStack::window`].
+    #[cold]
+    #[inline(never)]
+    unsafe fn window_in_next_chunk(
+        &mut self,
+        c: usize,
+        at: *mut Value,
+        keep: usize,
+        n: usize,
+    ) -> Result<(u32, *mut Value), StackOverflow> {
         let next = c + 1;
         let below: usize = self.chunks[..next].iter().map(|ch| ch.len()).sum();
         let size = n.max(Self::CHUNK);
@@ -179,8 +197,9 @@ impl VmStack {
         }
         let base = self.chunks[next].as_mut_ptr();
         for i in 0..keep {
-            // SAFETY: `at+i` is in chunk `c` (checked above); `base+i` in
-            // chunk `next`, a different allocation: the two never overlap.
+            // SAFETY: `at+i` is in chunk `c` (the caller's contract);
+            // `base+i` in chunk `next`, another allocation: they never
+            // overlap.
             unsafe { ptr::swap(at.add(i), base.add(i)) };
         }
         // SAFETY: `base..base+n` lies in chunk `next` (its size ≥ n).
@@ -221,13 +240,11 @@ impl VmStack {
 /// # Safety
 /// `base..base+n` must be valid registers of one chunk, with no other
 /// reference to them alive.
+#[inline]
 unsafe fn clear(base: *mut Value, keep: usize, n: usize) {
     for i in keep..n {
         // SAFETY: forwarded from the caller.
-        let slot = unsafe { &mut *base.add(i) };
-        if !matches!(slot, Value::Undef) {
-            *slot = Value::Undef;
-        }
+        unsafe { &mut *base.add(i) }.clear();
     }
 }
 

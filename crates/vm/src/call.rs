@@ -96,6 +96,7 @@ pub fn param_by_ref<G: Globals>(_g: G, script: &Script, callee: &Callee, i: usiz
 /// `chunk`, at the top of the caller's window, with no reference to them
 /// alive.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub unsafe fn push_frame<G: Globals>(
     g: G,
     script: &Script,
@@ -211,16 +212,14 @@ pub unsafe fn push_frame<G: Globals>(
 
 /// Clears a finished frame's registers (dropping its values, as PHP frees
 /// a function's variables when it returns) and pops it.
+#[inline]
 pub fn pop_frame<G: Globals>(g: G, script: &Script) -> Frame {
     let frame = eg!(g).frames.pop().expect("a frame to pop");
     let n = script.functions[frame.func as usize].num_regs as usize;
     for i in 0..n {
         // SAFETY: the frame's window is `base..base+num_regs`, alive until
         // now; nothing else refers to it.
-        let slot = unsafe { &mut *frame.base.add(i) };
-        if !matches!(slot, Value::Undef) {
-            *slot = Value::Undef;
-        }
+        unsafe { &mut *frame.base.add(i) }.clear();
     }
     frame
 }

@@ -235,6 +235,13 @@ fn walk<G: Globals, R>(
 
 /// `slot[k1]…[kn] = v`
 pub fn assign<G: Globals>(g: G, slot: &mut Value, keys: &[Value], v: Value) -> VmResult<()> {
+    if let Value::Ref(r) = slot {
+        let r = r.clone();
+        let Ok(mut inner) = r.try_borrow_mut() else {
+            return fatal("minizts: a reference cycle was written through itself");
+        };
+        return assign(g, &mut inner, keys, v);
+    }
     // The common case: one key, an unshared array, an int or string key.
     if let (Value::Arr(a), [key]) = (&mut *slot, keys) {
         match key {
@@ -320,6 +327,13 @@ fn assign_string_offset<G: Globals>(g: G, s: &mut PhpStr, key: &Value, v: &Value
 
 /// `slot[k1]…[kn] <op>= v`
 pub fn assign_op<G: Globals>(g: G, slot: &mut Value, keys: &[Value], op: BinOp, v: &Value) -> VmResult<()> {
+    if let Value::Ref(r) = slot {
+        let r = r.clone();
+        let Ok(mut inner) = r.try_borrow_mut() else {
+            return fatal("minizts: a reference cycle was written through itself");
+        };
+        return assign_op(g, &mut inner, keys, op, v);
+    }
     // The common case: one int or string key of an existing element of an
     // unshared array (`$a[$i] += 1`, `$s[$k] .= "x"`).
     if let (Value::Arr(a), [key]) = (&mut *slot, keys) {

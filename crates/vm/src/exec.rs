@@ -50,11 +50,11 @@ impl std::ops::Deref for Operand<'_> {
 /// Resolves an operand as stored: follows a reference, reads an unset
 /// variable as null after PHP's warning.
 #[inline(always)]
-fn resolve<'a, G: Globals>(g: G, func: &Function, pc: usize, v: &'a Value, s: Src) -> Operand<'a> {
+fn resolve<'a, G: Globals>(g: G, func: &Function, at: usize, v: &'a Value, s: Src) -> Operand<'a> {
     match v {
         Value::Ref(r) => Operand::Guard(r.borrow()),
         Value::Undef => {
-            save_pc(g, pc - 1);
+            save_pc(g, at);
             undefined_variable(g, func, s.index());
             Operand::Owned(Value::Null)
         }
@@ -149,7 +149,7 @@ pub fn execute<G: Globals>(g: G) -> VmResult<Value> {
 
 fn run<G: Globals>(g: G) -> VmResult<Value> {
     let script = eg!(g).script.clone().expect("a running script");
-    let (mut func, mut base, mut chunk, mut pc) = {
+    let (mut func, mut base, mut chunk, start_pc) = {
         let eg = eg!(g);
         let frame = eg.frames.last().expect("a frame to run");
         (
@@ -162,6 +162,25 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     let mut code: &[Op] = &func.code;
     let mut consts: &[Value] = func.consts.values();
 
+    // The next instruction, as a pointer (PHP's `opline`): cheaper to step
+    // than an index. SAFETY (all uses): every function's code ends with a
+    // `Return` and every jump target is inside its code (checked when the
+    // compiler finishes a function), so `ip` never leaves the code.
+    let mut ip: *const Op = unsafe { code.as_ptr().add(start_pc) };
+    // The index of the instruction executing (for messages and frames).
+    macro_rules! cur {
+        () => {
+            // SAFETY: `ip` is one past the executing instruction, in `code`.
+            (unsafe { ip.offset_from(code.as_ptr()) } as usize - 1)
+        };
+    }
+    // Continues at instruction `t`.
+    macro_rules! goto {
+        ($t:expr) => {
+            // SAFETY: jump targets are inside the code (see `ip`).
+            ip = unsafe { code.as_ptr().add($t as usize) }
+        };
+    }
     // Register `r` of the current window. SAFETY (all uses): the compiler
     // only emits registers below the function's `num_regs`, and the window
     // `base..base+num_regs` is reserved on the VM stack (whose chunks never
@@ -208,7 +227,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     // about and read as null.
     macro_rules! opnd {
         ($s:expr) => {
-            resolve(g, func, pc, raw!($s), $s)
+            resolve(g, func, cur!(), raw!($s), $s)
         };
     }
     // Propagates an error after saving where it happened.
@@ -217,7 +236,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             match $e {
                 Ok(v) => v,
                 Err(e) => {
-                    save_pc(g, pc - 1);
+                    save_pc(g, cur!());
                     return Err(e);
                 }
             }
@@ -239,11 +258,12 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     // checks its interrupt flag.
     macro_rules! jump {
         ($t:expr) => {{
-            let t = $t as usize;
-            if t < pc {
+            // SAFETY: jump targets are inside the code (see `ip`).
+            let t = unsafe { code.as_ptr().add($t as usize) };
+            if t < ip {
                 tri!(check_limits(g));
             }
-            pc = t;
+            ip = t;
         }};
     }
     // The keys of a dimension chain (consecutive registers).
@@ -258,12 +278,9 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     }
 
     loop {
-        debug_assert!(pc < code.len());
-        // SAFETY: every function's code ends with a `Return` and every jump
-        // target is inside its code (checked when the compiler finishes a
-        // function), so `pc` never leaves the code.
-        let op = unsafe { code.get_unchecked(pc) };
-        pc += 1;
+        debug_assert!(unsafe { ip.offset_from(code.as_ptr()) } < code.len() as isize);
+        let op = unsafe { &*ip };
+        ip = unsafe { ip.add(1) };
         match *op {
             Op::Nop => {}
             Op::Move { dst, src } => {
@@ -286,7 +303,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     },
                     (Value::Float(x), Value::Float(y)) => Value::Float(x + y),
                     _ => {
-                        save_pc(g, pc - 1);
+                        save_pc(g, cur!());
                         tri!(ops::arith(g, BinOp::Add, &opnd!(a), &opnd!(b)))
                     }
                 };
@@ -300,7 +317,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     },
                     (Value::Float(x), Value::Float(y)) => Value::Float(x - y),
                     _ => {
-                        save_pc(g, pc - 1);
+                        save_pc(g, cur!());
                         tri!(ops::arith(g, BinOp::Sub, &opnd!(a), &opnd!(b)))
                     }
                 };
@@ -314,14 +331,14 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     },
                     (Value::Float(x), Value::Float(y)) => Value::Float(x * y),
                     _ => {
-                        save_pc(g, pc - 1);
+                        save_pc(g, cur!());
                         tri!(ops::arith(g, BinOp::Mul, &opnd!(a), &opnd!(b)))
                     }
                 };
                 set!(dst, r);
             }
             Op::Concat { dst, a, b } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let r = tri!(ops::concat(g, &opnd!(a), &opnd!(b)));
                 set!(dst, r);
             }
@@ -353,7 +370,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 set!(dst, Value::Bool(r));
             }
             Op::Binary { op, dst, a, b } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let r = tri!(ops::binary(g, op, &opnd!(a), &opnd!(b)));
                 set!(dst, r);
             }
@@ -361,7 +378,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 let v = opnd!(src).clone();
                 let slot = reg!(var);
                 if let Value::Undef = slot {
-                    save_pc(g, pc - 1);
+                    save_pc(g, cur!());
                     undefined_variable(g, func, var.idx());
                 }
                 match (op, &mut *slot, &v) {
@@ -369,7 +386,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     (BinOp::Sub, Value::Int(x), Value::Int(y)) if x.checked_sub(*y).is_some() => *x -= *y,
                     (BinOp::Concat, Value::Str(s), Value::Str(t)) => s.make_mut().extend_from_slice(t),
                     _ => {
-                        save_pc(g, pc - 1);
+                        save_pc(g, cur!());
                         tri!(dim::apply_op(g, slot, op, &v));
                     }
                 }
@@ -379,12 +396,12 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 set!(dst, Value::Bool(r));
             }
             Op::Neg { dst, src } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let r = tri!(ops::negate(g, &opnd!(src)));
                 set!(dst, r);
             }
             Op::Plus { dst, src } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let r = tri!(ops::plus(g, &opnd!(src)));
                 set!(dst, r);
             }
@@ -397,7 +414,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 set!(dst, Value::Bool(r));
             }
             Op::Cast { dst, src, kind } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let r = tri!(ops::cast(g, &opnd!(src), kind));
                 set!(dst, r);
             }
@@ -422,7 +439,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         }
                     }
                     None => {
-                        save_pc(g, pc - 1);
+                        save_pc(g, cur!());
                         if let Value::Undef = slot {
                             undefined_variable(g, func, var.idx());
                             *slot = Value::Null;
@@ -454,30 +471,54 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     (Value::Arr(arr), Value::Str(k)) if minizts_core::array::canonical_int(k).is_none() => {
                         arr.get_str(k).filter(|v| !matches!(v, Value::Ref(_))).cloned()
                     }
+                    // An array reached through a reference (a by-reference
+                    // parameter, a global).
+                    (Value::Ref(r), Value::Int(k)) => match &*r.borrow() {
+                        Value::Arr(arr) => arr.get_int(*k).filter(|v| !matches!(v, Value::Ref(_))).cloned(),
+                        _ => None,
+                    },
                     _ => None,
                 };
                 let r = match fast {
                     Some(v) => v,
                     None => {
-                        save_pc(g, pc - 1);
+                        save_pc(g, cur!());
                         tri!(dim::fetch(g, &opnd!(b), &opnd!(key), ReadMode::Normal))
                     }
                 };
                 set!(dst, r);
             }
+            Op::FetchDim2 { dst, base: b, k1, k2 } => {
+                let fast = match (raw!(b), raw!(k1), raw!(k2)) {
+                    (Value::Arr(outer), Value::Int(i), Value::Int(j)) => match outer.get_int(*i) {
+                        Some(Value::Arr(inner)) => inner.get_int(*j).filter(|v| !matches!(v, Value::Ref(_))).cloned(),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let r = match fast {
+                    Some(v) => v,
+                    None => {
+                        save_pc(g, cur!());
+                        let mid = tri!(dim::fetch(g, &opnd!(b), &opnd!(k1), ReadMode::Normal));
+                        tri!(dim::fetch(g, &mid, &opnd!(k2), ReadMode::Normal))
+                    }
+                };
+                set!(dst, r);
+            }
             Op::FetchDimQuiet { dst, base: b, key } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let r = tri!(dim::fetch(g, &raw!(b).deref(), &opnd!(key), ReadMode::Quiet));
                 set!(dst, r);
             }
             Op::FetchDimList { dst, base: b, key } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let r = tri!(dim::fetch(g, &opnd!(b), &opnd!(key), ReadMode::List));
                 set!(dst, r);
             }
             Op::AssignDim { var, keys, depth, src } => {
                 let v = opnd!(src).clone();
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let keys = keys!(keys, depth);
                 tri!(dim::assign(g, reg!(var), keys, v));
             }
@@ -486,7 +527,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     Value::Ref(r) => r.clone(),
                     other => PhpRef::new(other.clone()),
                 };
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let keys = keys!(keys, depth);
                 tri!(dim::assign_ref(g, reg!(var), keys, r));
             }
@@ -497,13 +538,32 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 depth,
                 src,
             } => {
+                // `$a[$i] += $n` on an unshared array of ints: in place.
+                let ints = match (depth, op, raw!(Src::reg(keys)), raw!(src)) {
+                    (1, BinOp::Add | BinOp::Sub, Value::Int(k), Value::Int(n)) => Some((*k, *n)),
+                    _ => None,
+                };
+                if let (Some((k, n)), Value::Arr(a)) = (ints, reg!(var)) {
+                    if let Some(Value::Int(x)) = Rc::get_mut(a).and_then(|a| a.get_int_mut(k)) {
+                        let r = if op == BinOp::Add {
+                            x.checked_add(n)
+                        } else {
+                            x.checked_sub(n)
+                        };
+                        if let Some(r) = r {
+                            *x = r;
+                            continue;
+                        }
+                    }
+                }
                 let v = opnd!(src).clone();
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 if let Value::Undef = reg!(var) {
                     undefined_variable(g, func, var.idx());
                 }
                 let keys = keys!(keys, depth);
                 tri!(dim::assign_op(g, reg!(var), keys, op, &v));
+                v.release();
             }
             Op::IncDecDim {
                 var,
@@ -512,7 +572,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 kind,
                 dst,
             } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 if let Value::Undef = reg!(var) {
                     undefined_variable(g, func, var.idx());
                 }
@@ -523,7 +583,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 }
             }
             Op::UnsetDim { var, keys, depth } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let keys = keys!(keys, depth);
                 tri!(dim::unset(g, reg!(var), keys));
             }
@@ -532,7 +592,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 *reg!(dst) = Value::Ref(r);
             }
             Op::MakeRefDim { dst, var, keys, depth } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let keys = keys!(keys, depth);
                 let r = tri!(dim::make_ref(g, reg!(var), keys));
                 *reg!(dst) = Value::Ref(r);
@@ -557,7 +617,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 }
             }
             Op::ArraySet { arr, key, src } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let k = tri!(dim::to_key(g, &opnd!(key)));
                 let v = opnd!(src).clone();
                 if let Some(a) = reg!(arr).array_mut() {
@@ -586,7 +646,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 }
             }
             Op::ConcatN { dst, start, n } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let mut out = Vec::new();
                 for i in 0..n as u16 {
                     let part = opnd!(Src::reg(Reg(start.0 + i)));
@@ -660,29 +720,76 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
 
             Op::CallUser { dst, site, args, argc } => {
-                save_pc(g, pc - 1);
                 let fid = {
                     let s = &func.sites[site as usize];
                     match eg!(g).runtime_cache[s.cache_slot as usize] {
                         CacheEntry::Function(id) => id,
-                        _ => tri!(call::resolve_site(
-                            g,
-                            &script,
-                            eg!(g).frames.last().map_or(0, |f| f.func),
-                            site
-                        )),
+                        _ => {
+                            save_pc(g, cur!());
+                            tri!(call::resolve_site(
+                                g,
+                                &script,
+                                eg!(g).frames.last().map_or(0, |f| f.func),
+                                site
+                            ))
+                        }
                     }
                 };
                 tri!(check_limits(g));
                 // SAFETY: the argument registers are in the window.
                 let at = unsafe { base.add(args.idx()) };
-                // SAFETY: the arguments are the top registers of the window.
-                tri!(unsafe { call::push_frame(g, &script, fid, at, chunk, argc as usize, dst.0, None, false) });
-                load_frame!();
-                pc = 0;
+                let callee = &script.functions[fid as usize];
+                let n = argc as usize;
+                let simple = n >= callee.required as usize
+                    && n <= callee.params.len()
+                    && !callee.params.last().is_some_and(|p| p.variadic);
+                if simple {
+                    // The common call: right number of arguments, no
+                    // variadics. Save our place, take the window (the
+                    // arguments are already the callee's parameters) and
+                    // push the frame in one visit to EG.
+                    let eg = eg!(g);
+                    if let Some(caller) = eg.frames.last_mut() {
+                        caller.pc = cur!() as u32;
+                    }
+                    // SAFETY: the arguments are the top registers of the
+                    // window, in chunk `chunk`, and nothing refers to them.
+                    match unsafe { eg.stack.window(chunk, at, n, callee.num_regs as usize) } {
+                        Ok((c, b)) => {
+                            eg.frames.push(minizts_globals::Frame {
+                                func: fid,
+                                base: b,
+                                chunk: c,
+                                pc: 0,
+                                ret: dst.0,
+                                argc: argc as u16,
+                                closure: None,
+                                native: false,
+                            });
+                            func = callee;
+                            base = b;
+                            chunk = c;
+                            code = &func.code;
+                            consts = func.consts.values();
+                            ip = code.as_ptr();
+                        }
+                        Err(o) => {
+                            tri!(fatal::<()>(format!(
+                                "Maximum call stack size of {} bytes reached. Infinite recursion?",
+                                o.limit_bytes
+                            )));
+                        }
+                    }
+                } else {
+                    save_pc(g, cur!());
+                    // SAFETY: the arguments are the top registers of the window.
+                    tri!(unsafe { call::push_frame(g, &script, fid, at, chunk, n, dst.0, None, false) });
+                    load_frame!();
+                    ip = code.as_ptr();
+                }
             }
             Op::CallBuiltin { dst, id, args, argc } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 debug_assert!(args.idx() + argc as usize <= func.num_regs as usize);
                 // SAFETY: the argument registers are in the window. frames
                 // a builtin's callbacks push go above the window.
@@ -698,7 +805,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 args,
                 argc,
             } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
                 match target {
                     Callee::User { func: fid, closure } => {
@@ -710,7 +817,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                             call::push_frame(g, &script, fid, at, chunk, argc as usize, dst.0, closure, false)
                         });
                         load_frame!();
-                        pc = 0;
+                        ip = code.as_ptr();
                     }
                     Callee::Builtin(id) => {
                         // SAFETY: as for `CallBuiltin`.
@@ -723,7 +830,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 }
             }
             Op::CallSpread { dst, callee, args } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
                 let list = match reg!(args) {
                     Value::Arr(a) => a.clone(),
@@ -744,7 +851,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 callee,
                 argno,
             } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let by_ref = match call::resolve_callable(g, &reg!(callee).clone()) {
                     Ok(c) => call::param_by_ref(g, &script, &c, argno as usize),
                     // The call itself reports a bad callee.
@@ -767,8 +874,19 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 if frame.native {
                     return Ok(v);
                 }
-                load_frame!();
-                pc = eg!(g).frames.last().map_or(0, |f| f.pc as usize + 1);
+                {
+                    let eg = eg!(g);
+                    let caller = eg.frames.last().expect("a caller frame");
+                    func = &script.functions[caller.func as usize];
+                    base = caller.base;
+                    chunk = caller.chunk;
+                    code = &func.code;
+                    // SAFETY: the caller's saved instruction is inside its
+                    // code, and its code goes on after it (it ends in a
+                    // return).
+                    ip = unsafe { code.as_ptr().add(caller.pc as usize + 1) };
+                }
+                consts = func.consts.values();
                 if frame.ret != u16::MAX {
                     set!(Reg(frame.ret), v);
                 }
@@ -776,12 +894,12 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             Op::JmpIfPassed { param, target } => {
                 let argc = eg!(g).frames.last().map_or(0, |f| f.argc);
                 if argc > param {
-                    pc = target as usize;
+                    goto!(target);
                 }
             }
 
             Op::DeclareFunction { func: f } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 tri!(call::declare_function(g, &script, f));
             }
             Op::MakeClosure {
@@ -827,7 +945,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 };
                 if let Some(r) = existing {
                     *reg!(var) = Value::Ref(r);
-                    pc = target as usize;
+                    goto!(target);
                 }
             }
             Op::InitStatic { var, slot, src } => {
@@ -872,7 +990,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                             v
                         }
                         None => {
-                            save_pc(g, pc - 1);
+                            save_pc(g, cur!());
                             tri!(error(format!("Undefined constant \"{}\"", s.name)))
                         }
                     },
@@ -880,7 +998,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 set!(dst, v);
             }
             Op::DeclareConst { name, src } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let Value::Str(name) = &consts[name as usize] else {
                     unreachable!("a constant's name is a string constant")
                 };
@@ -895,11 +1013,11 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         let empty = a.is_empty();
                         *reg!(iter) = Value::IterVal(a, 0);
                         if empty {
-                            pc = end as usize;
+                            goto!(end);
                         }
                     }
                     other => {
-                        save_pc(g, pc - 1);
+                        save_pc(g, cur!());
                         warning(
                             g,
                             &format!(
@@ -908,13 +1026,13 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                             ),
                         );
                         *reg!(iter) = Value::Undef;
-                        pc = end as usize;
+                        goto!(end);
                     }
                 }
             }
             Op::FeResetRef { iter, var, end } => {
                 let r = dim::make_slot_ref(reg!(var));
-                if tri!(start_ref_iteration(g, pc, &r)) {
+                if tri!(start_ref_iteration(g, cur!(), &r)) {
                     *reg!(iter) = Value::IterRef(Box::new(RefIter {
                         array: r,
                         pos: 0,
@@ -922,7 +1040,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     }));
                 } else {
                     *reg!(iter) = Value::Undef;
-                    pc = end as usize;
+                    goto!(end);
                 }
             }
             Op::FeResetRefFrom { iter, src, end } => {
@@ -930,7 +1048,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     Value::Ref(r) => r.clone(),
                     other => PhpRef::new(other.clone()),
                 };
-                if tri!(start_ref_iteration(g, pc, &r)) {
+                if tri!(start_ref_iteration(g, cur!(), &r)) {
                     *reg!(iter) = Value::IterRef(Box::new(RefIter {
                         array: r,
                         pos: 0,
@@ -938,7 +1056,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     }));
                 } else {
                     *reg!(iter) = Value::Undef;
-                    pc = end as usize;
+                    goto!(end);
                 }
             }
             Op::FeFetch { iter, value, key, end } => {
@@ -960,7 +1078,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                             tri!(assign_slot(reg!(key), k));
                         }
                     }
-                    None => pc = end as usize,
+                    None => goto!(end),
                 }
             }
             Op::FeFetchRef { iter, value, key, end } => {
@@ -975,7 +1093,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                             tri!(assign_slot(reg!(key), k));
                         }
                     }
-                    None => pc = end as usize,
+                    None => goto!(end),
                 }
             }
             Op::FeFree { iter } => {
@@ -987,13 +1105,13 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 match &*v {
                     Value::Str(s) => eg!(g).output.write(s),
                     other => {
-                        save_pc(g, pc - 1);
+                        save_pc(g, cur!());
                         tri!(output::echo(g, other));
                     }
                 }
             }
             Op::Exit { src } => {
-                save_pc(g, pc - 1);
+                save_pc(g, cur!());
                 let v = opnd!(src).clone();
                 match v {
                     Value::Int(n) => eg!(g).exit_status = n as i32,
@@ -1022,14 +1140,14 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
 
 /// Checks a by-reference foreach subject; false (after PHP's warning for a
 /// non-array) means there is nothing to iterate.
-fn start_ref_iteration<G: Globals>(g: G, pc: usize, r: &PhpRef) -> VmResult<bool> {
+fn start_ref_iteration<G: Globals>(g: G, at: usize, r: &PhpRef) -> VmResult<bool> {
     let inner = r.borrow();
     match &*inner {
         Value::Arr(a) => Ok(!a.is_empty()),
         other => {
             let t = other.type_name();
             drop(inner);
-            save_pc(g, pc - 1);
+            save_pc(g, at);
             warning(
                 g,
                 &format!("foreach() argument must be of type array|object, {t} given"),
