@@ -192,6 +192,16 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 target,
             } => {
                 // Pre and post are the same when the value is unused.
+                if let ExprKind::Var(name) = target.kind {
+                    let var = self.cv(name)?;
+                    let _ = prefix;
+                    self.emit(if *increment {
+                        Op::IncVar { var }
+                    } else {
+                        Op::DecVar { var }
+                    });
+                    return Ok(());
+                }
                 let kind = match (prefix, increment) {
                     (_, true) => IncDec::PreInc,
                     (_, false) => IncDec::PreDec,
@@ -200,6 +210,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             ExprKind::AssignOp { op, target, value } if *op != BinaryOp::Coalesce => {
                 self.assign_op(*op, target, value, Reg::NONE)?;
+            }
+            ExprKind::Call { name, args } if is_foldable(name, args) => {
+                // `strlen("x");` as a statement: nothing to do at run time.
             }
             ExprKind::Var(_) => {
                 // A statement `$x;` still reads $x (and warns if unset).
@@ -637,6 +650,34 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             _ => self.expr(e),
         }
     }
+}
+
+/// Whether `name(args)` is a call [`Compiler::fold_call`] evaluates at
+/// compile time.
+fn is_foldable(name: &str, args: &[Arg<'_>]) -> bool {
+    let name = name.strip_prefix('\\').unwrap_or(name).to_ascii_lowercase();
+    matches!(
+        (name.as_str(), args),
+        (
+            "strlen" | "ord",
+            [Arg {
+                value: Expr {
+                    kind: ExprKind::Str(_),
+                    ..
+                },
+                spread: false
+            }]
+        ) | (
+            "chr",
+            [Arg {
+                value: Expr {
+                    kind: ExprKind::Int(_),
+                    ..
+                },
+                spread: false
+            }]
+        )
+    )
 }
 
 /// The generic instruction's operator for an AST operator.

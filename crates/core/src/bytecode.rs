@@ -202,6 +202,10 @@ pub enum Op {
     ToBool { dst: Reg, src: Src },
     /// `dst = (kind) src`
     Cast { dst: Reg, src: Src, kind: CastKind },
+    /// `$var++` as a statement (the loop counter).
+    IncVar { var: Reg },
+    /// `$var--` as a statement.
+    DecVar { var: Reg },
     /// `++var`, `var--`, …; `dst` (unless NONE) gets the expression's value.
     IncDecVar { var: Reg, kind: IncDec, dst: Reg },
     /// `dst` = the variable without the "undefined variable" warning
@@ -487,7 +491,7 @@ impl Op {
                 r!(dst);
                 r!(var);
             }
-            UnsetVar { var } => r!(var),
+            UnsetVar { var } | IncVar { var } | DecVar { var } => r!(var),
             FetchDim2 { dst, base, k1, k2 } => {
                 r!(dst);
                 src(base);
@@ -858,6 +862,8 @@ impl fmt::Display for DisplayOp<'_> {
             Cast { dst, src, kind } => write!(f, "CAST {} = ({kind:?}){}", r(dst), s(src)),
             IncDecVar { var, kind, dst } => write!(f, "INCDEC {kind:?} {} -> {}", r(var), r(dst)),
             Quiet { dst, var } => write!(f, "QUIET {} = {}", r(dst), r(var)),
+            IncVar { var } => write!(f, "INC {}", r(var)),
+            DecVar { var } => write!(f, "DEC {}", r(var)),
             IsSet { dst, src } => write!(f, "ISSET {} = {} !== null", r(dst), s(src)),
             UnsetVar { var } => write!(f, "UNSET {}", r(var)),
             FetchDim { dst, base, key } => {

@@ -16,7 +16,7 @@
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
-use minizts_core::bytecode::{BinOp, Function, Op, Reg, Src};
+use minizts_core::bytecode::{BinOp, Function, IncDec, Op, Reg, Src};
 use minizts_core::value::{identical, loose_equals, Closure, RefIter};
 use minizts_core::{Key, PhpArray, PhpRef, PhpStr, Value};
 use minizts_globals::executor::CacheEntry;
@@ -417,6 +417,34 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 save_pc(g, cur!());
                 let r = tri!(ops::cast(g, &opnd!(src), kind));
                 set!(dst, r);
+            }
+            Op::IncVar { var } => {
+                let slot = reg!(var);
+                match slot {
+                    Value::Int(n) if *n < i64::MAX => *n += 1,
+                    _ => {
+                        save_pc(g, cur!());
+                        if let Value::Undef = slot {
+                            undefined_variable(g, func, var.idx());
+                            *slot = Value::Null;
+                        }
+                        tri!(dim::inc_dec_slot(g, slot, IncDec::PreInc)).release();
+                    }
+                }
+            }
+            Op::DecVar { var } => {
+                let slot = reg!(var);
+                match slot {
+                    Value::Int(n) if *n > i64::MIN => *n -= 1,
+                    _ => {
+                        save_pc(g, cur!());
+                        if let Value::Undef = slot {
+                            undefined_variable(g, func, var.idx());
+                            *slot = Value::Null;
+                        }
+                        tri!(dim::inc_dec_slot(g, slot, IncDec::PreDec)).release();
+                    }
+                }
             }
             Op::IncDecVar { var, kind, dst } => {
                 let slot = reg!(var);
