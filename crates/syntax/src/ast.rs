@@ -7,6 +7,7 @@
 //! offset where they start; [`crate::LineIndex`] turns that into the line
 //! number PHP prints in its messages.
 
+pub mod depth;
 pub mod dump;
 
 /// A parsed script: the statements of its top-level code.

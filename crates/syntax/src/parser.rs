@@ -63,11 +63,20 @@ fn fatal_error<'t, T>(pos: usize, message: impl Into<String>) -> ParseResult<'t,
     })
 }
 
+/// How deeply statements and expressions may nest. Later passes walk the
+/// tree recursively; this keeps them well inside the engine thread's stack.
+pub const MAX_DEPTH: usize = 2000;
+
 /// Parses a whole script. The AST borrows from `src` and lives in `arena`.
 pub fn parse<'a>(arena: &'a Bump, src: &'a [u8]) -> Result<Script<'a>, SyntaxError> {
     let b = Builder::new(arena, src);
     let tokens = Lexer::new(src).map(lex_adapter);
     match grammar::ScriptParser::new().parse(&b, tokens) {
+        Ok(stmts) if crate::ast::depth::exceeds(stmts, MAX_DEPTH) => Err(SyntaxError {
+            pos: 0,
+            message: format!("minizts: the script is nested too deeply (more than {MAX_DEPTH} levels)"),
+            fatal: true,
+        }),
         Ok(stmts) => Ok(Script { stmts }),
         Err(err) => Err(describe(err, src.len())),
     }

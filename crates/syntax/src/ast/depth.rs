@@ -1,0 +1,187 @@
+//! How deeply an AST nests, measured without recursion.
+//!
+//! Every pass over the AST (collecting variables, compiling) recurses on
+//! the native stack, so a script nested deeper than a limit (a million
+//! `(` or `!` in a row) is refused before any of them runs. The walk here
+//! keeps its own stack on the heap.
+
+use super::*;
+
+/// A node on the walk's stack.
+enum Node<'n, 'a> {
+    Stmt(&'n Stmt<'a>),
+    Expr(&'n Expr<'a>),
+}
+
+/// Whether any path from the root of `stmts` down to a leaf is longer than
+/// `limit` nodes.
+pub fn exceeds(stmts: &[Stmt<'_>], limit: usize) -> bool {
+    let mut stack: Vec<(Node<'_, '_>, usize)> = stmts.iter().map(|s| (Node::Stmt(s), 1)).collect();
+    while let Some((node, depth)) = stack.pop() {
+        if depth > limit {
+            return true;
+        }
+        let d = depth + 1;
+        match node {
+            Node::Stmt(s) => stmt_children(s, &mut |n| stack.push((n, d))),
+            Node::Expr(e) => expr_children(e, &mut |n| stack.push((n, d))),
+        }
+    }
+    false
+}
+
+fn stmt_children<'n, 'a>(s: &'n Stmt<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
+    macro_rules! e {
+        ($x:expr) => {
+            push(Node::Expr($x))
+        };
+    }
+    match &s.kind {
+        StmtKind::Expr(x) => e!(x),
+        StmtKind::Echo(xs) | StmtKind::Unset(xs) => xs.iter().for_each(|x| e!(x)),
+        StmtKind::If { cond, then, els } => {
+            e!(cond);
+            push(Node::Stmt(then));
+            if let Some(s) = els {
+                push(Node::Stmt(s));
+            }
+        }
+        StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+            e!(cond);
+            push(Node::Stmt(body));
+        }
+        StmtKind::For { init, cond, step, body } => {
+            init.iter().chain(cond.iter()).chain(step.iter()).for_each(|x| e!(x));
+            push(Node::Stmt(body));
+        }
+        StmtKind::Foreach {
+            subject,
+            key,
+            value,
+            body,
+            ..
+        } => {
+            e!(subject);
+            if let Some(k) = key {
+                e!(k);
+            }
+            e!(value);
+            push(Node::Stmt(body));
+        }
+        StmtKind::Switch { subject, cases } => {
+            e!(subject);
+            for c in cases.iter() {
+                if let Some(t) = c.test {
+                    e!(t);
+                }
+                c.body.iter().for_each(|s| push(Node::Stmt(s)));
+            }
+        }
+        StmtKind::Return(Some(x)) => e!(x),
+        StmtKind::Static(vars) => vars.iter().filter_map(|v| v.init).for_each(|x| e!(x)),
+        StmtKind::Function(f) => function_children(f, push),
+        StmtKind::Const(items) => items.iter().for_each(|(_, x)| e!(x)),
+        StmtKind::Block(stmts) => stmts.iter().for_each(|s| push(Node::Stmt(s))),
+        StmtKind::Return(None)
+        | StmtKind::InlineHtml(_)
+        | StmtKind::Break(_)
+        | StmtKind::Continue(_)
+        | StmtKind::Global(_)
+        | StmtKind::Nop => {}
+    }
+}
+
+fn function_children<'n, 'a>(f: &'n FunctionDecl<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
+    for p in f.params.iter() {
+        if let Some(d) = p.default {
+            push(Node::Expr(d));
+        }
+    }
+    match &f.body {
+        FunctionBody::Block(stmts) => stmts.iter().for_each(|s| push(Node::Stmt(s))),
+        FunctionBody::Arrow(x) => push(Node::Expr(x)),
+    }
+}
+
+fn expr_children<'n, 'a>(x: &'n Expr<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
+    macro_rules! e {
+        ($x:expr) => {
+            push(Node::Expr($x))
+        };
+    }
+    match &x.kind {
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::Const(_) => {}
+        ExprKind::Interp(parts) => {
+            for p in parts.iter() {
+                if let InterpPart::Expr(y) = p {
+                    e!(y);
+                }
+            }
+        }
+        ExprKind::Array(items) => {
+            for item in items.iter() {
+                if let Some(k) = item.key {
+                    e!(k);
+                }
+                if let Some(v) = item.value {
+                    e!(v);
+                }
+            }
+        }
+        ExprKind::Index { base, index } => {
+            e!(base);
+            if let Some(i) = index {
+                e!(i);
+            }
+        }
+        ExprKind::Call { args, .. } => args.iter().for_each(|a| e!(a.value)),
+        ExprKind::CallValue { callee, args } => {
+            e!(callee);
+            args.iter().for_each(|a| e!(a.value));
+        }
+        ExprKind::Closure(f) => function_children(f, push),
+        ExprKind::Unary { expr, .. }
+        | ExprKind::Cast { expr, .. }
+        | ExprKind::Print(expr)
+        | ExprKind::Empty(expr)
+        | ExprKind::Silence(expr) => e!(expr),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            e!(lhs);
+            e!(rhs);
+        }
+        ExprKind::Assign { target, value } | ExprKind::AssignOp { target, value, .. } => {
+            e!(target);
+            e!(value);
+        }
+        ExprKind::AssignRef { target, source } => {
+            e!(target);
+            e!(source);
+        }
+        ExprKind::IncDec { target, .. } => e!(target),
+        ExprKind::Ternary { cond, then, els } => {
+            e!(cond);
+            if let Some(t) = then {
+                e!(t);
+            }
+            e!(els);
+        }
+        ExprKind::Isset(xs) => xs.iter().for_each(|y| e!(y)),
+        ExprKind::Exit(Some(y)) => e!(y),
+        ExprKind::Exit(None) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+
+    #[test]
+    fn measures_nesting() {
+        let arena = bumpalo::Bump::new();
+        let src = format!("<?php echo {}1{};", "(".repeat(50), ")".repeat(50));
+        let script = crate::parse(&arena, src.as_bytes());
+        assert!(script.is_ok());
+        let deep = format!("<?php $x = {}1;", "!".repeat(3000));
+        let err = crate::parse(&arena, deep.as_bytes()).unwrap_err();
+        assert!(err.message.contains("nested too deeply"), "{}", err.message);
+    }
+}
