@@ -35,7 +35,16 @@ struct Printer {
     precision: i32,
     /// Circular references var_export met (one warning each).
     circular: usize,
+    /// How many output bytes fit under `memory_limit`.
+    budget: usize,
+    /// Set when the value nests too deeply or the output outgrows the
+    /// budget: printing stops and the call fails instead of exhausting
+    /// the native stack or the machine's memory.
+    gave_up: bool,
 }
+
+/// How deeply nested containers are printed (each level recurses).
+const MAX_PRINT_DEPTH: usize = 10_000;
 
 impl Printer {
     fn new<G: Globals>(g: G) -> Printer {
@@ -45,6 +54,24 @@ impl Printer {
             script: eg!(g).script.clone(),
             precision: eg!(g).settings.precision,
             circular: 0,
+            budget: match eg!(g).settings.memory_limit {
+                Some(limit) => limit.saturating_sub(minizts_globals::memory::usage()),
+                None => usize::MAX,
+            },
+            gave_up: false,
+        }
+    }
+
+    /// The error for a print that gave up.
+    fn gave_up<G: Globals>(&self, g: G) -> VmResult<Value> {
+        match eg!(g).settings.memory_limit {
+            Some(limit) if self.out.len() > self.budget => crate::error::fatal(format!(
+                "Allowed memory size of {limit} bytes exhausted (tried to allocate {} bytes)",
+                self.out.len()
+            )),
+            _ => crate::error::fatal(format!(
+                "minizts: value nested too deeply to print (more than {MAX_PRINT_DEPTH} levels)"
+            )),
         }
     }
 
@@ -63,6 +90,10 @@ impl Printer {
     /// Starts printing the container at `p`; false if it is already being
     /// printed (recursion).
     fn enter(&mut self, p: *const ()) -> bool {
+        if self.active.len() >= MAX_PRINT_DEPTH || self.out.len() > self.budget {
+            self.gave_up = true;
+            return false;
+        }
         self.active.insert(p)
     }
 
@@ -389,6 +420,9 @@ pub(super) fn var_dump<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         // Arguments come by value: no `&` at the top.
         p.dump(&a.value(i), 1);
     }
+    if p.gave_up {
+        return p.gave_up(g);
+    }
     crate::output::write(g, &p.out);
     Ok(Value::Null)
 }
@@ -397,6 +431,9 @@ pub(super) fn print_r<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let ret = a.opt_bool(g, 1, false)?;
     let mut p = Printer::new(g);
     p.print_r(&a.value(0), 0);
+    if p.gave_up {
+        return p.gave_up(g);
+    }
     if ret {
         return Ok(Value::Str(PhpStr::new(p.out)));
     }
@@ -408,6 +445,9 @@ pub(super) fn var_export<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let ret = a.opt_bool(g, 1, false)?;
     let mut p = Printer::new(g);
     p.export(&a.value(0), 1);
+    if p.gave_up {
+        return p.gave_up(g);
+    }
     for _ in 0..p.circular {
         warning(g, "var_export does not handle circular references");
     }
