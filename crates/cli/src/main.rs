@@ -1,12 +1,12 @@
 //! The `minizts` command: run, lint and dump PHP-subset scripts.
 
 use std::io::Read;
-use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use minizts_core::PhpStr;
-use minizts_globals::{eg, memory::CountingAlloc, Globals, Sink, Tls};
+use minizts_globals::lock::LockKind;
+use minizts_globals::{eg, memory::CountingAlloc, strategies, with_strategy, Globals, Sink};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
@@ -15,8 +15,16 @@ static ALLOC: CountingAlloc = CountingAlloc;
 #[derive(Parser)]
 #[command(name = "minizts", version, about, propagate_version = true)]
 struct Cli {
+    /// How the engine reaches its executor and compiler globals: nts, ctx,
+    /// fetch, table, offset or tls; `help` lists them. The MINIZTS_GLOBALS
+    /// environment variable sets the default.
+    #[arg(long, global = true, value_name = "STRATEGY", env = "MINIZTS_GLOBALS", default_value = strategies::DEFAULT)]
+    globals: String,
+    /// The lock guarding the engine's shared tables: std, spin or adaptive.
+    #[arg(long, global = true, value_name = "KIND", default_value = "std")]
+    lock: String,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
@@ -27,6 +35,12 @@ enum Command {
     Lint {
         /// The script.
         file: String,
+    },
+    /// List the globals strategies (and, with --probe, exercise the
+    /// probe functions `scripts/globals-disasm.sh` disassembles).
+    Globals {
+        #[arg(long)]
+        probe: bool,
     },
     /// Print a script's bytecode, per function, with source lines.
     Dump {
@@ -47,6 +61,10 @@ struct RunArgs {
     /// error_reporting (like `php -d`).
     #[arg(short = 'd', value_name = "NAME=VALUE")]
     define: Vec<String>,
+    /// Report how many executor and compiler globals accesses the run made
+    /// (on stderr, after the script).
+    #[arg(long)]
+    stats: bool,
     /// The script to run (`-` for stdin).
     #[arg(required_unless_present = "code")]
     file: Option<String>,
@@ -123,7 +141,7 @@ fn compile_error_text(e: &minizts_compiler::CompileError, file: &str) -> String 
     format!("{label}: {} in {file} on line {}\n", e.message, e.line)
 }
 
-fn run(args: RunArgs) -> u8 {
+fn run<G: Globals>(args: &RunArgs) -> u8 {
     let (src, file, argv0) = match (&args.code, &args.file) {
         (Some(code), _) => {
             let mut src = b"<?php ".to_vec();
@@ -139,7 +157,7 @@ fn run(args: RunArgs) -> u8 {
         },
         (None, None) => unreachable!("clap requires a file or code"),
     };
-    let g: Tls = match minizts_vm::thread_startup() {
+    let g: G = match minizts_vm::thread_startup() {
         Ok(g) => g,
         Err(e) => {
             eprintln!("minizts: {e}");
@@ -160,11 +178,12 @@ fn run(args: RunArgs) -> u8 {
     let mut argv = vec![PhpStr::from(argv0.as_str())];
     argv.extend(args.args.iter().map(|a| PhpStr::from(a.as_str())));
     let outcome = minizts_vm::run_request(g, script, &argv, Sink::Stdout(Vec::new()));
-    minizts_vm::thread_shutdown(g);
+    // SAFETY: `g` is not used after this.
+    unsafe { minizts_vm::thread_shutdown(g) };
     outcome.exit_status as u8
 }
 
-fn lint(file: &str) -> u8 {
+fn lint<G: Globals>(file: &str) -> u8 {
     let (src, name) = match load(file) {
         Ok(x) => x,
         Err(msg) => {
@@ -172,7 +191,7 @@ fn lint(file: &str) -> u8 {
             return 1;
         }
     };
-    let g: Tls = match minizts_vm::thread_startup() {
+    let g: G = match minizts_vm::thread_startup() {
         Ok(g) => g,
         Err(e) => {
             eprintln!("minizts: {e}");
@@ -180,7 +199,8 @@ fn lint(file: &str) -> u8 {
         }
     };
     let r = minizts_compiler::compile(g, &src, &name);
-    minizts_vm::thread_shutdown(g);
+    // SAFETY: `g` is not used after this.
+    unsafe { minizts_vm::thread_shutdown(g) };
     match r {
         Ok(_) => {
             println!("No syntax errors detected in {file}");
@@ -194,7 +214,7 @@ fn lint(file: &str) -> u8 {
     }
 }
 
-fn dump(file: &str, ast: bool) -> u8 {
+fn dump<G: Globals>(file: &str, ast: bool) -> u8 {
     let (src, name) = match load(file) {
         Ok(x) => x,
         Err(msg) => {
@@ -216,7 +236,7 @@ fn dump(file: &str, ast: bool) -> u8 {
             }
         };
     }
-    let g: Tls = match minizts_vm::thread_startup() {
+    let g: G = match minizts_vm::thread_startup() {
         Ok(g) => g,
         Err(e) => {
             eprintln!("minizts: {e}");
@@ -238,7 +258,8 @@ fn dump(file: &str, ast: bool) -> u8 {
         }
     };
     drop(r);
-    minizts_vm::thread_shutdown(g);
+    // SAFETY: `g` is not used after this.
+    unsafe { minizts_vm::thread_shutdown(g) };
     code
 }
 
@@ -247,16 +268,72 @@ fn dump(file: &str, ast: bool) -> u8 {
 /// arrays and deeply nested expressions do.
 const ENGINE_STACK: usize = 512 * 1024 * 1024;
 
+/// `--stats`: the access counts of the run just made.
+fn report_stats(name: &str) {
+    let (eg, cg) = strategies::access_counts();
+    eprintln!(
+        "minizts stats ({name}): {eg} EG accesses, {cg} CG accesses, {} in all",
+        eg + cg
+    );
+}
+
+fn globals_command(probe: bool) -> u8 {
+    for (name, description) in strategies::ALL {
+        println!("{name:<7} {description}");
+    }
+    if probe {
+        // Runs each probe once on a thread of its own (nts allows one
+        // engine thread at a time), so they stay in the binary and work.
+        for (name, _) in strategies::ALL {
+            let r = std::thread::spawn(move || minizts_globals::probes::run(name)).join();
+            match r {
+                Ok(Ok(v)) => println!("probe {name}: read the interrupt flag: {v}"),
+                Ok(Err(e)) => println!("probe {name}: {e}"),
+                Err(_) => println!("probe {name}: panicked"),
+            }
+        }
+    }
+    0
+}
+
+fn dispatch(cli: Cli) -> u8 {
+    let Some(lock) = LockKind::parse(&cli.lock) else {
+        eprintln!("minizts: unknown lock kind '{}' (std, spin, adaptive)", cli.lock);
+        return 2;
+    };
+    minizts_globals::resources::configure(lock);
+    if cli.globals == "help" {
+        return globals_command(false);
+    }
+    let name = cli.globals.as_str();
+    let Some(command) = &cli.command else {
+        let _ = <Cli as clap::CommandFactory>::command().print_help();
+        return 2;
+    };
+    let code = match command {
+        Command::Run(args) if args.stats => with_strategy!(name, |G| {
+            strategies::reset_access_counts();
+            let code = run::<minizts_globals::Counted<G>>(args);
+            report_stats(name);
+            code
+        }),
+        Command::Run(args) => with_strategy!(name, |G| run::<G>(args)),
+        Command::Lint { file } => with_strategy!(name, |G| lint::<G>(file)),
+        Command::Dump { file, ast } => with_strategy!(name, |G| dump::<G>(file, *ast)),
+        Command::Globals { probe } => Some(globals_command(*probe)),
+    };
+    code.unwrap_or_else(|| {
+        eprintln!("minizts: unknown globals strategy '{name}'; --globals=help lists them");
+        2
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let worker = std::thread::Builder::new()
         .name("minizts".into())
         .stack_size(ENGINE_STACK)
-        .spawn(move || match cli.command {
-            Command::Run(args) => run(args),
-            Command::Lint { file } => lint(&file),
-            Command::Dump { file, ast } => dump(&file, ast),
-        });
+        .spawn(move || dispatch(cli));
     let code = match worker.map(|h| h.join()) {
         Ok(Ok(code)) => code,
         Ok(Err(_)) => {
@@ -268,6 +345,5 @@ fn main() -> ExitCode {
             255
         }
     };
-    let _ = Path::new(".");
     ExitCode::from(code)
 }

@@ -9,18 +9,25 @@
 //! and how an access finds the state; code is monomorphised per strategy,
 //! so the cost of an access is exactly the strategy's.
 //!
-//! Strategies here:
-//! - [`Tls`]: both structs in one native thread-local at constant offsets
-//!   (`%fs:`-relative, no lazy-init check): the handle is a zero-sized type.
+//! The strategies (module [`strategies`]) model every way PHP and its peers
+//! have reached per-thread state: process statics (`nts`), a context
+//! pointer passed everywhere (`ctx`), `pthread_getspecific` per access
+//! (`fetch`), a cached resource-table pointer plus an id (`table`), a cached
+//! pointer plus a fixed offset (`offset`), and one native thread-local
+//! struct (`tls`). The table-based ones keep EG and CG in the
+//! [`resources`] manager, PHP's TSRM.
 
 pub mod compiler;
 pub mod executor;
+pub mod lock;
 pub mod memory;
-mod tls;
+pub mod probes;
+pub mod resources;
+pub mod strategies;
 
 pub use compiler::{CompilerGlobals, InternalFunction, OpArrayBuilder};
 pub use executor::{ErrorSink, ExecutorGlobals, Frame, Output, Sink, VmStack};
-pub use tls::Tls;
+pub use strategies::{Counted, Ctx, Fetch, Nts, Offset, Table, Tls};
 
 /// This thread's engine state: executor and compiler globals together.
 pub struct ThreadGlobals {
@@ -85,9 +92,16 @@ pub unsafe trait Globals: Copy + 'static {
     fn cg_ptr(self) -> *mut CompilerGlobals;
 
     /// Creates this thread's globals and returns the handle to them.
-    fn thread_startup(globals: ThreadGlobals) -> Result<Self, StartupError>;
-    /// Destroys this thread's globals; the handle must not be used again.
-    fn thread_shutdown(self);
+    fn thread_startup() -> Result<Self, StartupError>;
+    /// Destroys this thread's globals.
+    ///
+    /// # Safety
+    /// Called once, on the thread that started the handle; neither the
+    /// handle nor any copy of it (nor a reference from `eg!`/`cg!`) is
+    /// used afterwards. Handles are `Copy`, so the compiler cannot check
+    /// this; callers keep the handle in one function that starts and ends
+    /// the engine.
+    unsafe fn thread_shutdown(self);
 }
 
 /// `EG(…)`: this thread's executor globals, for one expression or

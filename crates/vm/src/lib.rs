@@ -18,21 +18,25 @@ use std::sync::Arc;
 
 use minizts_core::bytecode::Script;
 use minizts_core::{PhpArray, PhpStr, Value};
-use minizts_globals::{eg, Frame, Globals, Sink, StartupError, ThreadGlobals};
+use minizts_globals::{eg, Frame, Globals, Sink, StartupError};
 
 use crate::error::{write_stderr, VmError, VmResult};
 
 /// Starts an engine on this thread: its globals, and the builtins
 /// registered in its compiler globals.
 pub fn thread_startup<G: Globals>() -> Result<G, StartupError> {
-    let g = G::thread_startup(ThreadGlobals::new())?;
+    let g = G::thread_startup()?;
     builtins::register(g);
     Ok(g)
 }
 
 /// Ends this thread's engine.
-pub fn thread_shutdown<G: Globals>(g: G) {
-    g.thread_shutdown();
+///
+/// # Safety
+/// As [`Globals::thread_shutdown`]: `g` and its copies are not used again.
+pub unsafe fn thread_shutdown<G: Globals>(g: G) {
+    // SAFETY: the caller's promise.
+    unsafe { g.thread_shutdown() };
 }
 
 /// How a request ended.

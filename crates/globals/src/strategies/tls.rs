@@ -51,61 +51,23 @@ unsafe impl Globals for Tls {
         unsafe { &raw mut (*globals_ptr()).cg }
     }
 
-    fn thread_startup(globals: ThreadGlobals) -> Result<Tls, StartupError> {
+    fn thread_startup() -> Result<Tls, StartupError> {
         if STARTED.get() {
             return Err(StartupError::AlreadyStarted);
         }
         // SAFETY: the slot is uninitialised (STARTED is false) and belongs
         // to this thread.
-        unsafe { globals_ptr().write(globals) };
+        unsafe { globals_ptr().write(ThreadGlobals::new()) };
         STARTED.set(true);
         Ok(Tls)
     }
 
-    fn thread_shutdown(self) {
+    unsafe fn thread_shutdown(self) {
         if STARTED.get() {
             STARTED.set(false);
             // SAFETY: the slot holds a live value (STARTED was true) that no
             // handle will reach again.
             unsafe { globals_ptr().drop_in_place() };
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::eg;
-
-    #[test]
-    fn startup_access_shutdown() {
-        let g = Tls::thread_startup(ThreadGlobals::new()).unwrap();
-        assert_eq!(
-            Tls::thread_startup(ThreadGlobals::new()).unwrap_err(),
-            StartupError::AlreadyStarted
-        );
-        eg!(g).exit_status = 7;
-        assert_eq!(eg!(g).exit_status, 7);
-        g.thread_shutdown();
-        // A new start gets fresh globals.
-        let g = Tls::thread_startup(ThreadGlobals::new()).unwrap();
-        assert_eq!(eg!(g).exit_status, 0);
-        g.thread_shutdown();
-    }
-
-    #[test]
-    fn each_thread_has_its_own() {
-        let g = Tls::thread_startup(ThreadGlobals::new()).unwrap();
-        eg!(g).exit_status = 1;
-        std::thread::spawn(|| {
-            let h = Tls::thread_startup(ThreadGlobals::new()).unwrap();
-            assert_eq!(eg!(h).exit_status, 0);
-            eg!(h).exit_status = 2;
-            h.thread_shutdown();
-        })
-        .join()
-        .unwrap();
-        assert_eq!(eg!(g).exit_status, 1);
-        g.thread_shutdown();
     }
 }

@@ -1,0 +1,78 @@
+//! The `fetch` strategy: every access asks the operating system for this
+//! thread's resource table through a thread-specific key, then indexes it
+//! by resource id, as PHP 5's `TSRMLS_FETCH()` / `ts_resource_ex(0, NULL)`
+//! did (`pthread_getspecific`, a call into libc, on every access).
+
+use std::sync::atomic::Ordering;
+use std::sync::OnceLock;
+
+use crate::resources::{self, ThreadResources, CG_ID, EG_ID};
+use crate::{CompilerGlobals, ExecutorGlobals, Globals, StartupError};
+
+fn key() -> libc::pthread_key_t {
+    static KEY: OnceLock<libc::pthread_key_t> = OnceLock::new();
+    *KEY.get_or_init(|| {
+        let mut key: libc::pthread_key_t = 0;
+        // SAFETY: `key` is a valid out-pointer; no destructor is set (the
+        // engine tears resources down explicitly).
+        let rc = unsafe { libc::pthread_key_create(&mut key, None) };
+        assert_eq!(rc, 0, "pthread_key_create failed");
+        key
+    })
+}
+
+/// Reaches EG and CG through `pthread_getspecific` on every access.
+#[derive(Clone, Copy, Debug)]
+pub struct Fetch;
+
+#[inline(always)]
+fn slot(id: usize) -> *mut u8 {
+    // SAFETY: `thread_startup` stored this thread's resources under the
+    // key; the handle exists only between startup and shutdown on this
+    // thread, and `id` is a registered resource.
+    unsafe {
+        let res = libc::pthread_getspecific(key()) as *mut ThreadResources;
+        *(*res).storage.add(id - 1)
+    }
+}
+
+// SAFETY: see `slot`.
+unsafe impl Globals for Fetch {
+    const NAME: &'static str = "fetch";
+    const DESCRIPTION: &'static str = "pthread_getspecific() on every access, then table[id] (PHP 5's TSRMLS_FETCH)";
+
+    #[inline(always)]
+    fn eg_ptr(self) -> *mut ExecutorGlobals {
+        slot(EG_ID.load(Ordering::Relaxed)).cast()
+    }
+
+    #[inline(always)]
+    fn cg_ptr(self) -> *mut CompilerGlobals {
+        slot(CG_ID.load(Ordering::Relaxed)).cast()
+    }
+
+    fn thread_startup() -> Result<Fetch, StartupError> {
+        resources::register_engine_globals();
+        // SAFETY: reading this thread's own key.
+        if !unsafe { libc::pthread_getspecific(key()) }.is_null() {
+            return Err(StartupError::AlreadyStarted);
+        }
+        let res = resources::manager().thread_startup();
+        // SAFETY: setting this thread's own key.
+        let rc = unsafe { libc::pthread_setspecific(key(), res as *const libc::c_void) };
+        assert_eq!(rc, 0, "pthread_setspecific failed");
+        Ok(Fetch)
+    }
+
+    unsafe fn thread_shutdown(self) {
+        // SAFETY: this thread's key holds its resources; they are cleared
+        // from the key before being freed.
+        unsafe {
+            let res = libc::pthread_getspecific(key()) as *mut ThreadResources;
+            libc::pthread_setspecific(key(), std::ptr::null());
+            if !res.is_null() {
+                resources::manager().thread_shutdown(res);
+            }
+        }
+    }
+}
