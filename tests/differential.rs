@@ -1,6 +1,7 @@
 //! Differential tests: every golden script and every bench script's check
 //! mode runs under the real PHP 8 (`php -n -d display_errors=stderr`) and
-//! under minizts; stdout and exit code must be the same. PHP is the
+//! under minizts with every globals strategy; stdout and exit code must be
+//! the same (and the strategies must agree with each other exactly). PHP is the
 //! oracle: this catches a stale `.out` file as well as an engine bug.
 //!
 //! When `php` is not on PATH the test is skipped with a visible message,
@@ -20,15 +21,18 @@ fn compare(script: &Path, args: &[&str]) -> Option<String> {
     php.current_dir(dir)
         .args(["-n", "-d", "display_errors=stderr", &name])
         .args(args);
-    let mut mz = Command::new(env!("CARGO_BIN_EXE_minizts"));
-    mz.current_dir(dir).arg("run").arg(&name).args(args);
     let want = support::run(php, Duration::from_secs(120));
-    let got = support::run(mz, Duration::from_secs(120));
     let rel = script
         .strip_prefix(support::root())
         .unwrap_or(script)
         .display()
         .to_string();
+    let got = match support::run_every_strategy(Duration::from_secs(120), |mz| {
+        mz.current_dir(dir).arg("run").arg(&name).args(args);
+    }) {
+        Ok(out) => out,
+        Err(report) => return Some(format!("{rel}: strategies disagree\n{report}")),
+    };
     if got.timed_out {
         return Some(format!("{rel}: minizts timed out"));
     }

@@ -1,8 +1,10 @@
 //! Golden script tests: every `tests/golden/**/NAME.mz` runs under
-//! `minizts run`; its stdout must equal `NAME.out`, its exit code
-//! `NAME.exit` (0 if absent), and every line of `NAME.err` must appear in
-//! its stderr (`%FILE%` stands for the script's absolute path). All
-//! failures are reported at once. `MINIZTS_REGEN=1` rewrites `.out` and
+//! `minizts run` with every globals strategy; the runs must agree byte for
+//! byte (stdout, stderr, exit code), the stdout must equal `NAME.out`, the
+//! exit code `NAME.exit` (0 if absent), and every line of `NAME.err` must
+//! appear in the stderr (`%FILE%` stands for the script's absolute path).
+//! All failures are reported at once; `MINIZTS_TEST_GLOBALS=tls,nts`
+//! narrows the strategies for a quick local run. `MINIZTS_REGEN=1` rewrites `.out` and
 //! `.exit` from minizts's results (review the diff before committing);
 //! `MINIZTS_TEST_FILTER=substring` runs a subset.
 
@@ -10,20 +12,22 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 fn check(script: &Path, regen: bool) -> Option<String> {
     let dir = script.parent().unwrap();
     let name = script.file_name().unwrap().to_string_lossy().into_owned();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_minizts"));
-    cmd.current_dir(dir).arg("run").arg(&name);
-    let out = support::run(cmd, Duration::from_secs(60));
     let rel = script
         .strip_prefix(support::root())
         .unwrap_or(script)
         .display()
         .to_string();
+    let out = match support::run_every_strategy(Duration::from_secs(60), |cmd| {
+        cmd.current_dir(dir).arg("run").arg(&name);
+    }) {
+        Ok(out) => out,
+        Err(report) => return Some(format!("{rel}: strategies disagree\n{report}")),
+    };
     if out.timed_out {
         return Some(format!("{rel}: timed out"));
     }

@@ -151,3 +151,68 @@ pub fn php_available() -> bool {
         .output()
         .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).starts_with("PHP 8"))
 }
+
+/// The globals strategies every script runs under: all of them, or the
+/// comma-separated `MINIZTS_TEST_GLOBALS` subset (for quick local runs).
+pub fn strategies() -> Vec<&'static str> {
+    let all: Vec<&'static str> = minizts_globals::strategies::ALL.iter().map(|(n, _)| *n).collect();
+    match std::env::var("MINIZTS_TEST_GLOBALS") {
+        Ok(list) => {
+            let chosen: Vec<&'static str> = all
+                .into_iter()
+                .filter(|n| list.split(',').any(|x| x.trim() == *n))
+                .collect();
+            assert!(!chosen.is_empty(), "MINIZTS_TEST_GLOBALS names no strategy: {list}");
+            chosen
+        }
+        Err(_) => all,
+    }
+}
+
+/// A `minizts` command under globals strategy `strategy`, with the
+/// environment's default strategy removed so only the flag counts.
+pub fn minizts(strategy: &str) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_minizts"));
+    cmd.env_remove("MINIZTS_GLOBALS").arg(format!("--globals={strategy}"));
+    cmd
+}
+
+/// Runs `configure(cmd)` under every strategy; the results must be
+/// identical (stdout, stderr, exit code). Returns the first strategy's
+/// output, or a report naming the strategies that differ from it.
+pub fn run_every_strategy(limit: Duration, configure: impl Fn(&mut Command)) -> Result<Output, String> {
+    let mut first: Option<(&str, Output)> = None;
+    let mut problems = Vec::new();
+    for s in strategies() {
+        let mut cmd = minizts(s);
+        configure(&mut cmd);
+        let out = run(cmd, limit);
+        match &first {
+            None => first = Some((s, out)),
+            Some((name, want)) => {
+                if out.timed_out != want.timed_out || out.code != want.code {
+                    problems.push(format!(
+                        "  --globals={s}: exit {:?} (timed out: {}), --globals={name}: exit {:?} (timed out: {})",
+                        out.code, out.timed_out, want.code, want.timed_out
+                    ));
+                }
+                if out.stdout != want.stdout {
+                    problems.push(format!(
+                        "  --globals={s}: stdout differs from --globals={name}'s\n{}",
+                        diff(&want.stdout, &out.stdout)
+                    ));
+                }
+                if out.stderr != want.stderr {
+                    problems.push(format!(
+                        "  --globals={s}: stderr differs from --globals={name}'s\n{}",
+                        diff(&want.stderr, &out.stderr)
+                    ));
+                }
+            }
+        }
+    }
+    match first {
+        Some((_, out)) if problems.is_empty() => Ok(out),
+        _ => Err(problems.join("\n")),
+    }
+}
