@@ -268,11 +268,13 @@ fn dump<G: Globals>(file: &str, ast: bool) -> u8 {
 /// arrays and deeply nested expressions do.
 const ENGINE_STACK: usize = 512 * 1024 * 1024;
 
-/// `--stats`: the access counts of the run just made.
-fn report_stats(name: &str) {
+/// `--stats`: the access counts of the run just made, and the allocator
+/// calls it made since `allocator_calls_before` was read.
+fn report_stats(name: &str, allocator_calls_before: u64) {
     let (eg, cg) = strategies::access_counts();
+    let calls = minizts_globals::memory::allocator_calls() - allocator_calls_before;
     eprintln!(
-        "minizts stats ({name}): {eg} EG accesses, {cg} CG accesses, {} in all",
+        "minizts stats ({name}): {eg} EG accesses, {cg} CG accesses, {} in all; {calls} allocator calls",
         eg + cg
     );
 }
@@ -313,8 +315,9 @@ fn dispatch(cli: Cli) -> u8 {
     let code = match command {
         Command::Run(args) if args.stats => with_strategy!(name, |G| {
             strategies::reset_access_counts();
+            let calls = minizts_globals::memory::allocator_calls();
             let code = run::<minizts_globals::Counted<G>>(args);
-            report_stats(name);
+            report_stats(name, calls);
             code
         }),
         Command::Run(args) => with_strategy!(name, |G| run::<G>(args)),

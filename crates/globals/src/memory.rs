@@ -19,15 +19,19 @@ thread_local! {
     static LIMIT: Cell<isize> = const { Cell::new(isize::MAX) };
     /// The running request's interrupt flag (null: none).
     static TRIPWIRE: Cell<*const AtomicBool> = const { Cell::new(std::ptr::null()) };
+    /// Allocator calls (allocations, reallocations and frees) so far.
+    static CALLS: Cell<u64> = const { Cell::new(0) };
 }
 
 /// The system allocator, counting live bytes per thread.
 pub struct CountingAlloc;
 
+/// Accounts for one allocator call that changed live bytes by `n`.
 #[inline]
 fn add(n: isize) {
     // `try_with` because allocations can happen while a thread's locals
     // are being torn down.
+    let _ = CALLS.try_with(|c| c.set(c.get() + 1));
     let _ = LIVE.try_with(|live| {
         let v = live.get() + n;
         live.set(v);
@@ -116,6 +120,15 @@ pub fn usage() -> usize {
 /// The highest [`usage`] seen on this thread since [`reset_peak`].
 pub fn peak() -> usize {
     PEAK.with(|p| p.get().max(0) as usize)
+}
+
+/// How many times this thread has called the allocator (allocate,
+/// reallocate or free). PHP's engine reaches its allocator's per-thread
+/// heap (`AG(mm_heap)`) on each such call; minizts's allocator keeps its
+/// state in its own native thread-locals under every strategy, so
+/// `--stats` reports this count for the reader to price separately.
+pub fn allocator_calls() -> u64 {
+    CALLS.with(Cell::get)
 }
 
 /// Starts a new peak measurement from the current usage.

@@ -825,6 +825,11 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 let r = builtins::call(g, id, slice);
                 clear_args(slice);
                 let r = tri!(r);
+                // PHP checks EG(exception) after every internal call; the
+                // state a builtin can leave here is the interrupt flag
+                // (a memory limit it crossed), so the fatal error names
+                // the builtin's line.
+                tri!(check_limits(g));
                 set!(dst, r);
             }
             Op::CallValue {
@@ -853,6 +858,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         let r = builtins::call(g, id, slice);
                         clear_args(slice);
                         let r = tri!(r);
+                        tri!(check_limits(g));
                         set!(dst, r);
                     }
                 }

@@ -3,22 +3,32 @@
 //! by resource id, as PHP 5's `TSRMLS_FETCH()` / `ts_resource_ex(0, NULL)`
 //! did (`pthread_getspecific`, a call into libc, on every access).
 
-use std::sync::atomic::Ordering;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Once;
 
 use crate::resources::{self, ThreadResources, CG_ID, EG_ID};
 use crate::{CompilerGlobals, ExecutorGlobals, Globals, StartupError};
 
-fn key() -> libc::pthread_key_t {
-    static KEY: OnceLock<libc::pthread_key_t> = OnceLock::new();
-    *KEY.get_or_init(|| {
+/// The thread-specific key (PHP's `tls_key`), created by the first
+/// `thread_startup`, before any access can happen; a plain load on the
+/// access path, as in PHP.
+static KEY: AtomicU32 = AtomicU32::new(0);
+
+fn create_key() {
+    static CREATE: Once = Once::new();
+    CREATE.call_once(|| {
         let mut key: libc::pthread_key_t = 0;
         // SAFETY: `key` is a valid out-pointer; no destructor is set (the
         // engine tears resources down explicitly).
         let rc = unsafe { libc::pthread_key_create(&mut key, None) };
         assert_eq!(rc, 0, "pthread_key_create failed");
-        key
-    })
+        KEY.store(key, Ordering::Release);
+    });
+}
+
+#[inline(always)]
+fn key() -> libc::pthread_key_t {
+    KEY.load(Ordering::Relaxed)
 }
 
 /// Reaches EG and CG through `pthread_getspecific` on every access.
@@ -53,6 +63,7 @@ unsafe impl Globals for Fetch {
 
     fn thread_startup() -> Result<Fetch, StartupError> {
         resources::register_engine_globals();
+        create_key();
         // SAFETY: reading this thread's own key.
         if !unsafe { libc::pthread_getspecific(key()) }.is_null() {
             return Err(StartupError::AlreadyStarted);
