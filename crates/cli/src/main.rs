@@ -23,6 +23,19 @@ struct Cli {
     /// The lock guarding the engine's shared tables: std, spin or adaptive.
     #[arg(long, global = true, value_name = "KIND", default_value = "std")]
     lock: String,
+    /// Load an extension (a shared object) before running; repeatable. A
+    /// name without `/` is looked up in the extension directory (`-d
+    /// extension_dir=`, default: the directory of the minizts binary) as
+    /// NAME, libNAME.so or NAME.so. MINIZTS_EXTENSIONS sets a
+    /// colon-separated list.
+    #[arg(
+        long = "extension",
+        global = true,
+        value_name = "PATH",
+        env = "MINIZTS_EXTENSIONS",
+        value_delimiter = ':'
+    )]
+    extensions: Vec<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -42,6 +55,18 @@ enum Command {
         #[arg(long)]
         probe: bool,
     },
+    /// List the loaded extension modules and their functions (`php -m`).
+    Modules {
+        /// `-d extension=PATH` loads one (as for `run`).
+        #[arg(short = 'd', value_name = "NAME=VALUE")]
+        define: Vec<String>,
+    },
+    /// Show an extension's entry (name, version, API, functions, globals,
+    /// hooks) without loading it into the engine or running anything.
+    ExtInfo {
+        /// The shared object.
+        path: String,
+    },
     /// Print a script's bytecode, per function, with source lines.
     Dump {
         /// Print the syntax tree instead of the bytecode.
@@ -58,7 +83,7 @@ struct RunArgs {
     #[arg(short = 'r', long = "code", value_name = "CODE", conflicts_with = "file")]
     code: Option<String>,
     /// Set an ini setting: memory_limit, precision, max_execution_time,
-    /// error_reporting (like `php -d`).
+    /// error_reporting, extension (repeatable), extension_dir (like `php -d`).
     #[arg(short = 'd', value_name = "NAME=VALUE")]
     define: Vec<String>,
     /// Report how many executor and compiler globals accesses the run made
@@ -125,6 +150,8 @@ fn apply_settings<G: Globals>(g: G, defines: &[String]) -> Result<(), String> {
                     .parse()
                     .map_err(|_| format!("bad error_reporting: {value}"))?
             }
+            // Loaded before the engine starts (see `extension_paths`).
+            "extension" | "extension_dir" => {}
             // Settings PHP has and minizts does not need are accepted.
             "display_errors" | "log_errors" | "html_errors" | "opcache.enable" | "opcache.enable_cli" => {}
             other => return Err(format!("unknown setting: {other}")),
@@ -298,6 +325,105 @@ fn globals_command(probe: bool) -> u8 {
     0
 }
 
+/// The extensions to load, in order: `--extension`/`MINIZTS_EXTENSIONS`,
+/// then `-d extension=…`; names without `/` are looked up in
+/// `extension_dir` (default: the minizts binary's directory).
+fn extension_paths(cli: &Cli, defines: &[String]) -> Vec<String> {
+    let setting = |key: &'static str| {
+        defines.iter().filter_map(move |d| {
+            let (k, v) = d.split_once('=')?;
+            (k.trim() == key).then(|| v.trim().to_string())
+        })
+    };
+    let dir = setting("extension_dir")
+        .next_back()
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::current_exe()
+                .ok()
+                .and_then(|p| p.parent().map(|d| d.to_path_buf()))
+        });
+    cli.extensions
+        .iter()
+        .filter(|p| !p.is_empty())
+        .cloned()
+        .chain(setting("extension"))
+        .map(|name| {
+            if name.contains('/') {
+                return name;
+            }
+            let Some(dir) = &dir else { return name };
+            [name.clone(), format!("lib{name}.so"), format!("{name}.so")]
+                .iter()
+                .map(|f| dir.join(f))
+                .find(|p| p.is_file())
+                .map_or(name, |p| p.to_string_lossy().into_owned())
+        })
+        .collect()
+}
+
+/// Loads the extensions (module startup), runs `f`, then module shutdown.
+fn with_extensions<G: Globals>(paths: &[String], f: impl FnOnce() -> u8) -> u8 {
+    if !paths.is_empty() {
+        if let Err(e) = minizts_vm::extensions::load_all::<G>(paths) {
+            eprintln!("minizts: {e}");
+            return 1;
+        }
+    }
+    let code = f();
+    minizts_vm::extensions::shutdown_modules::<G>();
+    code
+}
+
+/// `minizts modules`: what `php -m` shows, for extensions.
+fn modules_command() -> u8 {
+    println!("[Extension modules]");
+    let Some(reg) = minizts_vm::extensions::registry() else {
+        println!("(none loaded: use -d extension=PATH, --extension PATH or MINIZTS_EXTENSIONS)");
+        return 0;
+    };
+    for m in &reg.modules {
+        println!("{} {} ({})", m.name, m.version, m.path);
+        println!("  functions: {}", m.functions.join(", "));
+        if let Some((id, size)) = m.globals {
+            println!("  module globals: {size} bytes, resource id {id}");
+        }
+    }
+    0
+}
+
+/// `minizts ext-info PATH`: an extension's entry, without starting it.
+fn ext_info_command(path: &str) -> u8 {
+    match minizts_vm::extensions::inspect(path) {
+        Ok(e) => {
+            println!("module: {} {}", e.name, e.version);
+            println!("module API: {}", e.api_version);
+            for (name, params, required) in &e.functions {
+                println!(
+                    "function: {name}({}) requires {required}",
+                    params.iter().map(|p| format!("${p}")).collect::<Vec<_>>().join(", ")
+                );
+            }
+            if e.globals_size > 0 {
+                println!("module globals: {} bytes", e.globals_size);
+            }
+            println!(
+                "hooks: {}",
+                if e.hooks.is_empty() {
+                    "none".to_string()
+                } else {
+                    e.hooks.join(", ")
+                }
+            );
+            0
+        }
+        Err(e) => {
+            eprintln!("minizts: {e}");
+            1
+        }
+    }
+}
+
 fn dispatch(cli: Cli) -> u8 {
     let Some(lock) = LockKind::parse(&cli.lock) else {
         eprintln!("minizts: unknown lock kind '{}' (std, spin, adaptive)", cli.lock);
@@ -312,17 +438,31 @@ fn dispatch(cli: Cli) -> u8 {
         let _ = <Cli as clap::CommandFactory>::command().print_help();
         return 2;
     };
+    let no_defines = Vec::new();
+    let defines = match command {
+        Command::Run(args) => &args.define,
+        Command::Modules { define } => define,
+        _ => &no_defines,
+    };
+    let exts = extension_paths(&cli, defines);
     let code = match command {
         Command::Run(args) if args.stats => with_strategy!(name, |G| {
-            strategies::reset_access_counts();
-            let calls = minizts_globals::memory::allocator_calls();
-            let code = run::<minizts_globals::Counted<G>>(args);
-            report_stats(name, calls);
-            code
+            type C = minizts_globals::Counted<G>;
+            with_extensions::<C>(&exts, || {
+                strategies::reset_access_counts();
+                let calls = minizts_globals::memory::allocator_calls();
+                let code = run::<C>(args);
+                report_stats(name, calls);
+                code
+            })
         }),
-        Command::Run(args) => with_strategy!(name, |G| run::<G>(args)),
-        Command::Lint { file } => with_strategy!(name, |G| lint::<G>(file)),
-        Command::Dump { file, ast } => with_strategy!(name, |G| dump::<G>(file, *ast)),
+        Command::Run(args) => with_strategy!(name, |G| with_extensions::<G>(&exts, || run::<G>(args))),
+        Command::Lint { file } => with_strategy!(name, |G| with_extensions::<G>(&exts, || lint::<G>(file))),
+        Command::Dump { file, ast } => {
+            with_strategy!(name, |G| with_extensions::<G>(&exts, || dump::<G>(file, *ast)))
+        }
+        Command::Modules { .. } => with_strategy!(name, |G| with_extensions::<G>(&exts, modules_command)),
+        Command::ExtInfo { path } => Some(ext_info_command(path)),
         Command::Globals { probe } => Some(globals_command(*probe)),
     };
     code.unwrap_or_else(|| {

@@ -91,6 +91,13 @@ pub unsafe trait Globals: Copy + 'static {
     /// This thread's compiler globals.
     fn cg_ptr(self) -> *mut CompilerGlobals;
 
+    /// This thread's resource table (the resource manager's, where module
+    /// globals live), as this strategy can hand it to an extension: found
+    /// through a native thread-local by default, passed along by `ctx`.
+    #[inline(always)]
+    fn resources(self) -> *mut resources::ThreadResources {
+        resources::current()
+    }
     /// Creates this thread's globals and returns the handle to them.
     fn thread_startup() -> Result<Self, StartupError>;
     /// Destroys this thread's globals.

@@ -18,7 +18,8 @@
 //! the lock.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
+use std::ffi::c_void;
 use std::ptr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -29,10 +30,12 @@ use crate::{CompilerGlobals, ExecutorGlobals};
 /// A resource id: 1-based, as PHP's `ts_rsrc_id`.
 pub type ResourceId = usize;
 
-/// Builds a resource's block for one thread.
-pub type Ctor = unsafe fn(*mut u8);
-/// Tears a resource's block down when its thread ends.
-pub type Dtor = unsafe fn(*mut u8);
+/// Builds a resource's block for one thread. `extern "C"`, because
+/// extensions loaded at run time register theirs (PHP's `GINIT`) across
+/// the C ABI; the block arrives zeroed.
+pub type Ctor = unsafe extern "C" fn(*mut c_void);
+/// Tears a resource's block down when its thread ends (PHP's `GSHUTDOWN`).
+pub type Dtor = unsafe extern "C" fn(*mut c_void);
 
 /// How many resources a process may have (each thread's table is this big).
 pub const MAX_RESOURCES: usize = 256;
@@ -109,6 +112,20 @@ unsafe impl Sync for ResourceManager {}
 unsafe impl Send for ResourceManager {}
 
 static MANAGER: OnceLock<ResourceManager> = OnceLock::new();
+
+thread_local! {
+    /// The calling thread's resources, under every strategy (the
+    /// executable's `_tsrm_ls_cache`): what extensions reach their module
+    /// globals through. The table-based strategies keep their own copy on
+    /// their access path, so what they measure stays theirs alone.
+    static CURRENT: Cell<*mut ThreadResources> = const { Cell::new(ptr::null_mut()) };
+}
+
+/// The calling thread's resources (null if it has none).
+#[inline]
+pub fn current() -> *mut ThreadResources {
+    CURRENT.with(Cell::get)
+}
 
 /// Chooses the lock kind. Only before the manager is first used; returns
 /// false if it is too late (the kind in force stays).
@@ -248,6 +265,7 @@ impl ResourceManager {
             unsafe { install(&mut *res, i + 1, ty) };
         }
         state.threads.push(ThreadEntry(res));
+        CURRENT.with(|c| c.set(res));
         res
     }
 
@@ -262,6 +280,9 @@ impl ResourceManager {
         // SAFETY: the lock is held for the rest of this function.
         let state = unsafe { &mut *self.state.get() };
         state.threads.retain(|t| t.0 != res);
+        if CURRENT.with(Cell::get) == res {
+            CURRENT.with(|c| c.set(ptr::null_mut()));
+        }
         // SAFETY: the caller hands `res` over; every slot below `types.len()`
         // was filled by `install`.
         unsafe {
@@ -272,10 +293,10 @@ impl ResourceManager {
                     continue;
                 }
                 if let Some(dtor) = ty.dtor {
-                    dtor(block);
+                    dtor(block.cast());
                 }
                 if ty.fast_offset.is_none() {
-                    dealloc(block, ty.layout);
+                    dealloc(block, block_layout(ty.layout));
                 }
             }
             dealloc(
@@ -295,6 +316,11 @@ impl ResourceManager {
     }
 }
 
+/// The layout a slow resource's block is allocated with (never empty).
+fn block_layout(layout: Layout) -> Layout {
+    Layout::from_size_align(layout.size().max(1), layout.align()).expect("layout")
+}
+
 /// Allocates and constructs resource `id`'s block for one thread.
 ///
 /// # Safety
@@ -305,7 +331,7 @@ unsafe fn install(res: &mut ThreadResources, id: ResourceId, ty: &ResourceType) 
         // SAFETY: the offset and size were checked against the reserve.
         Some(off) => unsafe { res.fast.add(off) },
         None => {
-            let layout = Layout::from_size_align(ty.layout.size().max(1), ty.layout.align()).expect("layout");
+            let layout = block_layout(ty.layout);
             // SAFETY: the layout has a non-zero size.
             let p = unsafe { alloc_zeroed(layout) };
             if p.is_null() {
@@ -316,7 +342,7 @@ unsafe fn install(res: &mut ThreadResources, id: ResourceId, ty: &ResourceType) 
     };
     if let Some(ctor) = ty.ctor {
         // SAFETY: the block is fresh, of the resource's layout.
-        unsafe { ctor(block) };
+        unsafe { ctor(block.cast()) };
     }
     // SAFETY: `id - 1 < MAX_RESOURCES` (checked when the id was allocated).
     unsafe { ptr::write(res.storage.add(id - 1), block) };
@@ -333,22 +359,22 @@ pub static EG_OFFSET: AtomicUsize = AtomicUsize::new(0);
 /// CG's offset in the fast block (PHP's `compiler_globals_offset`).
 pub static CG_OFFSET: AtomicUsize = AtomicUsize::new(0);
 
-unsafe fn eg_ctor(p: *mut u8) {
+unsafe extern "C" fn eg_ctor(p: *mut c_void) {
     // SAFETY: the block has EG's layout and is uninitialised.
     unsafe { ptr::write(p as *mut ExecutorGlobals, ExecutorGlobals::new()) };
 }
 
-unsafe fn eg_dtor(p: *mut u8) {
+unsafe extern "C" fn eg_dtor(p: *mut c_void) {
     // SAFETY: the block holds an EG built by `eg_ctor`, used no more.
     unsafe { ptr::drop_in_place(p as *mut ExecutorGlobals) };
 }
 
-unsafe fn cg_ctor(p: *mut u8) {
+unsafe extern "C" fn cg_ctor(p: *mut c_void) {
     // SAFETY: the block has CG's layout and is uninitialised.
     unsafe { ptr::write(p as *mut CompilerGlobals, CompilerGlobals::new()) };
 }
 
-unsafe fn cg_dtor(p: *mut u8) {
+unsafe extern "C" fn cg_dtor(p: *mut c_void) {
     // SAFETY: the block holds a CG built by `cg_ctor`, used no more.
     unsafe { ptr::drop_in_place(p as *mut CompilerGlobals) };
 }
@@ -389,20 +415,20 @@ mod tests {
 
     static LOG: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
-    unsafe fn ctor_a(p: *mut u8) {
+    unsafe extern "C" fn ctor_a(p: *mut c_void) {
         // SAFETY: the test resource is a u64.
         unsafe { *(p as *mut u64) = 7 };
         LOG.lock().unwrap().push("ctor a".into());
     }
-    unsafe fn dtor_a(_: *mut u8) {
+    unsafe extern "C" fn dtor_a(_: *mut c_void) {
         LOG.lock().unwrap().push("dtor a".into());
     }
-    unsafe fn ctor_b(p: *mut u8) {
+    unsafe extern "C" fn ctor_b(p: *mut c_void) {
         // SAFETY: the test resource is a u64.
         unsafe { *(p as *mut u64) = 9 };
         LOG.lock().unwrap().push("ctor b".into());
     }
-    unsafe fn dtor_b(_: *mut u8) {
+    unsafe extern "C" fn dtor_b(_: *mut c_void) {
         LOG.lock().unwrap().push("dtor b".into());
     }
 
@@ -442,7 +468,7 @@ mod tests {
     #[test]
     fn threads_get_their_own_blocks() {
         static BUILT: AtomicU32 = AtomicU32::new(0);
-        unsafe fn ctor(p: *mut u8) {
+        unsafe extern "C" fn ctor(p: *mut c_void) {
             // SAFETY: the test resource is a u64.
             unsafe { *(p as *mut u64) = BUILT.fetch_add(1, Ordering::SeqCst) as u64 + 100 };
         }

@@ -177,13 +177,31 @@ pub fn all() -> impl Iterator<Item = &'static BuiltinInfo> {
     MODULES.iter().flat_map(|m| m.iter())
 }
 
-/// The builtin with id `id`.
+/// How many builtins there are (extension functions' ids follow).
+pub fn count() -> usize {
+    COUNT
+}
+
+/// The builtin (or extension function) with id `id`.
 pub fn info(id: u16) -> &'static BuiltinInfo {
-    INFOS[id as usize]
+    static UNKNOWN: BuiltinInfo = BuiltinInfo {
+        name: "unknown",
+        params: &[],
+        min: 0,
+        by_ref: 0,
+        variadic: true,
+    };
+    match INFOS.get(id as usize) {
+        Some(info) => info,
+        None => crate::extensions::info(id as usize - COUNT).unwrap_or(&UNKNOWN),
+    }
 }
 
 /// Calls builtin `id` (checking the argument count as PHP does).
 pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
+    if id as usize >= COUNT {
+        return crate::extensions::call(g, id as usize - COUNT, args);
+    }
     let info = INFOS[id as usize];
     let n = args.len();
     if n < info.min as usize || info.max().is_some_and(|max| n > max) {
@@ -206,6 +224,19 @@ pub fn register<G: Globals>(g: G) {
                 max_args: max,
                 by_ref: info.by_ref & !(1 << 31),
                 rest_by_ref: info.by_ref & (1 << 31) != 0,
+            },
+        );
+    }
+    let first = crate::extensions::first_id();
+    for (k, info) in crate::extensions::all_functions().enumerate() {
+        cg.function_table.insert(
+            info.name.to_ascii_lowercase().into_bytes().into(),
+            InternalFunction {
+                id: (first + k) as u16,
+                min_args: info.min,
+                max_args: info.max().map_or(u8::MAX, |m| m.min(254) as u8),
+                by_ref: 0,
+                rest_by_ref: false,
             },
         );
     }

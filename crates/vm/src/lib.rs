@@ -10,6 +10,7 @@ pub mod call;
 mod dim;
 pub mod error;
 pub mod exec;
+pub mod extensions;
 mod ops;
 mod output;
 pub mod timer;
@@ -26,6 +27,7 @@ use crate::error::{write_stderr, VmError, VmResult};
 /// registered in its compiler globals.
 pub fn thread_startup<G: Globals>() -> Result<G, StartupError> {
     let g = G::thread_startup()?;
+    extensions::thread_startup();
     builtins::register(g);
     Ok(g)
 }
@@ -37,6 +39,7 @@ pub fn thread_startup<G: Globals>() -> Result<G, StartupError> {
 pub unsafe fn thread_shutdown<G: Globals>(g: G) {
     // SAFETY: the caller's promise.
     unsafe { g.thread_shutdown() };
+    extensions::thread_shutdown();
 }
 
 /// How a request ended.
@@ -61,7 +64,7 @@ pub fn run_request<G: Globals>(g: G, script: Arc<Script>, argv: &[PhpStr], sink:
         // SAFETY: as for the timer: unwatched before the request ends.
         unsafe { minizts_globals::memory::watch(limit, &eg!(g).interrupt.pending) };
     }
-    let result = start(g, &script);
+    let result = extensions::request_startup(g).and_then(|()| start(g, &script));
     minizts_globals::memory::unwatch();
     if let Some(t) = timer {
         timer::disarm(t);
@@ -78,6 +81,7 @@ pub fn run_request<G: Globals>(g: G, script: Arc<Script>, argv: &[PhpStr], sink:
             }
         },
     };
+    extensions::request_shutdown(g);
     let sink = eg!(g).request_shutdown();
     RequestOutcome {
         exit_status,

@@ -46,6 +46,11 @@ unsafe impl<S: Globals> Globals for Counted<S> {
         self.0.cg_ptr()
     }
 
+    #[inline(always)]
+    fn resources(self) -> *mut crate::resources::ThreadResources {
+        self.0.resources()
+    }
+
     fn thread_startup() -> Result<Self, StartupError> {
         S::thread_startup().map(Counted)
     }

@@ -33,6 +33,11 @@ unsafe impl Globals for Ctx {
         "a context pointer passed to every function, then table[id] (PHP 5's TSRMLS_CC, Perl's aTHX)";
 
     #[inline(always)]
+    fn resources(self) -> *mut ThreadResources {
+        self.0.as_ptr()
+    }
+
+    #[inline(always)]
     fn eg_ptr(self) -> *mut ExecutorGlobals {
         slot(self.0, EG_ID.load(Ordering::Relaxed)).cast()
     }
