@@ -216,3 +216,32 @@ pub fn run_every_strategy(limit: Duration, configure: impl Fn(&mut Command)) -> 
         _ => Err(problems.join("\n")),
     }
 }
+
+/// The shared object of in-tree extension crate `package` (e.g.
+/// `minizts-ext-counter`), built on first use with the same cargo and
+/// profile as the `minizts` under test, so `cargo test --workspace` on a
+/// fresh clone needs no earlier build step.
+pub fn extension(package: &str) -> PathBuf {
+    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_minizts"));
+    let profile_dir = bin.parent().expect("binary directory").to_path_buf();
+    let lib = profile_dir.join(format!("lib{}.so", package.replace('-', "_")));
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !built.iter().any(|p| p == package) {
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.current_dir(root()).args(["build", "--quiet", "-p", package]);
+        // The profile directory is `<target>/<profile>`: build into it.
+        let profile = profile_dir.file_name().and_then(|n| n.to_str()).unwrap_or("debug");
+        if profile != "debug" {
+            cmd.args(["--profile", if profile == "release" { "release" } else { profile }]);
+        }
+        if let Some(target) = profile_dir.parent() {
+            cmd.env("CARGO_TARGET_DIR", target);
+        }
+        let status = cmd.status().expect("run cargo build for an extension");
+        assert!(status.success(), "cargo build -p {package} failed");
+        built.push(package.to_string());
+    }
+    assert!(lib.is_file(), "{} was not built", lib.display());
+    lib
+}

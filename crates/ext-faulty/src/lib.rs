@@ -1,0 +1,97 @@
+//! `faulty`: an extension that misbehaves on request, so the host's
+//! handling of broken extensions can be tested (tests/extensions.rs).
+//!
+//! `MINIZTS_FAULTY` chooses the entry `minizts_get_module` returns:
+//! unset — a valid module whose functions panic, raise errors and call
+//! back; `api` — built for another module API; `clash` — a function named
+//! like a builtin (`strlen`); `null` — no entry at all; `rinit` — request
+//! startup fails; `rinit-panic` — request startup panics; `minit` — module
+//! startup fails.
+
+use minizts_ext_api::rust::{Call, HookCtx, Result, OK};
+use minizts_ext_api::{function, hook, FunctionEntry, ModuleEntry, Status, Val, FAILURE};
+
+/// `faulty_panic(string $message)`: panics with the message.
+fn panic_with(call: &Call) -> Result<Val> {
+    let m = String::from_utf8_lossy(call.str(0)?).into_owned();
+    panic!("{m}");
+}
+
+/// `faulty_fatal()`: raises a fatal error through the host.
+fn fatal(call: &Call) -> Result<Val> {
+    Err(call.fatal("faulty_fatal(): the extension gave up"))
+}
+
+/// `faulty_warn()`: a warning, then 1.
+fn warn(call: &Call) -> Result<Val> {
+    call.warning("faulty_warn(): something looks odd");
+    Ok(call.new_long(1))
+}
+
+/// `faulty_call(callable $f, mixed ...$args)`: `$f(...$args)`.
+fn call_back(call: &Call) -> Result<Val> {
+    let f = call.callable(0)?;
+    let args: Vec<Val> = (1..call.argc()).map(|i| call.arg(i)).collect();
+    call.call(f, &args)
+}
+
+/// `faulty_index(int $i)`: indexes a 3-element array (panics past it).
+fn index(call: &Call) -> Result<Val> {
+    let data = [10i64, 20, 30];
+    let i = call.long(0)? as usize;
+    Ok(call.new_long(data[i]))
+}
+
+fn ok_hook(_: &HookCtx) -> Status {
+    OK
+}
+
+fn failing_hook(_: &HookCtx) -> Status {
+    FAILURE
+}
+
+fn panicking_hook(_: &HookCtx) -> Status {
+    panic!("request startup exploded")
+}
+
+static FUNCTIONS: [FunctionEntry; 5] = [
+    function!("faulty_panic", "message", 1, panic_with),
+    function!("faulty_fatal", "", 0, fatal),
+    function!("faulty_warn", "", 0, warn),
+    function!("faulty_call", "callback,...args", 1, call_back),
+    function!("faulty_index", "i", 1, index),
+];
+
+static CLASHING: [FunctionEntry; 1] = [function!("strlen", "string", 1, warn)];
+
+static GOOD: ModuleEntry = ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS).with_request_hooks(hook!(ok_hook), None);
+
+static OLD_API: ModuleEntry = ModuleEntry {
+    api_version: 20200101,
+    ..ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS)
+};
+
+static CLASH: ModuleEntry = ModuleEntry::new(c"faulty", c"0.1.0", &CLASHING);
+
+static RINIT_FAILS: ModuleEntry =
+    ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS).with_request_hooks(hook!(failing_hook), None);
+
+static RINIT_PANICS: ModuleEntry =
+    ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS).with_request_hooks(hook!(panicking_hook), None);
+
+static MINIT_FAILS: ModuleEntry =
+    ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS).with_module_hooks(hook!(failing_hook), None);
+
+/// The entry point, choosing the entry from `MINIZTS_FAULTY`.
+#[no_mangle]
+pub extern "C" fn minizts_get_module() -> *const ModuleEntry {
+    match std::env::var("MINIZTS_FAULTY").as_deref() {
+        Ok("api") => &OLD_API,
+        Ok("clash") => &CLASH,
+        Ok("null") => std::ptr::null(),
+        Ok("rinit") => &RINIT_FAILS,
+        Ok("rinit-panic") => &RINIT_PANICS,
+        Ok("minit") => &MINIT_FAILS,
+        _ => &GOOD,
+    }
+}
