@@ -409,3 +409,21 @@ fn modules_and_ext_info_describe_extensions() {
     let out = run(cmd, LIMIT);
     assert!(text(&out.stdout).contains("(none loaded"));
 }
+
+#[test]
+fn module_globals_and_hooks_run_in_php_order_under_every_strategy() {
+    let lib = extension("minizts-ext-faulty");
+    let s = Script::new("trace.mz", "<?php echo \"script\\n\";");
+    let out = run_every_strategy(LIMIT, |cmd| {
+        load(cmd, &[&lib]);
+        cmd.env("MINIZTS_FAULTY", "trace").arg(&s.0);
+    })
+    .unwrap_or_else(|report| panic!("strategies disagree:\n{report}"));
+    assert_eq!(text(&out.stdout), "script\n");
+    assert_eq!(
+        text(&out.stderr),
+        "faulty: module startup\nfaulty: globals constructor\nfaulty: request startup\nfaulty: request shutdown\n\
+         faulty: globals destructor after 1 request(s)\nfaulty: module shutdown\n"
+    );
+    assert_eq!(out.code, Some(0));
+}

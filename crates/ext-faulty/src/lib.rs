@@ -6,7 +6,11 @@
 //! back; `api` — built for another module API; `clash` — a function named
 //! like a builtin (`strlen`); `null` — no entry at all; `rinit` — request
 //! startup fails; `rinit-panic` — request startup panics; `minit` — module
-//! startup fails.
+//! startup fails; `trace` — a valid module whose module globals and hooks
+//! report each call on stderr (constructor, request startup, request
+//! shutdown, destructor), so their order can be checked.
+
+use std::sync::atomic::AtomicUsize;
 
 use minizts_ext_api::rust::{Call, HookCtx, Result, OK};
 use minizts_ext_api::{function, hook, FunctionEntry, ModuleEntry, Status, Val, FAILURE};
@@ -54,6 +58,49 @@ fn panicking_hook(_: &HookCtx) -> Status {
     panic!("request startup exploded")
 }
 
+/// Module globals that say when they are built and dropped.
+struct Traced {
+    requests: u32,
+}
+
+impl Default for Traced {
+    fn default() -> Self {
+        eprintln!("faulty: globals constructor");
+        Traced { requests: 0 }
+    }
+}
+
+impl Drop for Traced {
+    fn drop(&mut self) {
+        eprintln!("faulty: globals destructor after {} request(s)", self.requests);
+    }
+}
+
+static TRACED_ID: AtomicUsize = AtomicUsize::new(0);
+
+fn trace_rinit(ctx: &HookCtx) -> Status {
+    // SAFETY: this module registered `Traced` globals.
+    let g = unsafe { ctx.globals::<Traced>() }.expect("module globals");
+    g.requests += 1;
+    eprintln!("faulty: request startup");
+    OK
+}
+
+fn trace_rshutdown(_: &HookCtx) -> Status {
+    eprintln!("faulty: request shutdown");
+    OK
+}
+
+fn trace_minit(_: &HookCtx) -> Status {
+    eprintln!("faulty: module startup");
+    OK
+}
+
+fn trace_mshutdown(_: &HookCtx) -> Status {
+    eprintln!("faulty: module shutdown");
+    OK
+}
+
 static FUNCTIONS: [FunctionEntry; 5] = [
     function!("faulty_panic", "message", 1, panic_with),
     function!("faulty_fatal", "", 0, fatal),
@@ -82,6 +129,11 @@ static RINIT_PANICS: ModuleEntry =
 static MINIT_FAILS: ModuleEntry =
     ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS).with_module_hooks(hook!(failing_hook), None);
 
+static TRACE: ModuleEntry = ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS)
+    .with_globals::<Traced>(&TRACED_ID)
+    .with_module_hooks(hook!(trace_minit), hook!(trace_mshutdown))
+    .with_request_hooks(hook!(trace_rinit), hook!(trace_rshutdown));
+
 /// The entry point, choosing the entry from `MINIZTS_FAULTY`.
 #[no_mangle]
 pub extern "C" fn minizts_get_module() -> *const ModuleEntry {
@@ -92,6 +144,7 @@ pub extern "C" fn minizts_get_module() -> *const ModuleEntry {
         Ok("rinit") => &RINIT_FAILS,
         Ok("rinit-panic") => &RINIT_PANICS,
         Ok("minit") => &MINIT_FAILS,
+        Ok("trace") => &TRACE,
         _ => &GOOD,
     }
 }
