@@ -4,6 +4,8 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+
+mod runner;
 use minizts_core::PhpStr;
 use minizts_globals::lock::LockKind;
 use minizts_globals::{eg, memory::CountingAlloc, strategies, with_strategy, Globals, Sink};
@@ -90,6 +92,28 @@ struct RunArgs {
     /// (on stderr, after the script).
     #[arg(long)]
     stats: bool,
+    /// Run the script as many requests on this many worker threads
+    /// (`php-cgi -T` style) and report requests/s and latency.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// How many requests the worker threads run in all (default: one per
+    /// thread).
+    #[arg(long, value_name = "M")]
+    requests: Option<usize>,
+    /// Recompile the script at every request (PHP without opcache)
+    /// instead of sharing one compiled copy.
+    #[arg(long)]
+    no_cache: bool,
+    /// When a worker thread starts its engine: once, or at every request
+    /// (freed at request end, re-acquired through the shared tables).
+    #[arg(long, value_enum, default_value = "per-thread")]
+    thread_init: runner::ThreadInit,
+    /// What happens to each request's output with --threads/--requests.
+    #[arg(long, value_enum, default_value = "discard")]
+    output: runner::KeepOutput,
+    /// Print the --threads/--requests report as one JSON object.
+    #[arg(long)]
+    json: bool,
     /// The script to run (`-` for stdin).
     #[arg(required_unless_present = "code")]
     file: Option<String>,
@@ -128,10 +152,10 @@ fn parse_bytes(v: &str) -> Option<Option<usize>> {
     num.parse::<usize>().ok().map(|n| Some(n * mult))
 }
 
-fn apply_settings<G: Globals>(g: G, defines: &[String]) -> Result<(), String> {
+fn apply_settings(eg: &mut minizts_globals::ExecutorGlobals, defines: &[String]) -> Result<(), String> {
     for d in defines {
         let (name, value) = d.split_once('=').unwrap_or((d.as_str(), "1"));
-        let settings = &mut eg!(g).settings;
+        let settings = &mut eg.settings;
         match name.trim() {
             "memory_limit" => {
                 settings.memory_limit = parse_bytes(value).ok_or_else(|| format!("bad memory_limit: {value}"))?
@@ -184,6 +208,29 @@ fn run<G: Globals>(args: &RunArgs) -> u8 {
         },
         (None, None) => unreachable!("clap requires a file or code"),
     };
+    if args.threads.is_some() || args.requests.is_some() {
+        let threads = args.threads.unwrap_or(1);
+        let configure = |eg: &mut minizts_globals::ExecutorGlobals| apply_settings(eg, &args.define);
+        let lock = minizts_globals::resources::manager().lock_kind().name();
+        let argv: Vec<String> = std::iter::once(argv0.clone())
+            .chain(args.args.iter().cloned())
+            .collect();
+        return runner::run::<G>(&runner::Plan {
+            threads,
+            requests: args.requests.unwrap_or(threads),
+            no_cache: args.no_cache,
+            thread_init: args.thread_init,
+            output: args.output,
+            json: args.json,
+            src: &src,
+            file: &file,
+            argv: &argv,
+            configure: &configure,
+            strategy: G::NAME,
+            lock,
+            dtoa: "stateless",
+        });
+    }
     let g: G = match minizts_vm::thread_startup() {
         Ok(g) => g,
         Err(e) => {
@@ -191,7 +238,7 @@ fn run<G: Globals>(args: &RunArgs) -> u8 {
             return 255;
         }
     };
-    if let Err(msg) = apply_settings(g, &args.define) {
+    if let Err(msg) = apply_settings(eg!(g), &args.define) {
         eprintln!("minizts: {msg}");
         return 2;
     }
@@ -293,7 +340,7 @@ fn dump<G: Globals>(file: &str, ast: bool) -> u8 {
 /// The interpreter runs on a thread with a large stack: script calls do not
 /// use native stack, but builtins calling back into scripts, deeply nested
 /// arrays and deeply nested expressions do.
-const ENGINE_STACK: usize = 512 * 1024 * 1024;
+pub(crate) const ENGINE_STACK: usize = 512 * 1024 * 1024;
 
 /// `--stats`: the access counts of the run just made, and the allocator
 /// calls it made since `allocator_calls_before` was read.

@@ -10,7 +10,7 @@
 //! report each call on stderr (constructor, request startup, request
 //! shutdown, destructor), so their order can be checked.
 
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 
 use minizts_ext_api::rust::{Call, HookCtx, Result, OK};
 use minizts_ext_api::{function, hook, FunctionEntry, ModuleEntry, Status, Val, FAILURE};
@@ -46,8 +46,32 @@ fn index(call: &Call) -> Result<Val> {
     Ok(call.new_long(data[i]))
 }
 
-fn ok_hook(_: &HookCtx) -> Status {
+/// Requests started in this process (numbered from 0 in start order).
+static SEQUENCE: AtomicI64 = AtomicI64::new(0);
+
+/// This thread's current request number.
+#[derive(Default)]
+struct Sequence {
+    current: i64,
+}
+
+static SEQUENCE_ID: AtomicUsize = AtomicUsize::new(0);
+
+fn ok_hook(ctx: &HookCtx) -> Status {
+    // SAFETY: the valid entry registers `Sequence` globals.
+    if let Some(g) = unsafe { ctx.globals::<Sequence>() } {
+        g.current = SEQUENCE.fetch_add(1, Ordering::Relaxed);
+    }
     OK
+}
+
+/// `faulty_sequence(): int` — this request's number in start order across
+/// the process (0, 1, 2, … over all threads): lets a test make exactly
+/// every k-th request of a multi-threaded run fail.
+fn sequence(call: &Call) -> Result<Val> {
+    // SAFETY: the valid entry registers `Sequence` globals.
+    let g = unsafe { &*call.globals_from_ctx::<Sequence>(&SEQUENCE_ID) };
+    Ok(call.new_long(g.current))
 }
 
 fn failing_hook(_: &HookCtx) -> Status {
@@ -101,7 +125,8 @@ fn trace_mshutdown(_: &HookCtx) -> Status {
     OK
 }
 
-static FUNCTIONS: [FunctionEntry; 5] = [
+static FUNCTIONS: [FunctionEntry; 6] = [
+    function!("faulty_sequence", "", 0, sequence),
     function!("faulty_panic", "message", 1, panic_with),
     function!("faulty_fatal", "", 0, fatal),
     function!("faulty_warn", "", 0, warn),
@@ -111,7 +136,9 @@ static FUNCTIONS: [FunctionEntry; 5] = [
 
 static CLASHING: [FunctionEntry; 1] = [function!("strlen", "string", 1, warn)];
 
-static GOOD: ModuleEntry = ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS).with_request_hooks(hook!(ok_hook), None);
+static GOOD: ModuleEntry = ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS)
+    .with_globals::<Sequence>(&SEQUENCE_ID)
+    .with_request_hooks(hook!(ok_hook), None);
 
 static OLD_API: ModuleEntry = ModuleEntry {
     api_version: 20200101,

@@ -1,0 +1,154 @@
+//! The multi-threaded runner (`minizts run --threads N --requests M`):
+//! every combination of its switches gives every request the right
+//! output, `nts` refuses more than one thread, and a request that fails
+//! (time limit, memory limit, extension panic) fails alone.
+
+mod support;
+
+use std::time::Duration;
+
+use support::{extension, minizts, run, strategies};
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A script whose output depends on the engine working: functions,
+/// arrays, strings, floats, static variables, output buffering.
+const SCRIPT: &str = r#"function f($n) { static $calls = 0; $calls++; return $n <= 1 ? 1 : $n * f($n - 1); }
+$a = []; for ($i = 0; $i < 50; $i++) { $a["k$i"] = $i * 1.5; }
+ob_start(); echo array_sum($a), " ", f(10), " ", strtoupper("ok"); $s = ob_get_clean();
+echo $s, " ", json_encode([0.1, 1/3]), "\n";"#;
+
+const OUT: &str = "1837.5 3628800 OK [0.1,0.3333333333333333]\n";
+
+#[test]
+fn every_switch_combination_runs_every_request_correctly() {
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for s in strategies().into_iter().filter(|s| *s != "nts") {
+        for init in ["per-thread", "per-request"] {
+            for lock in ["std", "spin", "adaptive"] {
+                for cache in [true, false] {
+                    let mut cmd = minizts(s);
+                    cmd.args(["--lock", lock, "run", "--threads", "3", "--requests", "12"])
+                        .args(["--thread-init", init, "--output", "all", "--json"]);
+                    if !cache {
+                        cmd.arg("--no-cache");
+                    }
+                    cmd.args(["-r", SCRIPT]);
+                    let out = run(cmd, LIMIT);
+                    runs += 1;
+                    let o = text(&out.stdout);
+                    let want_report = format!(
+                        "{{\"strategy\":\"{s}\",\"threads\":3,\"requests\":12,\"failed\":0,\"thread_init\":\"{init}\",\"lock\":\"{lock}\","
+                    );
+                    let ok = out.code == Some(0)
+                        && o.matches(OUT).count() == 12
+                        && o.contains(&want_report)
+                        && o.contains(&format!("\"cache\":{cache},"))
+                        && out.stderr.is_empty();
+                    if !ok {
+                        failures.push(format!(
+                            "--globals={s} --thread-init={init} --lock={lock} cache={cache}: exit {:?}\n stdout: {}\n stderr: {}",
+                            out.code,
+                            o.lines().last().unwrap_or(""),
+                            text(&out.stderr)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("runner combinations: {runs} run, {} failed", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn nts_refuses_more_than_one_thread_and_runs_one() {
+    let mut cmd = minizts("nts");
+    cmd.args(["run", "--threads", "2", "--requests", "4", "-r", "echo 1;"]);
+    let out = run(cmd, LIMIT);
+    assert_eq!(out.code, Some(2));
+    assert!(text(&out.stderr).contains("the 'nts' globals strategy allows only one engine thread"));
+    assert!(out.stdout.is_empty());
+
+    for init in ["per-thread", "per-request"] {
+        let mut cmd = minizts("nts");
+        cmd.args([
+            "run",
+            "--threads",
+            "1",
+            "--requests",
+            "5",
+            "--output",
+            "all",
+            "--thread-init",
+            init,
+        ]);
+        cmd.args(["-r", SCRIPT]);
+        let out = run(cmd, LIMIT);
+        assert_eq!(out.code, Some(0), "{init}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout).matches(OUT).count(), 5, "{init}");
+    }
+}
+
+/// Exactly every request whose process-wide number is 1, 2 or 3 mod 4
+/// fails — by the time limit, the memory limit and an extension panic —
+/// and the others, on the same threads, still print "ok".
+#[test]
+fn a_failing_request_fails_alone() {
+    let faulty = extension("minizts-ext-faulty");
+    let script = r#"$n = faulty_sequence();
+if ($n % 4 == 1) { while (true) {} }
+if ($n % 4 == 2) { $x = str_repeat("x", 200000000); }
+if ($n % 4 == 3) { faulty_index(9); }
+echo "ok $n\n";"#;
+    let mut failures = Vec::new();
+    for s in strategies().into_iter().filter(|s| *s != "nts") {
+        for init in ["per-thread", "per-request"] {
+            let mut cmd = minizts(s);
+            cmd.env_remove("MINIZTS_FAULTY")
+                .args([
+                    "run",
+                    "--threads",
+                    "2",
+                    "--requests",
+                    "8",
+                    "--output",
+                    "all",
+                    "--thread-init",
+                    init,
+                ])
+                .args(["-d", "max_execution_time=1", "-d", "memory_limit=64M", "-d"])
+                .arg(format!("extension={}", faulty.display()))
+                .args(["-r", script]);
+            let out = run(cmd, LIMIT);
+            let (o, e) = (text(&out.stdout), text(&out.stderr));
+            let ok_lines: Vec<&str> = o.lines().filter(|l| l.starts_with("ok ")).collect();
+            let good = out.code == Some(1)
+                && ok_lines.len() == 2
+                && ok_lines.iter().all(|l| l == &"ok 0" || l == &"ok 4")
+                && o.contains("requests: 8 (6 failed) on 2 thread(s)")
+                && e.matches("Fatal error: Maximum execution time of 1 second exceeded")
+                    .count()
+                    == 2
+                && e.matches("Fatal error: Allowed memory size of 67108864 bytes exhausted")
+                    .count()
+                    == 2
+                && e.matches("Fatal error: Extension 'faulty' panicked in faulty_index()")
+                    .count()
+                    == 2
+                && e.lines().count() == 6;
+            if !good {
+                failures.push(format!(
+                    "--globals={s} --thread-init={init}: exit {:?}\n stdout: {o}\n stderr: {e}",
+                    out.code
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
