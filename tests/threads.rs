@@ -152,3 +152,40 @@ echo "ok $n\n";"#;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The three float-to-string designs print the same digits, on many
+/// threads at once (the shared freelist under each lock kind).
+#[test]
+fn dtoa_designs_print_the_same_on_many_threads() {
+    let root = support::root();
+    let want = std::fs::read_to_string(root.join("tests/bench/json_floats.check.out")).unwrap();
+    let mut failures = Vec::new();
+    for dtoa in ["shared", "per-thread", "stateless"] {
+        for lock in ["std", "spin", "adaptive"] {
+            let mut cmd = minizts("table");
+            cmd.current_dir(&root)
+                .args([
+                    "--dtoa",
+                    dtoa,
+                    "--lock",
+                    lock,
+                    "run",
+                    "--threads",
+                    "4",
+                    "--requests",
+                    "16",
+                ])
+                .args(["--output", "all", "bench-scripts/json_floats.mz", "--check"]);
+            let out = run(cmd, LIMIT);
+            let o = text(&out.stdout);
+            if out.code != Some(0) || o.matches(want.as_str()).count() != 16 || !o.contains(&format!("--dtoa={dtoa}")) {
+                failures.push(format!(
+                    "--dtoa={dtoa} --lock={lock}: exit {:?}\n{}",
+                    out.code,
+                    text(&out.stderr)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

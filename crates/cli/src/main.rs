@@ -25,6 +25,11 @@ struct Cli {
     /// The lock guarding the engine's shared tables: std, spin or adaptive.
     #[arg(long, global = true, value_name = "KIND", default_value = "std")]
     lock: String,
+    /// Where float formatting gets its digits: shared (big-integer dtoa,
+    /// one freelist behind the --lock lock, PHP <= 8.3), per-thread (the
+    /// freelist in EG, PHP 8.4) or stateless (no freelist).
+    #[arg(long, global = true, value_name = "KIND", default_value = "stateless")]
+    dtoa: String,
     /// Load an extension (a shared object) before running; repeatable. A
     /// name without `/` is looked up in the extension directory (`-d
     /// extension_dir=`, default: the directory of the minizts binary) as
@@ -228,7 +233,7 @@ fn run<G: Globals>(args: &RunArgs) -> u8 {
             configure: &configure,
             strategy: G::NAME,
             lock,
-            dtoa: "stateless",
+            dtoa: minizts_vm::dtoa::mode().name(),
         });
     }
     let g: G = match minizts_vm::thread_startup() {
@@ -477,6 +482,14 @@ fn dispatch(cli: Cli) -> u8 {
         return 2;
     };
     minizts_globals::resources::configure(lock);
+    let Some(dtoa) = minizts_vm::dtoa::DtoaMode::parse(&cli.dtoa) else {
+        eprintln!(
+            "minizts: unknown --dtoa kind '{}' (shared, per-thread, stateless)",
+            cli.dtoa
+        );
+        return 2;
+    };
+    minizts_vm::dtoa::set_mode(dtoa);
     if cli.globals == "help" {
         return globals_command(false);
     }

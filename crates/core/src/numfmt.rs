@@ -6,6 +6,8 @@
 //!
 //! * [`float`]: float to string (`echo`, `var_dump`, `var_export`,
 //!   `json_encode`, `serialize`), on top of the digit generator in [`dtoa`].
+//! * [`bigdtoa`]: the same digits from big-integer arithmetic with a
+//!   buffer freelist (dtoa's `Balloc`/`Bfree`), for the `--dtoa` switch.
 //! * [`sprintf`]: the `printf` family's format engine.
 //! * [`round`]: `round()` and `number_format()`.
 //! * [`numeric`]: numeric strings, `(int)`/`(float)` casts, `intval()` with a
@@ -13,6 +15,7 @@
 //! * [`increment`]: Perl-style string increment (`$s++`).
 //! * [`mt_rand`]: the Mersenne Twister behind `mt_rand()`/`rand()`.
 
+pub mod bigdtoa;
 pub mod dtoa;
 pub mod float;
 pub mod increment;
@@ -21,9 +24,11 @@ pub mod numeric;
 pub mod round;
 pub mod sprintf;
 
+pub use dtoa::{DigitSource, Stateless};
 pub use float::{
-    php_float_json, php_float_repr, php_float_to_string, php_float_var_export, php_gcvt, write_float, write_float_json,
-    write_float_repr, write_float_var_export,
+    php_float_json, php_float_repr, php_float_to_string, php_float_var_export, php_gcvt, php_gcvt_with, write_float,
+    write_float_json, write_float_json_with, write_float_repr, write_float_repr_with, write_float_var_export,
+    write_float_var_export_with, write_float_with,
 };
 pub use increment::str_increment;
 pub use mt_rand::{MtRand, MtRandMode};

@@ -300,17 +300,27 @@ impl Value {
     /// `precision` significant digits, PHP's `precision` ini setting).
     /// Arrays and objects report what PHP would warn or throw about.
     pub fn write_string(&self, out: &mut Vec<u8>, precision: i32) -> Result<(), ToStringIssue> {
+        self.write_string_with(&mut numfmt::Stateless, out, precision)
+    }
+
+    /// [`Value::write_string`] with float digits from `dtoa`.
+    pub fn write_string_with(
+        &self,
+        dtoa: &mut dyn numfmt::DigitSource,
+        out: &mut Vec<u8>,
+        precision: i32,
+    ) -> Result<(), ToStringIssue> {
         match self {
             Value::Undef | Value::Null | Value::Bool(false) => {}
             Value::Bool(true) => out.push(b'1'),
             Value::Int(n) => numfmt::write_int(out, *n),
-            Value::Float(f) => numfmt::write_float(out, *f, precision),
+            Value::Float(f) => numfmt::write_float_with(dtoa, out, *f, precision),
             Value::Str(s) => out.extend_from_slice(s),
             Value::Arr(_) => {
                 out.extend_from_slice(b"Array");
                 return Err(ToStringIssue::Array);
             }
-            Value::Ref(r) => return r.borrow().write_string(out, precision),
+            Value::Ref(r) => return r.borrow().write_string_with(dtoa, out, precision),
             Value::Closure(_) => return Err(ToStringIssue::Object),
             Value::IterVal(..) | Value::IterRef(_) => {}
         }
@@ -320,12 +330,17 @@ impl Value {
     /// The string form (see [`Value::write_string`]); strings are shared,
     /// not copied.
     pub fn to_php_str(&self, precision: i32) -> Result<PhpStr, ToStringIssue> {
+        self.to_php_str_with(&mut numfmt::Stateless, precision)
+    }
+
+    /// [`Value::to_php_str`] with float digits from `dtoa`.
+    pub fn to_php_str_with(&self, dtoa: &mut dyn numfmt::DigitSource, precision: i32) -> Result<PhpStr, ToStringIssue> {
         match self {
             Value::Str(s) => Ok(s.clone()),
-            Value::Ref(r) => r.borrow().to_php_str(precision),
+            Value::Ref(r) => r.borrow().to_php_str_with(dtoa, precision),
             v => {
                 let mut out = Vec::new();
-                let r = v.write_string(&mut out, precision);
+                let r = v.write_string_with(dtoa, &mut out, precision);
                 r.map(|()| PhpStr::new(out))
             }
         }

@@ -363,6 +363,10 @@ pub const E_ALL: i64 = 32767;
 
 /// The executor globals (see the module docs).
 pub struct ExecutorGlobals {
+    /// The big-integer freelist of float formatting under
+    /// `--dtoa=per-thread` (PHP 8.4 keeps dtoa's freelist in EG since
+    /// php-src #13974; before, it was process-wide behind a mutex).
+    pub dtoa_freelist: minizts_core::numfmt::bigdtoa::Freelist,
     // The VM.
     pub stack: VmStack,
     pub frames: Vec<Frame>,
@@ -409,6 +413,7 @@ pub struct ExecutorGlobals {
 impl ExecutorGlobals {
     pub fn new() -> ExecutorGlobals {
         ExecutorGlobals {
+            dtoa_freelist: minizts_core::numfmt::bigdtoa::Freelist::new(),
             stack: VmStack::new(16 * 1024 * 1024),
             frames: Vec::new(),
             interrupt: Interrupt::default(),

@@ -8,6 +8,7 @@
 pub mod builtins;
 pub mod call;
 mod dim;
+pub mod dtoa;
 pub mod error;
 pub mod exec;
 pub mod extensions;

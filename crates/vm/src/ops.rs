@@ -321,7 +321,7 @@ pub fn plus<G: Globals>(g: G, v: &Value) -> VmResult<Value> {
 /// The string form of a value for `.`, echo and string parameters.
 pub fn to_str<G: Globals>(g: G, v: &Value) -> VmResult<PhpStr> {
     let precision = eg!(g).settings.precision;
-    match v.to_php_str(precision) {
+    match crate::dtoa::with(g, |d| v.to_php_str_with(d, precision)) {
         Ok(s) => Ok(s),
         Err(ToStringIssue::Array) => {
             warning(g, "Array to string conversion");
@@ -334,7 +334,7 @@ pub fn to_str<G: Globals>(g: G, v: &Value) -> VmResult<PhpStr> {
 /// Appends the string form of `v` to `out`.
 pub fn write_str<G: Globals>(g: G, out: &mut Vec<u8>, v: &Value) -> VmResult<()> {
     let precision = eg!(g).settings.precision;
-    match v.write_string(out, precision) {
+    match crate::dtoa::with(g, |d| v.write_string_with(d, out, precision)) {
         Ok(()) => Ok(()),
         Err(ToStringIssue::Array) => {
             warning(g, "Array to string conversion");

@@ -46,7 +46,7 @@ pub struct Digits {
 }
 
 impl Digits {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Digits {
             inline: [0; INLINE],
             len: 0,
@@ -67,7 +67,7 @@ impl Digits {
         }
     }
 
-    fn push(&mut self, b: u8) {
+    pub(crate) fn push(&mut self, b: u8) {
         if self.spill.is_empty() && self.len < INLINE {
             self.inline[self.len] = b;
             self.len += 1;
@@ -128,6 +128,33 @@ impl Write for Digits {
     }
 }
 
+/// Where a float's decimal digits come from: the allocation-free
+/// generator here ([`Stateless`]) or the big-integer one in
+/// [`super::bigdtoa`], whose buffers come from a freelist the caller
+/// chooses (the threads issue's `--dtoa` switch). All print the same.
+pub trait DigitSource {
+    /// Mode 0: the shortest digits that round-trip.
+    fn shortest(&mut self, value: f64) -> Digits;
+    /// Mode 2: `ndigits` significant digits, correctly rounded.
+    fn significant(&mut self, value: f64, ndigits: i32) -> Digits;
+}
+
+/// The allocation-free generator: Rust's own shortest and exact float
+/// formatting, reshaped into dtoa's output (what the review of php-src
+/// #13974 suggested instead of a freelist).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stateless;
+
+impl DigitSource for Stateless {
+    fn shortest(&mut self, value: f64) -> Digits {
+        shortest(value)
+    }
+
+    fn significant(&mut self, value: f64, ndigits: i32) -> Digits {
+        significant(value, ndigits)
+    }
+}
+
 /// Mode 0: the shortest digits that round-trip. The sign is ignored; the
 /// value must be finite.
 pub fn shortest(value: f64) -> Digits {
@@ -160,6 +187,14 @@ impl Digits {
         } else {
             return;
         };
+        // At a power of two the gap below is half the gap above, so the
+        // even candidate can lie outside the interval that reads back as
+        // this double (2^-24 prints as ...063, not ...062): only take it
+        // if it round-trips.
+        let text = format!("{adjusted}e{q}");
+        if text.parse::<f64>() != Ok(value) {
+            return;
+        }
         let mut text = [0u8; 20];
         let mut i = text.len();
         let mut v = adjusted;
@@ -233,7 +268,7 @@ pub fn significant(value: f64, ndigits: i32) -> Digits {
 /// `1.0000000000000E+14` and `printf("%.6G", 1227805)` prints
 /// `1.22780E+6`. Ties that round up, and everything else, come out as
 /// usual.
-fn small_integer_tie(value: f64, n: usize) -> Option<Digits> {
+pub(crate) fn small_integer_tie(value: f64, n: usize) -> Option<Digits> {
     if !(1.0..1e15).contains(&value) || value.fract() != 0.0 {
         return None;
     }

@@ -20,7 +20,7 @@
 //! `json_encode` refuses them (error "Inf and NaN cannot be JSON encoded",
 //! writing `0` under `JSON_PARTIAL_OUTPUT_ON_ERROR`), hence the `Option`.
 
-use super::dtoa;
+use super::dtoa::{self, DigitSource};
 
 /// `zend_gcvt(value, ndigit, '.', exp_char, buf)`, appended to `out`.
 ///
@@ -36,6 +36,11 @@ use super::dtoa;
 ///   characters like the C original's `snprintf(buf, ndigit + 1, ...)`
 ///   (so `precision=2` echoes `INF` as `IN`).
 pub fn php_gcvt(out: &mut Vec<u8>, value: f64, ndigit: i32, exp_char: u8) {
+    php_gcvt_with(&mut dtoa::Stateless, out, value, ndigit, exp_char)
+}
+
+/// [`php_gcvt`] with the digits from `src`.
+pub fn php_gcvt_with(src: &mut dyn DigitSource, out: &mut Vec<u8>, value: f64, ndigit: i32, exp_char: u8) {
     let (shortest, ndigit) = if ndigit < 0 { (true, 17) } else { (false, ndigit) };
 
     if !value.is_finite() {
@@ -52,9 +57,9 @@ pub fn php_gcvt(out: &mut Vec<u8>, value: f64, ndigit: i32, exp_char: u8) {
     }
 
     let digits = if shortest {
-        dtoa::shortest(value)
+        src.shortest(value)
     } else {
-        dtoa::significant(value, ndigit)
+        src.significant(value, ndigit)
     };
     let ds = digits.digits();
     let decpt = digits.decpt;
@@ -101,7 +106,12 @@ pub fn php_gcvt(out: &mut Vec<u8>, value: f64, ndigit: i32, exp_char: u8) {
 /// under ini `precision` (PHP's default is 14; 0 behaves as 1, -1 as
 /// shortest round-trip).
 pub fn write_float(out: &mut Vec<u8>, value: f64, precision: i32) {
-    php_gcvt(out, value, if precision == 0 { 1 } else { precision }, b'E');
+    write_float_with(&mut dtoa::Stateless, out, value, precision)
+}
+
+/// [`write_float`] with the digits from `src`.
+pub fn write_float_with(src: &mut dyn DigitSource, out: &mut Vec<u8>, value: f64, precision: i32) {
+    php_gcvt_with(src, out, value, if precision == 0 { 1 } else { precision }, b'E');
 }
 
 /// The string conversion of a float under ini `precision`:
@@ -116,7 +126,12 @@ pub fn php_float_to_string(value: f64, precision: i32) -> String {
 /// Appends the shortest round-trip form used with the default
 /// `serialize_precision = -1` (`var_dump`, `serialize`, `debug_zval_dump`).
 pub fn write_float_repr(out: &mut Vec<u8>, value: f64) {
-    php_gcvt(out, value, -1, b'E');
+    write_float_repr_with(&mut dtoa::Stateless, out, value)
+}
+
+/// [`write_float_repr`] with the digits from `src`.
+pub fn write_float_repr_with(src: &mut dyn DigitSource, out: &mut Vec<u8>, value: f64) {
+    php_gcvt_with(src, out, value, -1, b'E');
 }
 
 /// The shortest round-trip form: `0.1` -> `"0.1"`, `1e100` -> `"1.0E+100"`,
@@ -132,8 +147,13 @@ pub fn php_float_repr(value: f64) -> String {
 /// read back as an int (`1.0`, `-0.0`, `1000000000000000.0`); `INF`,
 /// `-INF` and `NAN` stay bare.
 pub fn write_float_var_export(out: &mut Vec<u8>, value: f64) {
+    write_float_var_export_with(&mut dtoa::Stateless, out, value)
+}
+
+/// [`write_float_var_export`] with the digits from `src`.
+pub fn write_float_var_export_with(src: &mut dyn DigitSource, out: &mut Vec<u8>, value: f64) {
     let start = out.len();
-    write_float_repr(out, value);
+    write_float_repr_with(src, out, value);
     if value.is_finite() && !out[start..].iter().any(|&b| matches!(b, b'.' | b'e' | b'E')) {
         out.extend_from_slice(b".0");
     }
@@ -150,11 +170,21 @@ pub fn php_float_var_export(value: f64) -> String {
 /// values only with `JSON_PRESERVE_ZERO_FRACTION`). Returns `false`, writing
 /// nothing, for infinities and NaN, which JSON cannot represent.
 pub fn write_float_json(out: &mut Vec<u8>, value: f64, preserve_zero_fraction: bool) -> bool {
+    write_float_json_with(&mut dtoa::Stateless, out, value, preserve_zero_fraction)
+}
+
+/// [`write_float_json`] with the digits from `src`.
+pub fn write_float_json_with(
+    src: &mut dyn DigitSource,
+    out: &mut Vec<u8>,
+    value: f64,
+    preserve_zero_fraction: bool,
+) -> bool {
     if !value.is_finite() {
         return false;
     }
     let start = out.len();
-    php_gcvt(out, value, -1, b'e');
+    php_gcvt_with(src, out, value, -1, b'e');
     if preserve_zero_fraction && !out[start..].contains(&b'.') {
         out.extend_from_slice(b".0");
     }

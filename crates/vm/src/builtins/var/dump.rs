@@ -33,6 +33,8 @@ struct Printer {
     script: Option<Arc<Script>>,
     /// `precision` (print_r prints floats as strings do).
     precision: i32,
+    /// Where float digits come from (`--dtoa`).
+    dtoa: Box<dyn minizts_core::numfmt::DigitSource>,
     /// Circular references var_export met (one warning each).
     circular: usize,
     /// How many output bytes fit under `memory_limit`.
@@ -53,6 +55,7 @@ impl Printer {
             active: HashSet::new(),
             script: eg!(g).script.clone(),
             precision: eg!(g).settings.precision,
+            dtoa: crate::dtoa::source(g),
             circular: 0,
             budget: match eg!(g).settings.memory_limit {
                 Some(limit) => limit.saturating_sub(minizts_globals::memory::usage()),
@@ -144,7 +147,7 @@ impl Printer {
             Value::Float(f) => {
                 self.push(amp);
                 self.push(b"float(");
-                numfmt::write_float_repr(&mut self.out, *f);
+                numfmt::write_float_repr_with(&mut *self.dtoa, &mut self.out, *f);
                 self.push(b")\n");
             }
             Value::Str(s) => {
@@ -247,7 +250,7 @@ impl Printer {
             }
             other => {
                 // Scalars print as their string conversion.
-                let _ = other.write_string(&mut self.out, self.precision);
+                let _ = other.write_string_with(&mut *self.dtoa, &mut self.out, self.precision);
             }
         }
     }
@@ -289,7 +292,7 @@ impl Printer {
                     self.int(*n);
                 }
             }
-            Value::Float(f) => numfmt::write_float_var_export(&mut self.out, *f),
+            Value::Float(f) => numfmt::write_float_var_export_with(&mut *self.dtoa, &mut self.out, *f),
             Value::Str(s) => self.export_str(s),
             Value::Arr(arr) => {
                 let p = Rc::as_ptr(arr) as *const ();

@@ -75,6 +75,8 @@ struct Encoder {
     error: u32,
     /// Arrays and objects being encoded, by address.
     active: HashSet<*const ()>,
+    /// Where float digits come from (`--dtoa`).
+    dtoa: Box<dyn minizts_core::numfmt::DigitSource>,
 }
 
 impl Encoder {
@@ -118,7 +120,7 @@ impl Encoder {
             Value::Float(f) => {
                 // PHP records the error and carries on with a 0.
                 let zero_fraction = self.has(PRESERVE_ZERO_FRACTION);
-                if !numfmt::write_float_json(&mut self.out, *f, zero_fraction) {
+                if !numfmt::write_float_json_with(&mut *self.dtoa, &mut self.out, *f, zero_fraction) {
                     self.error = ERROR_INF_OR_NAN;
                     self.out.push(b'0');
                 }
@@ -213,7 +215,7 @@ impl Encoder {
                     return true;
                 }
                 Some(Number::Float(f)) if f.is_finite() => {
-                    numfmt::write_float_json(&mut self.out, f, has(PRESERVE_ZERO_FRACTION));
+                    numfmt::write_float_json_with(&mut *self.dtoa, &mut self.out, f, has(PRESERVE_ZERO_FRACTION));
                     return true;
                 }
                 _ => {}
@@ -373,6 +375,7 @@ pub(super) fn json_encode<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         max_depth: depth as i32,
         error: ERROR_NONE,
         active: HashSet::new(),
+        dtoa: crate::dtoa::source(g),
     };
     enc.encode(&a.value(0));
     let partial = options & PARTIAL_OUTPUT_ON_ERROR != 0;
