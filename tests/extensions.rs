@@ -427,3 +427,88 @@ fn module_globals_and_hooks_run_in_php_order_under_every_strategy() {
     );
     assert_eq!(out.code, Some(0));
 }
+
+#[test]
+fn every_tls_model_counts_per_thread_under_every_strategy() {
+    let lib = extension("minizts-ext-tlsdemo");
+    let root = support::root();
+    let out = run_every_strategy(LIMIT, |cmd| {
+        load(cmd, &[&lib]);
+        cmd.current_dir(&root).args(["bench-scripts/tls_models.mz", "--check"]);
+    })
+    .unwrap_or_else(|report| panic!("strategies disagree:\n{report}"));
+    let want: String = [
+        "dynamic",
+        "initial_exec",
+        "module_globals",
+        "host_accessor",
+        "ctx",
+        "tlsdesc",
+    ]
+    .iter()
+    .map(|v| format!("{v}: 1 2 3 (get: 3)\n"))
+    .collect();
+    assert_eq!(text(&out.stdout), want, "{}", text(&out.stderr));
+    assert_eq!(out.code, Some(0));
+
+    // The loop inside the extension and the per-call path share the counter;
+    // a bad variant name is a PHP error.
+    let s = Script::new(
+        "tlsdemo.mz",
+        "<?php echo tlsdemo_repeat('ctx', 5), ' ', tlsdemo_get('ctx'), ' ', tlsdemo_ctx(), \"\\n\";\ntlsdemo_get('nope');\n",
+    );
+    let mut cmd = minizts("ctx");
+    load(&mut cmd, &[&lib]);
+    cmd.arg(&s.0);
+    let out = run(cmd, LIMIT);
+    assert_eq!(text(&out.stdout), "5 5 6\n");
+    assert!(text(&out.stderr).contains("Fatal error: tlsdemo_get(): Argument #1 ($which) must be one of dynamic,"));
+    assert_eq!(out.code, Some(255));
+
+    // Without the extension the bench script says what it needs.
+    let mut cmd = minizts("tls");
+    cmd.env_remove("MINIZTS_EXTENSIONS")
+        .current_dir(&root)
+        .args(["run", "bench-scripts/tls_models.mz"]);
+    let out = run(cmd, LIMIT);
+    assert!(text(&out.stdout).starts_with("tls_models.mz needs the tlsdemo extension"));
+    assert_eq!(out.code, Some(1));
+}
+
+/// An extension whose initial-exec TLS is larger than glibc's static TLS
+/// surplus fails to load with the loader's words and the remedy, and loads
+/// with the remedy applied.
+#[test]
+fn initial_exec_tls_beyond_the_static_surplus_fails_clearly_and_the_tunable_fixes_it() {
+    let lib = extension("minizts-ext-bigtls");
+    let s = Script::new(
+        "bigtls.mz",
+        "<?php echo bigtls_size(), ' ', bigtls_touch(3), ' ', bigtls_touch(3), ' ', bigtls_touch(515), \"\\n\";",
+    );
+    let mut cmd = minizts("tls");
+    load(&mut cmd, &[&lib]);
+    cmd.env_remove("GLIBC_TUNABLES").arg(&s.0);
+    let out = run(cmd, LIMIT);
+    let err = text(&out.stderr);
+    assert_eq!(out.code, Some(1), "{err}");
+    assert!(out.stdout.is_empty());
+    for want in [
+        format!("minizts: Unable to load dynamic library '{}'", lib.display()),
+        "cannot allocate memory in static TLS block".to_string(),
+        "its initial-exec TLS block is ".to_string(),
+        "GLIBC_TUNABLES=glibc.rtld.optional_static_tls=N".to_string(),
+    ] {
+        assert!(err.contains(&want), "stderr lacks {want:?}: {err}");
+    }
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+
+    for strategy in ["tls", "ctx", "table"] {
+        let mut cmd = minizts(strategy);
+        load(&mut cmd, &[&lib]);
+        cmd.env("GLIBC_TUNABLES", "glibc.rtld.optional_static_tls=65536")
+            .arg(&s.0);
+        let out = run(cmd, LIMIT);
+        assert_eq!(text(&out.stdout), "4096 3 6 521\n", "{strategy}: {}", text(&out.stderr));
+        assert_eq!(out.code, Some(0));
+    }
+}

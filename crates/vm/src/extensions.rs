@@ -87,8 +87,35 @@ pub struct EntryInfo {
     pub hooks: Vec<&'static str>,
 }
 
+/// The size of a 64-bit little-endian ELF file's TLS segment (`PT_TLS`
+/// `p_memsz`), for the static-TLS error message.
+fn tls_segment_size(path: &str) -> Option<u64> {
+    let f = std::fs::read(path).ok()?;
+    let u16_at = |o: usize| Some(u16::from_le_bytes(f.get(o..o + 2)?.try_into().ok()?));
+    let u32_at = |o: usize| Some(u32::from_le_bytes(f.get(o..o + 4)?.try_into().ok()?));
+    let u64_at = |o: usize| Some(u64::from_le_bytes(f.get(o..o + 8)?.try_into().ok()?));
+    if f.get(..6)? != b"\x7fELF\x02\x01" {
+        return None;
+    }
+    let (phoff, phentsize, phnum) = (u64_at(0x20)? as usize, u16_at(0x36)? as usize, u16_at(0x38)? as usize);
+    (0..phnum)
+        .map(|i| phoff + i * phentsize)
+        .find(|&ph| u32_at(ph) == Some(7))
+        .and_then(|ph| u64_at(ph + 0x28))
+}
+
 /// The glibc remedy for a library whose initial-exec TLS does not fit.
-const STATIC_TLS_HINT: &str = "the extension uses initial-exec TLS and glibc's static TLS surplus for libraries loaded after start-up is too small; start minizts with GLIBC_TUNABLES=glibc.rtld.optional_static_tls=N (bytes, larger than the extension's TLS block, e.g. 65536)";
+fn static_tls_hint(path: &str) -> String {
+    let block = match tls_segment_size(path) {
+        Some(n) => format!("its initial-exec TLS block is {n} bytes, "),
+        None => String::new(),
+    };
+    format!(
+        "{block}more than glibc's static TLS surplus has left for libraries loaded after start-up; \
+         start minizts with GLIBC_TUNABLES=glibc.rtld.optional_static_tls=N, N in bytes at least the block size \
+         (docs/tls-models.md)"
+    )
+}
 
 fn c_str(p: *const std::ffi::c_char) -> Option<String> {
     // SAFETY: the entry's strings are NUL-terminated statics (checked for
@@ -109,7 +136,7 @@ fn open(path: &str) -> Result<&'static ModuleEntry, LoadError> {
             let why = std::error::Error::source(&e).map_or_else(|| e.to_string(), |s| s.to_string());
             let mut text = format!("Unable to load dynamic library '{path}' ({why})");
             if why.contains("static TLS block") {
-                text.push_str(&format!("; {STATIC_TLS_HINT}"));
+                text.push_str(&format!(": {}", static_tls_hint(path)));
             }
             return Err(LoadError(text));
         }
