@@ -22,7 +22,7 @@ struct Cli {
     /// environment variable sets the default.
     #[arg(long, global = true, value_name = "STRATEGY", env = "MINIZTS_GLOBALS", default_value = strategies::DEFAULT)]
     globals: String,
-    /// The lock guarding the engine's shared tables: std, spin or adaptive.
+    /// The lock guarding the engine's shared tables: std, spin, adaptive or pthread.
     #[arg(long, global = true, value_name = "KIND", default_value = "std")]
     lock: String,
     /// Where float formatting gets its digits: shared (big-integer dtoa,
@@ -478,7 +478,10 @@ fn ext_info_command(path: &str) -> u8 {
 
 fn dispatch(cli: Cli) -> u8 {
     let Some(lock) = LockKind::parse(&cli.lock) else {
-        eprintln!("minizts: unknown lock kind '{}' (std, spin, adaptive)", cli.lock);
+        eprintln!(
+            "minizts: unknown lock kind '{}' (std, spin, adaptive, pthread)",
+            cli.lock
+        );
         return 2;
     };
     minizts_globals::resources::configure(lock);

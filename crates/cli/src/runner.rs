@@ -70,10 +70,81 @@ pub struct Plan<'a> {
     pub dtoa: &'a str,
 }
 
+/// Latencies in constant memory (so the runner's own footprint stays
+/// flat over millions of requests): a log-linear histogram with 64
+/// buckets per power of two of nanoseconds, about 1.6 % resolution.
+struct Histogram {
+    counts: Vec<u64>,
+    total: u64,
+    max: Duration,
+}
+
+const SUB: u32 = 64;
+
+impl Histogram {
+    fn new() -> Histogram {
+        Histogram {
+            counts: vec![0; (64 * SUB) as usize],
+            total: 0,
+            max: Duration::ZERO,
+        }
+    }
+
+    fn bucket(ns: u64) -> usize {
+        if ns < u64::from(SUB) {
+            return ns as usize;
+        }
+        let exp = 63 - ns.leading_zeros(); // >= 6
+        let frac = (ns >> (exp - 6)) & u64::from(SUB - 1);
+        ((exp - 5) * SUB) as usize + frac as usize
+    }
+
+    /// The upper end of bucket `b`, in nanoseconds.
+    fn upper(b: usize) -> u64 {
+        let b = b as u64;
+        let sub = u64::from(SUB);
+        if b < sub {
+            return b;
+        }
+        let exp = b / sub + 5;
+        let frac = b % sub;
+        ((sub + frac + 1) << (exp - 6)) - 1
+    }
+
+    fn record(&mut self, d: Duration) {
+        let ns = d.as_nanos().min(u128::from(u64::MAX)) as u64;
+        self.counts[Self::bucket(ns)] += 1;
+        self.total += 1;
+        self.max = self.max.max(d);
+    }
+
+    fn merge(&mut self, other: &Histogram) {
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+        self.total += other.total;
+        self.max = self.max.max(other.max);
+    }
+
+    fn percentile(&self, p: f64) -> Duration {
+        if self.total == 0 {
+            return Duration::ZERO;
+        }
+        let rank = ((p / 100.0) * self.total as f64).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (b, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return Duration::from_nanos(Self::upper(b)).min(self.max);
+            }
+        }
+        self.max
+    }
+}
+
 /// One worker's results.
-#[derive(Default)]
 struct Tally {
-    latencies: Vec<Duration>,
+    latencies: Histogram,
     failed: usize,
 }
 
@@ -90,7 +161,10 @@ fn worker<G: Globals>(
     next: &AtomicUsize,
     outputs: &Mutex<Vec<Option<Vec<u8>>>>,
 ) -> Result<Tally, String> {
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        latencies: Histogram::new(),
+        failed: 0,
+    };
     let argv: Vec<PhpStr> = plan.argv.iter().map(|a| PhpStr::from(a.as_str())).collect();
     let per_request = plan.thread_init == ThreadInit::PerRequest;
     let mut engine: Option<G> = if per_request { None } else { Some(start::<G>(plan)?) };
@@ -157,7 +231,7 @@ fn worker<G: Globals>(
         } else if engine.is_none() {
             engine = Some(start::<G>(plan)?);
         }
-        tally.latencies.push(t0.elapsed());
+        tally.latencies.record(t0.elapsed());
         if !ok {
             tally.failed += 1;
         }
@@ -169,16 +243,8 @@ fn worker<G: Globals>(
     Ok(tally)
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
 }
 
 /// Runs the plan under strategy `G`; returns the process exit status (1
@@ -244,12 +310,12 @@ pub fn run<G: Globals>(plan: &Plan) -> u8 {
             .collect()
     });
     let wall = t0.elapsed();
-    let mut latencies = Vec::with_capacity(plan.requests);
+    let mut latencies = Histogram::new();
     let mut failed = 0;
     for r in results {
         match r {
             Ok(t) => {
-                latencies.extend(t.latencies);
+                latencies.merge(&t.latencies);
                 failed += t.failed;
             }
             Err(e) => {
@@ -258,9 +324,8 @@ pub fn run<G: Globals>(plan: &Plan) -> u8 {
             }
         }
     }
-    let done = latencies.len();
-    failed += plan.requests.saturating_sub(done).min(plan.requests);
-    latencies.sort();
+    let done = latencies.total as usize;
+    failed += plan.requests.saturating_sub(done);
     if plan.output == KeepOutput::All {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
@@ -275,14 +340,10 @@ pub fn run<G: Globals>(plan: &Plan) -> u8 {
         let _ = out.flush();
     }
     let rps = done as f64 / wall.as_secs_f64().max(1e-9);
-    let (p50, p99, max) = (
-        percentile(&latencies, 50.0),
-        percentile(&latencies, 99.0),
-        latencies.last().copied().unwrap_or_default(),
-    );
+    let (p50, p99, max) = (latencies.percentile(50.0), latencies.percentile(99.0), latencies.max);
     if plan.json {
         println!(
-            "{{\"strategy\":\"{}\",\"threads\":{},\"requests\":{},\"failed\":{},\"thread_init\":\"{}\",\"lock\":\"{}\",\"dtoa\":\"{}\",\"cache\":{},\"wall_s\":{:.6},\"requests_per_s\":{:.1},\"p50_ms\":{:.4},\"p99_ms\":{:.4},\"max_ms\":{:.4}}}",
+            "{{\"strategy\":\"{}\",\"threads\":{},\"requests\":{},\"failed\":{},\"thread_init\":\"{}\",\"lock\":\"{}\",\"dtoa\":\"{}\",\"cache\":{},\"wall_s\":{:.6},\"requests_per_s\":{:.1},\"p50_us\":{:.2},\"p99_us\":{:.2},\"max_us\":{:.2}}}",
             plan.strategy,
             plan.threads,
             plan.requests,
@@ -293,9 +354,9 @@ pub fn run<G: Globals>(plan: &Plan) -> u8 {
             !plan.no_cache,
             wall.as_secs_f64(),
             rps,
-            ms(p50),
-            ms(p99),
-            ms(max)
+            us(p50),
+            us(p99),
+            us(max)
         );
     } else {
         println!(
@@ -310,13 +371,53 @@ pub fn run<G: Globals>(plan: &Plan) -> u8 {
             if plan.no_cache { " --no-cache" } else { "" }
         );
         println!(
-            "wall: {:.3} s, {:.1} requests/s; latency p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+            "wall: {:.3} s, {:.1} requests/s; latency p50 {:.1} µs, p99 {:.1} µs, max {:.1} µs",
             wall.as_secs_f64(),
             rps,
-            ms(p50),
-            ms(p99),
-            ms(max)
+            us(p50),
+            us(p99),
+            us(max)
         );
     }
     u8::from(failed > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_buckets_cover_their_values_within_two_percent() {
+        for ns in [
+            0u64,
+            1,
+            63,
+            64,
+            65,
+            100,
+            999,
+            1_000,
+            12_345,
+            1_000_000,
+            987_654_321,
+            1 << 40,
+        ] {
+            let b = Histogram::bucket(ns);
+            let up = Histogram::upper(b);
+            assert!(up >= ns, "{ns}: bucket {b} ends at {up}");
+            assert!(up as f64 <= ns as f64 * 1.02 + 1.0, "{ns}: bucket {b} ends at {up}");
+            if b > 0 {
+                assert!(Histogram::upper(b - 1) < ns, "{ns}: the bucket before also covers it");
+            }
+        }
+        let mut h = Histogram::new();
+        for us in 1..=100u64 {
+            h.record(Duration::from_micros(us));
+        }
+        let p50 = h.percentile(50.0).as_nanos() as f64;
+        let p99 = h.percentile(99.0).as_nanos() as f64;
+        assert!((50_000.0..=51_000.0).contains(&p50), "{p50}");
+        assert!((99_000.0..=100_000.0).contains(&p99), "{p99}");
+        assert_eq!(h.percentile(100.0), Duration::from_micros(100));
+    }
 }

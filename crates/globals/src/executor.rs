@@ -91,6 +91,8 @@ pub struct VmStack {
     chunks: Vec<Box<[Value]>>,
     /// Slots allowed in all chunks together (the nesting limit).
     max_slots: usize,
+    /// How far into the first chunk windows have reached this request.
+    high: usize,
 }
 
 /// The VM stack is full: calls nest too deeply.
@@ -108,6 +110,7 @@ impl VmStack {
         VmStack {
             chunks: Vec::new(),
             max_slots,
+            high: 0,
         }
     }
 
@@ -129,6 +132,7 @@ impl VmStack {
         let base = self.chunks[0].as_mut_ptr();
         // SAFETY: `base..base+n` is inside chunk 0 (checked above).
         unsafe { clear(base, 0, n) };
+        self.high = self.high.max(n);
         Ok((0, base))
     }
 
@@ -160,6 +164,9 @@ impl VmStack {
         if offset + n <= len {
             // SAFETY: `at..at+n` lies in chunk `c`.
             unsafe { clear(at, keep, n) };
+            // Only chunk 0 survives a request; an offset in a later chunk
+            // just makes `reset` clear more of it than needed.
+            self.high = self.high.max(offset + n);
             return Ok((chunk, at));
         }
         // SAFETY: forwarded from the caller.
@@ -218,14 +225,19 @@ impl VmStack {
         unsafe { base.add(n) }
     }
 
-    /// Drops every value and frees chunks beyond the first.
+    /// Drops every value and frees chunks beyond the first. Only the part
+    /// of the first chunk windows reached is cleared: returning frames
+    /// leave their registers behind (the next window over them clears
+    /// them), so that part may still hold values, and the rest never did.
     pub fn reset(&mut self) {
         self.chunks.truncate(1);
         if let Some(first) = self.chunks.first_mut() {
-            for v in first.iter_mut() {
+            let used = self.high.min(first.len());
+            for v in &mut first[..used] {
                 *v = Value::Undef;
             }
         }
+        self.high = 0;
     }
 
     /// Bytes of stack currently allocated.

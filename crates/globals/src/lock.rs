@@ -7,8 +7,12 @@
 //!   when contended, after a very short spin);
 //! - `spin`: a test-and-test-and-set spinlock that never sleeps;
 //! - `adaptive`: glibc's `PTHREAD_MUTEX_ADAPTIVE_NP` shape: try the lock a
-//!   bounded number of times, spinning in between, then block.
+//!   bounded number of times, spinning in between, then block;
+//! - `pthread`: glibc's default `pthread_mutex_t` (a futex lock that never
+//!   spins), which valgrind's helgrind and drd understand: the kind to run
+//!   them with (`scripts/threads-helgrind.sh`).
 
+use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
@@ -18,16 +22,18 @@ pub enum LockKind {
     Std,
     Spin,
     Adaptive,
+    Pthread,
 }
 
 impl LockKind {
-    pub const ALL: [LockKind; 3] = [LockKind::Std, LockKind::Spin, LockKind::Adaptive];
+    pub const ALL: [LockKind; 4] = [LockKind::Std, LockKind::Spin, LockKind::Adaptive, LockKind::Pthread];
 
     pub fn name(self) -> &'static str {
         match self {
             LockKind::Std => "std",
             LockKind::Spin => "spin",
             LockKind::Adaptive => "adaptive",
+            LockKind::Pthread => "pthread",
         }
     }
 
@@ -45,7 +51,15 @@ pub struct Lock {
     kind: LockKind,
     mutex: Mutex<()>,
     spin: AtomicBool,
+    /// Boxed: a pthread mutex must not move once used.
+    pthread: Box<UnsafeCell<libc::pthread_mutex_t>>,
 }
+
+// SAFETY: the pthread mutex is only used through pthread_mutex_lock and
+// pthread_mutex_unlock, which are thread-safe; the other fields are Sync.
+unsafe impl Sync for Lock {}
+// SAFETY: as above; a pthread mutex may be used from any thread.
+unsafe impl Send for Lock {}
 
 /// Holds a [`Lock`] until dropped.
 pub struct LockGuard<'a> {
@@ -59,6 +73,7 @@ impl Lock {
             kind,
             mutex: Mutex::new(()),
             spin: AtomicBool::new(false),
+            pthread: Box::new(UnsafeCell::new(libc::PTHREAD_MUTEX_INITIALIZER)),
         }
     }
 
@@ -103,6 +118,13 @@ impl Lock {
                 }
                 Some(got.unwrap_or_else(|| self.mutex.lock().unwrap_or_else(|e| e.into_inner())))
             }
+            LockKind::Pthread => {
+                // SAFETY: an initialised mutex at a stable address; this
+                // thread does not hold it (locks are not re-entered).
+                let r = unsafe { libc::pthread_mutex_lock(self.pthread.get()) };
+                assert_eq!(r, 0, "pthread_mutex_lock failed");
+                None
+            }
         };
         LockGuard {
             lock: self,
@@ -113,8 +135,13 @@ impl Lock {
 
 impl Drop for LockGuard<'_> {
     fn drop(&mut self) {
-        if self.lock.kind == LockKind::Spin {
-            self.lock.spin.store(false, Ordering::Release);
+        match self.lock.kind {
+            LockKind::Spin => self.lock.spin.store(false, Ordering::Release),
+            // SAFETY: this guard's thread locked it.
+            LockKind::Pthread => unsafe {
+                libc::pthread_mutex_unlock(self.lock.pthread.get());
+            },
+            LockKind::Std | LockKind::Adaptive => {}
         }
         // The mutex guard, if any, unlocks itself.
     }
