@@ -189,3 +189,36 @@ fn dtoa_designs_print_the_same_on_many_threads() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Every golden script prints PHP's output with the big-integer digit
+/// generator too, with the freelist shared or in EG (floats in echo,
+/// var_dump, var_export, json_encode…).
+#[test]
+fn golden_scripts_print_php_output_under_every_dtoa_design() {
+    let root = support::root();
+    let scripts = support::scripts(&root.join("tests/golden"));
+    let jobs: Vec<(std::path::PathBuf, &str)> = scripts
+        .iter()
+        .flat_map(|s| ["shared", "per-thread"].map(|d| (s.clone(), d)))
+        .collect();
+    support::run_all("golden scripts per --dtoa", &jobs, |(script, dtoa)| {
+        let want = std::fs::read(script.with_extension("out")).ok()?;
+        let code = std::fs::read_to_string(script.with_extension("exit"))
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+            .unwrap_or(0);
+        let mut cmd = minizts("tls");
+        cmd.current_dir(script.parent().unwrap())
+            .args(["--dtoa", dtoa, "run"])
+            .arg(script.file_name().unwrap());
+        let out = run(cmd, LIMIT);
+        (out.stdout != want || out.code != Some(code)).then(|| {
+            format!(
+                "{} --dtoa={dtoa}: exit {:?}\n{}",
+                script.display(),
+                out.code,
+                support::diff(&want, &out.stdout)
+            )
+        })
+    });
+}

@@ -28,7 +28,14 @@ struct Cli {
     /// Where float formatting gets its digits: shared (big-integer dtoa,
     /// one freelist behind the --lock lock, PHP <= 8.3), per-thread (the
     /// freelist in EG, PHP 8.4) or stateless (no freelist).
-    #[arg(long, global = true, value_name = "KIND", default_value = "stateless")]
+    /// MINIZTS_DTOA sets the default.
+    #[arg(
+        long,
+        global = true,
+        value_name = "KIND",
+        env = "MINIZTS_DTOA",
+        default_value = "stateless"
+    )]
     dtoa: String,
     /// Load an extension (a shared object) before running; repeatable. A
     /// name without `/` is looked up in the extension directory (`-d
