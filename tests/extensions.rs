@@ -512,3 +512,25 @@ fn initial_exec_tls_beyond_the_static_surplus_fails_clearly_and_the_tunable_fixe
         assert_eq!(out.code, Some(0));
     }
 }
+
+#[test]
+fn an_extension_reading_an_argument_that_was_not_passed_is_a_fatal_error() {
+    let lib = extension("minizts-ext-faulty");
+    let s = Script::new(
+        "missing.mz",
+        "<?php\necho faulty_missing_arg(1, 2, 3), \"\\n\";\necho faulty_missing_arg(1), \"\\n\";\necho \"not reached\\n\";\n",
+    );
+    let out = run_every_strategy(LIMIT, |cmd| {
+        load(cmd, &[&lib]);
+        cmd.arg(&s.0);
+    })
+    .unwrap_or_else(|report| panic!("strategies disagree:\n{report}"));
+    assert_eq!(text(&out.stdout), "3\n");
+    assert!(
+        text(&out.stderr)
+            .contains("Fatal error: faulty_missing_arg(): the extension read argument #3 but only 1 were passed in "),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(out.code, Some(255));
+}

@@ -222,3 +222,20 @@ fn golden_scripts_print_php_output_under_every_dtoa_design() {
         })
     });
 }
+
+/// A worker that cannot start its engine fails the requests it took and
+/// those nobody ran, once each.
+#[test]
+fn requests_no_engine_could_run_count_once_each() {
+    let mut cmd = minizts("table");
+    cmd.args(["run", "-d", "bogus=1", "--threads", "2", "--requests", "5"])
+        .args(["--thread-init", "per-request", "--no-cache", "-r", "echo 1;"]);
+    let out = run(cmd, LIMIT);
+    assert_eq!(out.code, Some(1));
+    assert!(
+        text(&out.stdout).starts_with("requests: 5 (5 failed) on 2 thread(s)"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(text(&out.stderr).contains("minizts: a worker stopped: unknown setting: bogus"));
+}

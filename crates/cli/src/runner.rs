@@ -150,21 +150,37 @@ struct Tally {
 
 fn start<G: Globals>(plan: &Plan) -> Result<G, String> {
     let g: G = minizts_vm::thread_startup().map_err(|e| e.to_string())?;
-    (plan.configure)(minizts_globals::eg!(g))?;
+    if let Err(e) = (plan.configure)(minizts_globals::eg!(g)) {
+        // SAFETY: `g` is not used after this.
+        unsafe { minizts_vm::thread_shutdown(g) };
+        return Err(e);
+    }
     Ok(g)
 }
 
-/// One worker: requests until the shared counter runs out.
+/// One worker: requests until the shared counter runs out. Returns what
+/// it did, and why it stopped early if it could not start an engine.
 fn worker<G: Globals>(
     plan: &Plan,
     script: Option<&Arc<Script>>,
     next: &AtomicUsize,
     outputs: &Mutex<Vec<Option<Vec<u8>>>>,
-) -> Result<Tally, String> {
+) -> (Tally, Option<String>) {
     let mut tally = Tally {
         latencies: Histogram::new(),
         failed: 0,
     };
+    let error = work::<G>(plan, script, next, outputs, &mut tally).err();
+    (tally, error)
+}
+
+fn work<G: Globals>(
+    plan: &Plan,
+    script: Option<&Arc<Script>>,
+    next: &AtomicUsize,
+    outputs: &Mutex<Vec<Option<Vec<u8>>>>,
+    tally: &mut Tally,
+) -> Result<(), String> {
     let argv: Vec<PhpStr> = plan.argv.iter().map(|a| PhpStr::from(a.as_str())).collect();
     let per_request = plan.thread_init == ThreadInit::PerRequest;
     let mut engine: Option<G> = if per_request { None } else { Some(start::<G>(plan)?) };
@@ -176,11 +192,18 @@ fn worker<G: Globals>(
         let t0 = Instant::now();
         let g = match engine {
             Some(g) => g,
-            None => {
-                let g = start::<G>(plan)?;
-                engine = Some(g);
-                g
-            }
+            None => match start::<G>(plan) {
+                Ok(g) => {
+                    engine = Some(g);
+                    g
+                }
+                Err(e) => {
+                    // This request was taken and cannot run.
+                    tally.failed += 1;
+                    tally.latencies.record(t0.elapsed());
+                    return Err(e);
+                }
+            },
         };
         let keep = plan.output == KeepOutput::All;
         let result = catch_unwind(AssertUnwindSafe(|| {
@@ -240,7 +263,7 @@ fn worker<G: Globals>(
         // SAFETY: the handle is not used after this.
         unsafe { minizts_vm::thread_shutdown(g) };
     }
-    Ok(tally)
+    Ok(())
 }
 
 fn us(d: Duration) -> f64 {
@@ -293,7 +316,7 @@ pub fn run<G: Globals>(plan: &Plan) -> u8 {
         }
     ]);
     let t0 = Instant::now();
-    let results: Vec<Result<Tally, String>> = std::thread::scope(|s| {
+    let results: Vec<(Tally, Option<String>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..plan.threads)
             .map(|k| {
                 let (script, next, outputs) = (script.as_ref(), &next, &outputs);
@@ -306,24 +329,28 @@ pub fn run<G: Globals>(plan: &Plan) -> u8 {
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("a worker thread panicked".into())))
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    let empty = Tally {
+                        latencies: Histogram::new(),
+                        failed: 0,
+                    };
+                    (empty, Some("a worker thread panicked".into()))
+                })
+            })
             .collect()
     });
     let wall = t0.elapsed();
     let mut latencies = Histogram::new();
     let mut failed = 0;
-    for r in results {
-        match r {
-            Ok(t) => {
-                latencies.merge(&t.latencies);
-                failed += t.failed;
-            }
-            Err(e) => {
-                eprintln!("minizts: a worker could not start its engine: {e}");
-                failed += 1;
-            }
+    for (t, error) in results {
+        latencies.merge(&t.latencies);
+        failed += t.failed;
+        if let Some(e) = error {
+            eprintln!("minizts: a worker stopped: {e}");
         }
     }
+    // Requests no worker got to (every worker stopped early) failed too.
     let done = latencies.total as usize;
     failed += plan.requests.saturating_sub(done);
     if plan.output == KeepOutput::All {

@@ -76,13 +76,18 @@ pub struct ThreadResources {
 }
 
 /// PHP's `TSRMG_BULK(id, T *)`: this thread's block of resource `id`,
-/// given this thread's resource table.
+/// given this thread's resource table; null for id 0 or a null table.
 ///
 /// # Safety
 /// `res` is the calling thread's live resource table and `id` a resource
 /// id the host wrote (non-zero).
 #[inline(always)]
 pub unsafe fn module_globals_in<T>(res: *const ThreadResources, id: usize) -> *mut T {
+    if id == 0 || res.is_null() {
+        // No id written (the module has no globals) or no table: null,
+        // never a read before the table.
+        return std::ptr::null_mut();
+    }
     // SAFETY: the caller's contract.
     unsafe { (*(*res).storage.add(id - 1)).cast() }
 }
@@ -126,7 +131,8 @@ pub struct FunctionEntry {
     pub params: *const c_char,
     /// Arguments required.
     pub required: u32,
-    pub handler: Handler,
+    /// Never null in a valid entry (the host refuses the module if it is).
+    pub handler: Option<Handler>,
 }
 
 /// An extension's description (PHP's `zend_module_entry`).
@@ -188,7 +194,12 @@ impl ModuleEntry {
     /// Module globals of type `T`, built with `T::default()` for every
     /// thread and dropped at thread exit; the host writes their id to `id`.
     pub const fn with_globals<T: Default>(mut self, id: &'static AtomicUsize) -> ModuleEntry {
-        self.globals_size = std::mem::size_of::<T>();
+        // Never 0: a zero-sized type still gets a (1-byte) block and an id.
+        self.globals_size = if std::mem::size_of::<T>() == 0 {
+            1
+        } else {
+            std::mem::size_of::<T>()
+        };
         self.globals_align = std::mem::align_of::<T>();
         self.globals_ctor = Some(rust::globals_ctor::<T>);
         self.globals_dtor = Some(rust::globals_dtor::<T>);

@@ -401,6 +401,7 @@ pub unsafe extern "C" fn globals_ctor<T: Default>(p: *mut c_void) {
 /// # Safety
 /// `p` holds a `T` built by [`globals_ctor`], dropped once.
 pub unsafe extern "C" fn globals_dtor<T: Default>(p: *mut c_void) {
+    install_panic_hook();
     // SAFETY: the caller's contract.
     let _ = catch_unwind(AssertUnwindSafe(|| unsafe { p.cast::<T>().drop_in_place() }));
 }
@@ -419,7 +420,7 @@ macro_rules! function {
                     // SAFETY: the host calls handlers with a valid `info`.
                     unsafe { $crate::rust::dispatch(info, $f) }
                 }
-                handler
+                Some(handler)
             },
         }
     };

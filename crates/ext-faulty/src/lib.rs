@@ -125,7 +125,15 @@ fn trace_mshutdown(_: &HookCtx) -> Status {
     OK
 }
 
-static FUNCTIONS: [FunctionEntry; 6] = [
+/// `faulty_missing_arg(...$any)`: reads argument #3 whether or not it
+/// was passed (an extension bug the host must report, not hide).
+fn missing_arg(call: &Call) -> Result<Val> {
+    let n = call.long(2)?;
+    Ok(call.new_long(n))
+}
+
+static FUNCTIONS: [FunctionEntry; 7] = [
+    function!("faulty_missing_arg", "...any", 0, missing_arg),
     function!("faulty_sequence", "", 0, sequence),
     function!("faulty_panic", "message", 1, panic_with),
     function!("faulty_fatal", "", 0, fatal),

@@ -270,6 +270,17 @@ pub fn load_all<G: Globals>(paths: &[String]) -> Result<&'static Registry, LoadE
                     ps.len()
                 )));
             }
+            let Some(handler) = f.handler else {
+                return Err(LoadError(format!(
+                    "{name}: Function registration failed - {fname}() has no handler"
+                )));
+            };
+            if crate::builtins::count() + fns.len() >= usize::from(u16::MAX) {
+                return Err(LoadError(format!(
+                    "{name}: Function registration failed - more than {} functions in all",
+                    usize::from(u16::MAX) - crate::builtins::count()
+                )));
+            }
             let params: Vec<&'static str> = ps.into_iter().map(leak).collect();
             let info: &'static BuiltinInfo = Box::leak(Box::new(BuiltinInfo {
                 name: leak(fname.clone()),
@@ -278,11 +289,7 @@ pub fn load_all<G: Globals>(paths: &[String]) -> Result<&'static Registry, LoadE
                 by_ref: 0,
                 variadic,
             }));
-            fns.push(ExtFunction {
-                info,
-                handler: f.handler,
-                module,
-            });
+            fns.push(ExtFunction { info, handler, module });
             names.push(fname);
         }
         modules.push(Module {
@@ -390,6 +397,7 @@ pub(crate) fn call<G: Globals>(g: G, index: usize, args: &mut [Value]) -> VmResu
         keep: Vec::new(),
         ret: Value::Null,
         error: None,
+        panic: None,
     };
     let info = CallInfo {
         host: host::table::<G>(),
@@ -400,6 +408,12 @@ pub(crate) fn call<G: Globals>(g: G, index: usize, args: &mut [Value]) -> VmResu
     // SAFETY: `info` and the state it points to live across the call; the
     // handler is the extension's, declared with the ABI's signature.
     unsafe { (f.handler)(&info) };
+    if let Some(payload) = state.panic.take() {
+        // The engine panicked inside a host function (a minizts bug): let
+        // it unwind here, on the Rust side, where the request's guard
+        // catches it.
+        std::panic::resume_unwind(payload);
+    }
     match state.error {
         Some(e) => Err(e),
         None => Ok(state.ret),

@@ -53,23 +53,39 @@ pub struct RequestOutcome {
     pub sink: Sink,
 }
 
+/// A request's armed limits: dropped (timer disarmed, memory watch
+/// removed) when the request ends, or when a panic unwinds through it, so
+/// neither the watchdog nor the allocator keeps a pointer into an EG that
+/// a caller may shut down after catching the panic.
+struct Limits {
+    timer: Option<timer::Timer>,
+}
+
+impl Drop for Limits {
+    fn drop(&mut self) {
+        minizts_globals::memory::unwatch();
+        if let Some(t) = self.timer.take() {
+            timer::disarm(t);
+        }
+    }
+}
+
 /// Runs `script` as one request with `$argv` = `argv`, output to `sink`.
 pub fn run_request<G: Globals>(g: G, script: Arc<Script>, argv: &[PhpStr], sink: Sink) -> RequestOutcome {
     eg!(g).request_startup(script.clone(), sink);
     eg!(g).argv = argv.to_vec();
     let limit = eg!(g).settings.max_execution_time;
+    let mut limits = Limits { timer: None };
     // SAFETY: the flag lives in this thread's executor globals, which
-    // outlive the request; the timer is disarmed before it ends.
-    let timer = (!limit.is_zero()).then(|| unsafe { timer::arm(&eg!(g).interrupt, limit) });
+    // outlive the request; `limits` disarms the timer before it ends, on
+    // every path, a panic's unwinding included.
+    limits.timer = (!limit.is_zero()).then(|| unsafe { timer::arm(&eg!(g).interrupt, limit) });
     if let Some(limit) = eg!(g).settings.memory_limit {
-        // SAFETY: as for the timer: unwatched before the request ends.
+        // SAFETY: as for the timer: `limits` unwatches it.
         unsafe { minizts_globals::memory::watch(limit, &eg!(g).interrupt.pending) };
     }
     let result = extensions::request_startup(g).and_then(|()| start(g, &script));
-    minizts_globals::memory::unwatch();
-    if let Some(t) = timer {
-        timer::disarm(t);
-    }
+    drop(limits);
     let (exit_status, error) = match result {
         Ok(_) => (eg!(g).exit_status, None),
         Err(e) => match *e {

@@ -89,7 +89,9 @@ fn int_arith(op: BinOp, x: i64, y: i64) -> VmResult<Value> {
             if y == 0 {
                 return throw("DivisionByZeroError", "Division by zero");
             }
-            if x % y == 0 && !(x == i64::MIN && y == -1) {
+            // `checked_rem` first: `i64::MIN % -1` overflows (PHP gives a
+            // float for `PHP_INT_MIN / -1`).
+            if x.checked_rem(y) == Some(0) && !(x == i64::MIN && y == -1) {
                 Value::Int(x / y)
             } else {
                 Value::Float(x as f64 / y as f64)

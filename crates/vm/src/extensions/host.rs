@@ -9,6 +9,7 @@
 //! extension gets wrong results, not memory errors in the host.
 
 use std::ffi::{c_char, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
 use minizts_core::{KeyRef, PhpArray, PhpStr, Value};
@@ -33,6 +34,8 @@ pub(crate) struct HostCall<'a, G> {
     pub ret: Value,
     /// The first error raised; the call fails with it.
     pub error: Option<Box<VmError>>,
+    /// A panic caught inside a host function, resumed after the handler.
+    pub panic: Option<Box<dyn std::any::Any + Send>>,
 }
 
 impl<G: Globals> HostCall<'_, G> {
@@ -86,11 +89,38 @@ impl<G: Globals> HostCall<'_, G> {
     }
 }
 
+/// Runs `f` on the running call's state, or returns `fallback` without
+/// running it: when `call` is null (a hook calling a function that needs
+/// a call), or after a panic inside an earlier host function of this
+/// call. Host functions are `extern "C"`, so a panic in the engine code
+/// they run (a bug in minizts) must not unwind out of them: it is caught
+/// here and recorded, and `extensions::call` resumes it once the handler
+/// has returned, where the runner's request guard sees it.
+///
 /// # Safety
-/// `call` is the `CallInfo::call` of a running extension call under `G`.
-unsafe fn state<'c, G: Globals>(call: *mut c_void) -> &'c mut HostCall<'c, G> {
-    // SAFETY: the caller's contract; the host made it from a `HostCall<G>`.
-    unsafe { &mut *call.cast::<HostCall<'c, G>>() }
+/// `call` is null or the `CallInfo::call` of a running extension call
+/// under `G`.
+unsafe fn with_state<'c, G: Globals, R>(
+    call: *mut c_void,
+    fallback: R,
+    f: impl FnOnce(&mut HostCall<'c, G>) -> R,
+) -> R {
+    let p = call.cast::<HostCall<'c, G>>();
+    // SAFETY: the caller's contract; the host made `call` from a
+    // `HostCall<G>` that outlives the handler.
+    if p.is_null() || unsafe { (*p).panic.is_some() } {
+        return fallback;
+    }
+    // SAFETY: as above; no other reference to the state is alive while a
+    // host function runs (handlers only hold the opaque pointer).
+    match catch_unwind(AssertUnwindSafe(|| f(unsafe { &mut *p }))) {
+        Ok(r) => r,
+        Err(payload) => {
+            // SAFETY: as above.
+            unsafe { (*p).panic = Some(payload) };
+            fallback
+        }
+    }
 }
 
 fn bytes<'b>(s: *const u8, len: usize) -> &'b [u8] {
@@ -133,25 +163,47 @@ unsafe extern "C" fn memory_usage() -> usize {
     minizts_globals::memory::usage()
 }
 
+impl<G: Globals> HostCall<'_, G> {
+    /// Argument `i` must have been passed: asking for one that was not is
+    /// a bug in the extension (optional parameters are checked with
+    /// `argc` first), reported as a fatal error rather than a silent null.
+    fn has_arg(&mut self, i: u32) -> bool {
+        if (i as usize) < self.args.len() {
+            return true;
+        }
+        let message = format!(
+            "{}(): the extension read argument #{} but only {} were passed",
+            self.info.name,
+            i + 1,
+            self.args.len()
+        );
+        self.raise(fatal::<()>(message).unwrap_err());
+        false
+    }
+}
+
 macro_rules! arg_fn {
     ($name:ident, $ty:ty, $method:ident) => {
         unsafe extern "C" fn $name<G: Globals>(call: *mut c_void, i: u32, out: *mut $ty) -> bool {
             // SAFETY: the host passed `call` to this extension call.
-            let st = unsafe { state::<G>(call) };
-            let g = st.g;
-            if i as usize >= st.args.len() {
-                return false;
-            }
-            match st.arguments().$method(g, i as usize) {
-                Ok(v) => {
-                    // SAFETY: the extension passes a valid place.
-                    unsafe { *out = v };
-                    true
-                }
-                Err(e) => {
-                    st.raise(e);
-                    false
-                }
+            unsafe {
+                with_state::<G, _>(call, false, |st| {
+                    if !st.has_arg(i) {
+                        return false;
+                    }
+                    let g = st.g;
+                    match st.arguments().$method(g, i as usize) {
+                        Ok(v) => {
+                            // SAFETY: the extension passes a valid place.
+                            *out = v;
+                            true
+                        }
+                        Err(e) => {
+                            st.raise(e);
+                            false
+                        }
+                    }
+                })
             }
         }
     };
@@ -163,133 +215,151 @@ arg_fn!(arg_bool, bool, bool);
 
 unsafe extern "C" fn arg_string<G: Globals>(call: *mut c_void, i: u32, len: *mut usize) -> *const u8 {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    let g = st.g;
-    if i as usize >= st.args.len() {
-        return std::ptr::null();
-    }
-    match st.arguments().str(g, i as usize) {
-        Ok(s) => st.hand_out(s, len),
-        Err(e) => {
-            st.raise(e);
-            std::ptr::null()
-        }
+    unsafe {
+        with_state::<G, _>(call, std::ptr::null(), |st| {
+            if !st.has_arg(i) {
+                return std::ptr::null();
+            }
+            let g = st.g;
+            match st.arguments().str(g, i as usize) {
+                Ok(s) => st.hand_out(s, len),
+                Err(e) => {
+                    st.raise(e);
+                    std::ptr::null()
+                }
+            }
+        })
     }
 }
 
 unsafe extern "C" fn arg_array<G: Globals>(call: *mut c_void, i: u32) -> Val {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    if i as usize >= st.args.len() {
-        return NO_VAL;
-    }
-    match st.arguments().array(i as usize) {
-        Ok(_) => i,
-        Err(e) => {
-            st.raise(e);
-            NO_VAL
-        }
+    unsafe {
+        with_state::<G, _>(call, NO_VAL, |st| {
+            if !st.has_arg(i) {
+                return NO_VAL;
+            }
+            match st.arguments().array(i as usize) {
+                Ok(_) => i,
+                Err(e) => {
+                    st.raise(e);
+                    NO_VAL
+                }
+            }
+        })
     }
 }
 
 unsafe extern "C" fn arg_callable<G: Globals>(call: *mut c_void, i: u32) -> Val {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    let g = st.g;
-    if i as usize >= st.args.len() {
-        return NO_VAL;
-    }
-    match st.arguments().callable(g, i as usize) {
-        Ok(_) => i,
-        Err(e) => {
-            st.raise(e);
-            NO_VAL
-        }
+    unsafe {
+        with_state::<G, _>(call, NO_VAL, |st| {
+            if !st.has_arg(i) {
+                return NO_VAL;
+            }
+            let g = st.g;
+            match st.arguments().callable(g, i as usize) {
+                Ok(_) => i,
+                Err(e) => {
+                    st.raise(e);
+                    NO_VAL
+                }
+            }
+        })
     }
 }
 
 unsafe extern "C" fn type_of<G: Globals>(call: *mut c_void, v: Val) -> u32 {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    match st.get(v) {
-        Value::Bool(_) => value_type::BOOL,
-        Value::Int(_) => value_type::LONG,
-        Value::Float(_) => value_type::DOUBLE,
-        Value::Str(_) => value_type::STRING,
-        Value::Arr(_) => value_type::ARRAY,
-        Value::Closure(_) => value_type::CLOSURE,
-        _ => value_type::NULL,
+    unsafe {
+        with_state::<G, _>(call, value_type::NULL, |st| match st.get(v) {
+            Value::Bool(_) => value_type::BOOL,
+            Value::Int(_) => value_type::LONG,
+            Value::Float(_) => value_type::DOUBLE,
+            Value::Str(_) => value_type::STRING,
+            Value::Arr(_) => value_type::ARRAY,
+            Value::Closure(_) => value_type::CLOSURE,
+            _ => value_type::NULL,
+        })
     }
 }
 
 unsafe extern "C" fn to_long<G: Globals>(call: *mut c_void, v: Val) -> i64 {
     // SAFETY: the host passed `call` to this extension call.
-    unsafe { state::<G>(call) }.get(v).to_int()
+    unsafe { with_state::<G, _>(call, 0, |st| st.get(v).to_int()) }
 }
 
 unsafe extern "C" fn to_double<G: Globals>(call: *mut c_void, v: Val) -> f64 {
     // SAFETY: the host passed `call` to this extension call.
-    unsafe { state::<G>(call) }.get(v).to_float()
+    unsafe { with_state::<G, _>(call, 0.0, |st| st.get(v).to_float()) }
 }
 
 unsafe extern "C" fn to_bool<G: Globals>(call: *mut c_void, v: Val) -> bool {
     // SAFETY: the host passed `call` to this extension call.
-    unsafe { state::<G>(call) }.get(v).to_bool()
+    unsafe { with_state::<G, _>(call, false, |st| st.get(v).to_bool()) }
 }
 
 unsafe extern "C" fn to_string<G: Globals>(call: *mut c_void, v: Val, len: *mut usize) -> *const u8 {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    let value = st.get(v);
-    match crate::ops::to_str(st.g, &value) {
-        Ok(s) => st.hand_out(s, len),
-        Err(e) => {
-            st.raise(e);
-            std::ptr::null()
-        }
+    unsafe {
+        with_state::<G, _>(call, std::ptr::null(), |st| {
+            let value = st.get(v);
+            match crate::ops::to_str(st.g, &value) {
+                Ok(s) => st.hand_out(s, len),
+                Err(e) => {
+                    st.raise(e);
+                    std::ptr::null()
+                }
+            }
+        })
     }
 }
 
 unsafe extern "C" fn new_null<G: Globals>(call: *mut c_void) -> Val {
     // SAFETY: the host passed `call` to this extension call.
-    unsafe { state::<G>(call) }.add(Value::Null)
+    unsafe { with_state::<G, _>(call, NO_VAL, |st| st.add(Value::Null)) }
 }
 
 unsafe extern "C" fn new_bool<G: Globals>(call: *mut c_void, b: bool) -> Val {
     // SAFETY: the host passed `call` to this extension call.
-    unsafe { state::<G>(call) }.add(Value::Bool(b))
+    unsafe { with_state::<G, _>(call, NO_VAL, |st| st.add(Value::Bool(b))) }
 }
 
 unsafe extern "C" fn new_long<G: Globals>(call: *mut c_void, n: i64) -> Val {
     // SAFETY: the host passed `call` to this extension call.
-    unsafe { state::<G>(call) }.add(Value::Int(n))
+    unsafe { with_state::<G, _>(call, NO_VAL, |st| st.add(Value::Int(n))) }
 }
 
 unsafe extern "C" fn new_double<G: Globals>(call: *mut c_void, d: f64) -> Val {
     // SAFETY: the host passed `call` to this extension call.
-    unsafe { state::<G>(call) }.add(Value::Float(d))
+    unsafe { with_state::<G, _>(call, NO_VAL, |st| st.add(Value::Float(d))) }
 }
 
 unsafe extern "C" fn new_string<G: Globals>(call: *mut c_void, s: *const u8, len: usize) -> Val {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    if let Err(e) = crate::builtins::reserve(st.g, len) {
-        st.raise(e);
-        return NO_VAL;
+    unsafe {
+        with_state::<G, _>(call, NO_VAL, |st| {
+            if let Err(e) = crate::builtins::reserve(st.g, len) {
+                st.raise(e);
+                return NO_VAL;
+            }
+            st.add(Value::Str(PhpStr::from(bytes(s, len))))
+        })
     }
-    st.add(Value::Str(PhpStr::from(bytes(s, len))))
 }
 
 unsafe extern "C" fn new_array<G: Globals>(call: *mut c_void) -> Val {
     // SAFETY: the host passed `call` to this extension call.
-    unsafe { state::<G>(call) }.add(Value::arr(PhpArray::new()))
+    unsafe { with_state::<G, _>(call, NO_VAL, |st| st.add(Value::arr(PhpArray::new()))) }
 }
 
 unsafe extern "C" fn array_count<G: Globals>(call: *mut c_void, a: Val) -> usize {
     // SAFETY: the host passed `call` to this extension call.
-    match unsafe { state::<G>(call) }.get(a) {
-        Value::Arr(arr) => arr.len(),
-        _ => 0,
+    unsafe {
+        with_state::<G, _>(call, 0, |st| match st.get(a) {
+            Value::Arr(arr) => arr.len(),
+            _ => 0,
+        })
     }
 }
 
@@ -301,105 +371,118 @@ unsafe extern "C" fn array_next<G: Globals>(
     value: *mut Val,
 ) -> bool {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    let Value::Arr(arr) = st.get(a) else {
-        return false;
-    };
-    // SAFETY: the extension passes valid places.
-    let at = unsafe { *cursor };
-    let Some((pos, k, v)) = arr.at_or_after(at) else {
-        return false;
-    };
-    let k = match k {
-        KeyRef::Int(n) => Value::Int(n),
-        KeyRef::Str(s) => Value::Str(s.clone()),
-    };
-    let v = v.deref_clone();
-    let (kh, vh) = (st.add(k), st.add(v));
-    // SAFETY: as above.
     unsafe {
-        *cursor = pos + 1;
-        *key = kh;
-        *value = vh;
+        with_state::<G, _>(call, false, |st| {
+            let Value::Arr(arr) = st.get(a) else {
+                return false;
+            };
+            // SAFETY: the extension passes valid places.
+            let at = *cursor;
+            let Some((pos, k, v)) = arr.at_or_after(at) else {
+                return false;
+            };
+            let k = match k {
+                KeyRef::Int(n) => Value::Int(n),
+                KeyRef::Str(s) => Value::Str(s.clone()),
+            };
+            let v = v.deref_clone();
+            let (kh, vh) = (st.add(k), st.add(v));
+            *cursor = pos + 1;
+            *key = kh;
+            *value = vh;
+            true
+        })
     }
-    true
 }
 
 unsafe extern "C" fn array_push<G: Globals>(call: *mut c_void, a: Val, v: Val) -> bool {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    let value = st.get(v);
-    let Some(Value::Arr(arr)) = st.slot(a) else {
-        return false;
-    };
-    if Rc::make_mut(arr).push(value).is_ok() {
-        return true;
+    unsafe {
+        with_state::<G, _>(call, false, |st| {
+            let value = st.get(v);
+            let g = st.g;
+            let Some(Value::Arr(arr)) = st.slot(a) else {
+                return false;
+            };
+            if Rc::make_mut(arr).push(value).is_ok() {
+                return true;
+            }
+            crate::error::warning(
+                g,
+                "Cannot add element to the array as the next element is already occupied",
+            );
+            false
+        })
     }
-    let g = st.g;
-    crate::error::warning(
-        g,
-        "Cannot add element to the array as the next element is already occupied",
-    );
-    false
 }
 
 unsafe extern "C" fn array_set<G: Globals>(call: *mut c_void, a: Val, k: Val, v: Val) -> bool {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    let (key, value, g) = (st.get(k), st.get(v), st.g);
-    let key = match crate::dim::to_key(g, &key) {
-        Ok(key) => key,
-        Err(e) => {
-            st.raise(e);
-            return false;
-        }
-    };
-    match st.slot(a) {
-        Some(Value::Arr(arr)) => {
-            Rc::make_mut(arr).insert(key, value);
-            true
-        }
-        _ => false,
+    unsafe {
+        with_state::<G, _>(call, false, |st| {
+            let (key, value, g) = (st.get(k), st.get(v), st.g);
+            let key = match crate::dim::to_key(g, &key) {
+                Ok(key) => key,
+                Err(e) => {
+                    st.raise(e);
+                    return false;
+                }
+            };
+            match st.slot(a) {
+                Some(Value::Arr(arr)) => {
+                    Rc::make_mut(arr).insert(key, value);
+                    true
+                }
+                _ => false,
+            }
+        })
     }
 }
 
 unsafe extern "C" fn set_return<G: Globals>(call: *mut c_void, v: Val) {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    st.ret = st.get(v);
+    unsafe { with_state::<G, _>(call, (), |st| st.ret = st.get(v)) }
 }
 
 unsafe extern "C" fn echo<G: Globals>(call: *mut c_void, s: *const u8, len: usize) {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    crate::output::write(st.g, bytes(s, len));
+    unsafe { with_state::<G, _>(call, (), |st| crate::output::write(st.g, bytes(s, len))) }
 }
 
 unsafe extern "C" fn warning<G: Globals>(call: *mut c_void, s: *const u8, len: usize) {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    crate::error::warning(st.g, &String::from_utf8_lossy(bytes(s, len)));
+    unsafe {
+        with_state::<G, _>(call, (), |st| {
+            crate::error::warning(st.g, &String::from_utf8_lossy(bytes(s, len)))
+        })
+    }
 }
 
 unsafe extern "C" fn raise_fatal<G: Globals>(call: *mut c_void, s: *const u8, len: usize) {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    let message = String::from_utf8_lossy(bytes(s, len)).into_owned();
-    st.raise(fatal::<()>(message).unwrap_err());
+    unsafe {
+        with_state::<G, _>(call, (), |st| {
+            let message = String::from_utf8_lossy(bytes(s, len)).into_owned();
+            st.raise(fatal::<()>(message).unwrap_err());
+        })
+    }
 }
 
 unsafe extern "C" fn panicked<G: Globals>(call: *mut c_void, s: *const u8, len: usize) {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    let message = format!(
-        "Extension '{}' panicked in {}(): {}",
-        st.module,
-        st.info.name,
-        String::from_utf8_lossy(bytes(s, len))
-    );
-    // A panic replaces whatever error was raised before it: it is what
-    // ended the call.
-    st.error = Some(fatal::<()>(message).unwrap_err());
+    unsafe {
+        with_state::<G, _>(call, (), |st| {
+            let message = format!(
+                "Extension '{}' panicked in {}(): {}",
+                st.module,
+                st.info.name,
+                String::from_utf8_lossy(bytes(s, len))
+            );
+            // A panic replaces whatever error was raised before it: it is
+            // what ended the call.
+            st.error = Some(fatal::<()>(message).unwrap_err());
+        })
+    }
 }
 
 unsafe extern "C" fn call_callable<G: Globals>(
@@ -410,28 +493,36 @@ unsafe extern "C" fn call_callable<G: Globals>(
     result: *mut Val,
 ) -> bool {
     // SAFETY: the host passed `call` to this extension call.
-    let st = unsafe { state::<G>(call) };
-    let g = st.g;
-    let handles: &[Val] = if args.is_null() || argc == 0 {
-        &[]
-    } else {
-        // SAFETY: the extension passes `argc` handles.
-        unsafe { std::slice::from_raw_parts(args, argc as usize) }
-    };
-    let values: Vec<Value> = handles.iter().map(|&h| st.get(h)).collect();
-    let callee = st.get(f);
-    let r = crate::call::resolve_callable(g, &callee).and_then(|c| crate::call::call_resolved(g, &c, values));
-    match r {
-        Ok(v) => {
-            let h = st.add(v);
-            // SAFETY: the extension passes a valid place.
-            unsafe { *result = h };
-            true
-        }
-        Err(e) => {
-            st.raise(e);
-            false
-        }
+    unsafe {
+        with_state::<G, _>(call, false, |st| {
+            // Like `zend_call_function` with `EG(exception)` set: once an
+            // error is raised (or the script exited), no more script code
+            // runs in this call.
+            if st.error.is_some() {
+                return false;
+            }
+            let g = st.g;
+            let handles: &[Val] = if args.is_null() || argc == 0 {
+                &[]
+            } else {
+                // SAFETY: the extension passes `argc` handles.
+                std::slice::from_raw_parts(args, argc as usize)
+            };
+            let values: Vec<Value> = handles.iter().map(|&h| st.get(h)).collect();
+            let callee = st.get(f);
+            let r = crate::call::resolve_callable(g, &callee).and_then(|c| crate::call::call_resolved(g, &c, values));
+            match r {
+                Ok(v) => {
+                    let h = st.add(v);
+                    *result = h;
+                    true
+                }
+                Err(e) => {
+                    st.raise(e);
+                    false
+                }
+            }
+        })
     }
 }
 
@@ -473,5 +564,56 @@ pub fn table<G: Globals>() -> &'static HostApi {
             panicked: panicked::<G>,
             call: call_callable::<G>,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use minizts_globals::Tls;
+
+    /// A panic inside a host function is caught and recorded (it must not
+    /// unwind out of an `extern "C"` function), later host calls of the
+    /// same call do nothing, and a null call (a hook) is refused.
+    #[test]
+    fn panics_in_host_functions_are_recorded_not_unwound() {
+        std::thread::spawn(|| {
+            let g: Tls = crate::thread_startup().unwrap();
+            let info: &'static BuiltinInfo = Box::leak(Box::new(BuiltinInfo {
+                name: "t",
+                params: &[],
+                min: 0,
+                by_ref: 0,
+                variadic: false,
+            }));
+            let mut args = [Value::Int(7)];
+            let mut st = HostCall {
+                g,
+                args: &mut args,
+                info,
+                module: "m",
+                values: Vec::new(),
+                keep: Vec::new(),
+                ret: Value::Null,
+                error: None,
+                panic: None,
+            };
+            let call = (&mut st as *mut HostCall<'_, Tls>).cast::<c_void>();
+            // SAFETY: `call` is a live HostCall<Tls> on this thread.
+            unsafe {
+                assert_eq!(with_state::<Tls, _>(call, 0, |st| st.get(0).to_int()), 7);
+                let r = with_state::<Tls, _>(call, -1, |_| -> i64 { panic!("engine bug") });
+                assert_eq!(r, -1);
+                assert!((*call.cast::<HostCall<'_, Tls>>()).panic.is_some());
+                // Nothing runs after the panic.
+                assert_eq!(with_state::<Tls, _>(call, -2, |st| st.get(0).to_int()), -2);
+                assert_eq!(with_state::<Tls, _>(std::ptr::null_mut(), -3, |_| 0), -3);
+            }
+            drop(st);
+            // SAFETY: `g` is not used after this.
+            unsafe { crate::thread_shutdown(g) };
+        })
+        .join()
+        .unwrap();
     }
 }
