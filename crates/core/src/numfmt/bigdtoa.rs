@@ -99,15 +99,39 @@ pub struct BigDtoa<P: Pool>(pub P);
 
 impl<P: Pool> DigitSource for BigDtoa<P> {
     fn shortest(&mut self, value: f64) -> Digits {
+        if value == 0.0 {
+            return zero();
+        }
         shortest(&mut self.0, value.abs())
     }
 
     fn significant(&mut self, value: f64, ndigits: i32) -> Digits {
+        if value == 0.0 {
+            return zero();
+        }
         let n = ndigits.clamp(1, 800) as usize;
         if let Some(d) = small_integer_tie(value.abs(), n) {
             return d;
         }
         significant(&mut self.0, value.abs(), n)
+    }
+}
+
+/// dtoa's zero: the digit `0` with the point after it.
+fn zero() -> Digits {
+    let mut out = Digits::new();
+    out.push(b'0');
+    out.decpt = 1;
+    out
+}
+
+/// Whether a comparison with an interval's end lands outside it; the
+/// end itself counts as inside when `inclusive` (round-half-even reading).
+fn reaches(c: std::cmp::Ordering, inclusive: bool) -> bool {
+    match c {
+        std::cmp::Ordering::Greater => true,
+        std::cmp::Ordering::Equal => inclusive,
+        std::cmp::Ordering::Less => false,
     }
 }
 
@@ -339,14 +363,9 @@ fn times10<P: Pool>(a: &mut Arith<'_, P>, b: &mut Bigint) {
     a.mul_small(b, 10);
 }
 
-/// Mode 0 (see the module docs).
+/// Mode 0 (see the module docs), for a positive `value`.
 fn shortest<P: Pool>(pool: &mut P, value: f64) -> Digits {
     let mut out = Digits::new();
-    if value == 0.0 {
-        out.push(b'0');
-        out.decpt = 1;
-        return out;
-    }
     let mut a = Arith { pool };
     let (f, _, _) = decompose(value);
     // Round-half-even reading: the interval's ends belong to it when the
@@ -361,11 +380,7 @@ fn shortest<P: Pool>(pool: &mut P, value: f64) -> Digits {
     } = scale(&mut a, value);
     // Fix the estimate: r + m+ must stay below s (or not reach it).
     let high = a.sum(&r, &m_plus);
-    let too_big = match cmp(&high, &s) {
-        std::cmp::Ordering::Greater => true,
-        std::cmp::Ordering::Equal => inclusive,
-        std::cmp::Ordering::Less => false,
-    };
+    let too_big = reaches(cmp(&high, &s), inclusive);
     a.free(high);
     if too_big {
         times10(&mut a, &mut s);
@@ -377,17 +392,9 @@ fn shortest<P: Pool>(pool: &mut P, value: f64) -> Digits {
         times10(&mut a, &mut m_plus);
         times10(&mut a, &mut m_minus);
         let d = digit(&mut r, &s);
-        let low_end = match cmp(&r, &m_minus) {
-            std::cmp::Ordering::Less => true,
-            std::cmp::Ordering::Equal => inclusive,
-            std::cmp::Ordering::Greater => false,
-        };
+        let low_end = reaches(cmp(&m_minus, &r), inclusive);
         let high_sum = a.sum(&r, &m_plus);
-        let high_end = match cmp(&high_sum, &s) {
-            std::cmp::Ordering::Greater => true,
-            std::cmp::Ordering::Equal => inclusive,
-            std::cmp::Ordering::Less => false,
-        };
+        let high_end = reaches(cmp(&high_sum, &s), inclusive);
         a.free(high_sum);
         let last = match (low_end, high_end) {
             (false, false) => {
@@ -418,14 +425,10 @@ fn shortest<P: Pool>(pool: &mut P, value: f64) -> Digits {
     finish(out)
 }
 
-/// Mode 2: `n` significant digits, rounded half to even.
+/// Mode 2: `n` significant digits, rounded half to even, for a positive
+/// `value`.
 fn significant<P: Pool>(pool: &mut P, value: f64, n: usize) -> Digits {
     let mut out = Digits::new();
-    if value == 0.0 {
-        out.push(b'0');
-        out.decpt = 1;
-        return out;
-    }
     let mut a = Arith { pool };
     let Scaled {
         mut r,
