@@ -94,11 +94,12 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
     c.collect_decls(ast.stmts);
     let last_line = lines.line(src.len() as u32);
     c.compile_main(ast.stmts, last_line)?;
-    let functions: Vec<Function> = c
+    let mut functions: Vec<Function> = c
         .functions
         .into_iter()
         .map(|f| f.expect("every function id is filled"))
         .collect();
+    bind_early_calls(&mut functions, &c.early);
     let cg = cg!(g);
     Ok(Arc::new(Script {
         file: file.into(),
@@ -107,6 +108,47 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
         strings: std::mem::take(&mut cg.interned),
         cache_slots: cg.cache_slots,
     }))
+}
+
+/// Turns calls of functions declared at the top level (bound before the
+/// script runs, so a name always means the same function) into
+/// `CallDirect` where the argument count needs no run-time handling.
+/// Calls of other functions (conditional or nested declarations) keep
+/// the run-time lookup through the cache.
+fn bind_early_calls(functions: &mut [Function], early: &[FuncId]) {
+    let by_name: HashMap<Vec<u8>, FuncId> = early
+        .iter()
+        .map(|&id| (functions[id as usize].name.to_ascii_lowercase().into_bytes(), id))
+        .collect();
+    let simple: Vec<(u16, usize)> = functions
+        .iter()
+        .map(|f| {
+            if f.params.last().is_some_and(|p| p.variadic) {
+                (u16::MAX, 0)
+            } else {
+                (f.required, f.params.len())
+            }
+        })
+        .collect();
+    for f in functions.iter_mut() {
+        for op in f.code.iter_mut() {
+            if let Op::CallUser { dst, site, args, argc } = *op {
+                let Some(&func) = by_name.get(&*f.sites[site as usize].key) else {
+                    continue;
+                };
+                let (required, nparams) = simple[func as usize];
+                if argc as u16 >= required && argc as usize <= nparams {
+                    *op = Op::CallDirect {
+                        dst,
+                        site,
+                        args,
+                        argc,
+                        func,
+                    };
+                }
+            }
+        }
+    }
 }
 
 /// A loop or switch being compiled, for `break` and `continue`.

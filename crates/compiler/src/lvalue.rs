@@ -101,6 +101,15 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.emit(Op::Assign { var, src: v });
                 Ok(v)
             }
+            ExprKind::Index { base, index: Some(key) } if matches!(base.kind, ExprKind::Var(_)) => {
+                let ExprKind::Var(name) = base.kind else { unreachable!() };
+                let var = self.cv(name)?;
+                let key = self.expr(key)?;
+                let v = self.expr(value)?;
+                self.at(target.pos);
+                self.emit(Op::AssignDim1 { var, key, src: v });
+                Ok(v)
+            }
             ExprKind::Index { .. } => {
                 let path = self.dim_path(target)?;
                 let (var, keys, depth) = self.keys(&path)?;
@@ -270,6 +279,18 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         dst,
                         src: Src::reg(var),
                     });
+                }
+            }
+            ExprKind::Index { base, index: Some(key) } if matches!(base.kind, ExprKind::Var(_)) => {
+                let ExprKind::Var(name) = base.kind else { unreachable!() };
+                let var = self.cv(name)?;
+                let key = self.expr(key)?;
+                let v = self.expr(value)?;
+                self.at(target.pos);
+                self.emit(Op::AssignDimOp1 { op, var, key, src: v });
+                if !dst.is_none() {
+                    let r = self.quiet(target)?;
+                    self.emit(Op::Move { dst, src: r });
                 }
             }
             ExprKind::Index { .. } => {

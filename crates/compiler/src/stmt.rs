@@ -74,6 +74,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.loop_body(body, None, false)?;
                 let ctx = self.loops.pop().expect("loop context");
                 self.patch_all_here(&ctx.continues);
+                let step_start = self.next_pc();
                 for e in step.iter() {
                     self.discard(e)?;
                 }
@@ -86,6 +87,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         self.at(last.pos);
                         let again = self.cond_jump(last, true)?;
                         self.patch_all(&again, top);
+                        if rest.is_empty() && again.len() == 1 {
+                            self.fuse_loop_bottom(step_start, again[0]);
+                        }
                     }
                     None => {
                         self.at(s.pos);
@@ -283,6 +287,58 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 Ok(vec![pc])
             }
         }
+    }
+
+    /// `for (…; $i < $n; $i++)`: when the step is exactly `IncVar $i` and
+    /// the test right after it is `JMP_LT ($i < limit)` back to the top,
+    /// the step becomes `INC_JMP_LT`, one dispatch per iteration instead
+    /// of two (likewise `<=`, and `$i--` with `>` or `>=`). The test stays in place for the loop's entry jump; the
+    /// fused instruction skips it when the loop ends.
+    fn fuse_loop_bottom(&mut self, step: Target, test: Target) {
+        if test != step + 1 {
+            return;
+        }
+        let code = &mut cg!(self.g).op_array().code;
+        let fused = match (code[step as usize], code[test as usize]) {
+            (
+                Op::IncVar { var },
+                Op::JmpLt {
+                    a,
+                    b,
+                    if_true: true,
+                    target,
+                },
+            ) if a == Src::reg(var) => Op::IncJmpLt { var, limit: b, target },
+            (
+                Op::IncVar { var },
+                Op::JmpLe {
+                    a,
+                    b,
+                    if_true: true,
+                    target,
+                },
+            ) if a == Src::reg(var) => Op::IncJmpLe { var, limit: b, target },
+            (
+                Op::DecVar { var },
+                Op::JmpLt {
+                    a,
+                    b,
+                    if_true: true,
+                    target,
+                },
+            ) if b == Src::reg(var) => Op::DecJmpGt { var, limit: a, target },
+            (
+                Op::DecVar { var },
+                Op::JmpLe {
+                    a,
+                    b,
+                    if_true: true,
+                    target,
+                },
+            ) if b == Src::reg(var) => Op::DecJmpGe { var, limit: a, target },
+            _ => return,
+        };
+        code[step as usize] = fused;
     }
 
     fn foreach(

@@ -228,6 +228,12 @@ pub enum Op {
     /// `var[k1]…[kn] = src`; the `depth` keys are in consecutive
     /// registers from `keys`; an `Undef` key means `[]` (append).
     AssignDim { var: Reg, keys: Reg, depth: u8, src: Src },
+    /// `var[key] = src`, one dimension with the key read as an operand
+    /// when the instruction runs (no copy into a key register; PHP also
+    /// reads a variable key at the assignment).
+    AssignDim1 { var: Reg, key: Src, src: Src },
+    /// `var[key] <op>= src`, one dimension.
+    AssignDimOp1 { op: BinOp, var: Reg, key: Src, src: Src },
     /// `var[k1]…[kn] = &…`: stores the reference held in `src`.
     AssignDimRef { var: Reg, keys: Reg, depth: u8, src: Reg },
     /// `var[k1]…[kn] <op>= src`
@@ -282,6 +288,17 @@ pub enum Op {
         if_true: bool,
         target: Target,
     },
+    /// A `for` loop's bottom, `$var++; if ($var < limit) goto target`,
+    /// fused; when it does not jump it also skips the next instruction
+    /// (the same test, which the loop's entry jump lands on).
+    IncJmpLt { var: Reg, limit: Src, target: Target },
+    /// The same with `$var <= limit`.
+    IncJmpLe { var: Reg, limit: Src, target: Target },
+    /// A counting-down loop's bottom, `$var--; if ($var > limit) goto
+    /// target`, fused the same way (the test is `JMP_LT (limit < $var)`).
+    DecJmpGt { var: Reg, limit: Src, target: Target },
+    /// The same with `$var >= limit` (`JMP_LE (limit <= $var)`).
+    DecJmpGe { var: Reg, limit: Src, target: Target },
     /// Jump if `(a <= b) == if_true`.
     JmpLe {
         a: Src,
@@ -307,6 +324,17 @@ pub enum Op {
     /// Calls the user function named by call site `site` with the `argc`
     /// arguments in the registers from `args`; the result goes to `dst`.
     CallUser { dst: Reg, site: u16, args: Reg, argc: u8 },
+    /// `CallUser` bound when the script was compiled: `func` is a function
+    /// declared at the top level (PHP's early binding) and `argc` fits its
+    /// parameters without defaults or variadics to sort out, so no cache
+    /// lookup and no argument-count check at run time.
+    CallDirect {
+        dst: Reg,
+        site: u16,
+        args: Reg,
+        argc: u8,
+        func: FuncId,
+    },
     /// Calls builtin `id` with the arguments in the registers from `args`.
     CallBuiltin { dst: Reg, id: u16, args: Reg, argc: u8 },
     /// Calls the closure or string callable in `callee`.
@@ -387,6 +415,10 @@ impl Op {
             | JmpIfNot { target, .. }
             | JmpIfNotNull { target, .. }
             | JmpLt { target, .. }
+            | IncJmpLt { target, .. }
+            | IncJmpLe { target, .. }
+            | DecJmpGt { target, .. }
+            | DecJmpGe { target, .. }
             | JmpLe { target, .. }
             | JmpEq { target, .. }
             | JmpIdentical { target, .. }
@@ -411,6 +443,10 @@ impl Op {
             | JmpIfNot { target, .. }
             | JmpIfNotNull { target, .. }
             | JmpLt { target, .. }
+            | IncJmpLt { target, .. }
+            | IncJmpLe { target, .. }
+            | DecJmpGt { target, .. }
+            | DecJmpGe { target, .. }
             | JmpLe { target, .. }
             | JmpEq { target, .. }
             | JmpIdentical { target, .. }
@@ -492,6 +528,11 @@ impl Op {
                 r!(var);
             }
             UnsetVar { var } | IncVar { var } | DecVar { var } => r!(var),
+            AssignDim1 { var, key, src: s } | AssignDimOp1 { var, key, src: s, .. } => {
+                r!(var);
+                src(key);
+                src(s);
+            }
             FetchDim2 { dst, base, k1, k2 } => {
                 r!(dst);
                 src(base);
@@ -562,11 +603,20 @@ impl Op {
             }
             JmpIf { cond, .. } | JmpIfNot { cond, .. } => src(cond),
             JmpIfNotNull { src: s, .. } => src(s),
+            IncJmpLt { var, limit, .. }
+            | IncJmpLe { var, limit, .. }
+            | DecJmpGt { var, limit, .. }
+            | DecJmpGe { var, limit, .. } => {
+                r!(var);
+                src(limit);
+            }
             JmpLt { a, b, .. } | JmpLe { a, b, .. } | JmpEq { a, b, .. } | JmpIdentical { a, b, .. } => {
                 src(a);
                 src(b);
             }
-            CallUser { dst, args, argc, .. } | CallBuiltin { dst, args, argc, .. } => {
+            CallUser { dst, args, argc, .. }
+            | CallDirect { dst, args, argc, .. }
+            | CallBuiltin { dst, args, argc, .. } => {
                 r!(dst);
                 rg(args, argc as usize);
             }
@@ -933,14 +983,35 @@ impl fmt::Display for DisplayOp<'_> {
             JmpIfNot { cond, target } => write!(f, "JMP_IF_NOT {} {target}", s(cond)),
             JmpIfNotNull { src, target } => write!(f, "JMP_IF_NOT_NULL {} {target}", s(src)),
             JmpLt { a, b, if_true, target } => write!(f, "JMP_LT ({} < {}) == {if_true} {target}", s(a), s(b)),
+            IncJmpLt { var, limit, target } => write!(f, "INC_JMP_LT ++{} < {} {target}", r(var), s(limit)),
+            IncJmpLe { var, limit, target } => write!(f, "INC_JMP_LE ++{} <= {} {target}", r(var), s(limit)),
+            DecJmpGt { var, limit, target } => write!(f, "DEC_JMP_GT --{} > {} {target}", r(var), s(limit)),
+            DecJmpGe { var, limit, target } => write!(f, "DEC_JMP_GE --{} >= {} {target}", r(var), s(limit)),
             JmpLe { a, b, if_true, target } => write!(f, "JMP_LE ({} <= {}) == {if_true} {target}", s(a), s(b)),
             JmpEq { a, b, if_true, target } => write!(f, "JMP_EQ ({} == {}) == {if_true} {target}", s(a), s(b)),
             JmpIdentical { a, b, if_true, target } => {
                 write!(f, "JMP_IDENTICAL ({} === {}) == {if_true} {target}", s(a), s(b))
             }
+            AssignDim1 { var, key, src } => write!(f, "ASSIGN_DIM {}[{}] = {}", r(var), s(key), s(src)),
+            AssignDimOp1 { op, var, key, src } => {
+                write!(f, "ASSIGN_DIM_OP {}[{}] {}= {}", r(var), s(key), op.symbol(), s(src))
+            }
             CallUser { dst, site, args, argc } => {
                 write!(f, "CALL {} = {}({}..+{argc})", r(dst), self.site(site), r(args))
             }
+            CallDirect {
+                dst,
+                site,
+                args,
+                argc,
+                func,
+            } => write!(
+                f,
+                "CALL_DIRECT {} = {}#{func}({}..+{argc})",
+                r(dst),
+                self.site(site),
+                r(args)
+            ),
             CallBuiltin { dst, id, args, argc } => write!(
                 f,
                 "CALL_BUILTIN {} = {}({}..+{argc})",

@@ -49,6 +49,7 @@ impl PhpStr {
         PhpStr::new(Vec::new())
     }
 
+    #[inline(always)]
     fn is_interned_ptr(&self) -> bool {
         self.tagged.as_ptr() as usize & INTERNED != 0
     }
@@ -58,6 +59,7 @@ impl PhpStr {
     }
 
     /// Whether this string is interned (immutable, not refcounted).
+    #[inline(always)]
     pub fn is_interned(&self) -> bool {
         self.is_interned_ptr()
     }

@@ -42,9 +42,10 @@ pub enum Value {
 impl Clone for Value {
     #[inline(always)]
     fn clone(&self) -> Value {
-        if self.is_scalar() {
-            // SAFETY: a scalar owns nothing (no count, no allocation), so a
-            // bitwise copy is a complete, independent copy.
+        if self.is_scalar() || self.is_interned_str() {
+            // SAFETY: a scalar or an interned string owns nothing (no
+            // count, no allocation), so a bitwise copy is a complete,
+            // independent copy.
             unsafe { std::ptr::read(self) }
         } else {
             self.clone_counted()
@@ -180,7 +181,7 @@ impl Value {
     /// case when a frame's registers are cleared).
     #[inline(always)]
     pub fn clear(&mut self) {
-        if self.is_scalar() {
+        if self.is_scalar() || self.is_interned_str() {
             // SAFETY: a scalar owns nothing, so overwriting it without a
             // drop leaks nothing.
             unsafe { std::ptr::write(self, Value::Undef) };
@@ -207,6 +208,13 @@ impl Value {
             self,
             Value::Undef | Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_)
         )
+    }
+
+    /// Whether this is an interned string (a literal: no count to touch
+    /// on copy or drop).
+    #[inline(always)]
+    pub fn is_interned_str(&self) -> bool {
+        matches!(self, Value::Str(s) if s.is_interned())
     }
 
     pub fn is_null(&self) -> bool {

@@ -207,7 +207,14 @@ impl OpArrayBuilder {
             "an op array must end with a return"
         );
         let (regs, consts) = (self.max_regs as usize, self.consts.len());
-        for op in &self.code {
+        for (pc, op) in self.code.iter().enumerate() {
+            if let Op::IncJmpLt { .. } | Op::IncJmpLe { .. } | Op::DecJmpGt { .. } | Op::DecJmpGe { .. } = op {
+                // It skips the next instruction when it does not jump.
+                assert!(
+                    matches!(self.code.get(pc + 1), Some(Op::JmpLt { .. } | Op::JmpLe { .. })),
+                    "a fused loop bottom must be followed by its entry test"
+                );
+            }
             if let Some(t) = op.target() {
                 assert!(t < len, "jump target {t} outside the code ({len} instructions)");
             }

@@ -127,7 +127,7 @@ impl VmStack {
         if self.chunks[0].len() < n {
             let at = self.chunks[0].as_mut_ptr();
             // SAFETY: `at` is the start of chunk 0 and nothing is kept.
-            return unsafe { self.window(0, at, 0, n) };
+            return unsafe { self.window(0, at, 0, n, n) };
         }
         let base = self.chunks[0].as_mut_ptr();
         // SAFETY: `base..base+n` is inside chunk 0 (checked above).
@@ -139,8 +139,11 @@ impl VmStack {
     /// A window of `n` registers starting at `at` (in chunk `chunk`),
     /// keeping the `keep` values already at `at` (the arguments). If it
     /// does not fit in the chunk, the window goes to the start of the next
-    /// chunk and the kept values move with it. The window's other registers
-    /// are cleared.
+    /// chunk and the kept values move with it. Registers `keep..cvs` (the
+    /// callee's other variables) are cleared; the rest (temporaries, which
+    /// the compiler always writes before reading) keep whatever valid
+    /// value they hold, like PHP's uninitialised TMP slots: whoever writes
+    /// one drops the old value, and the frame's return clears them all.
     ///
     /// # Safety
     /// `at` must point into chunk `chunk` (or one past its end), with the
@@ -152,6 +155,7 @@ impl VmStack {
         chunk: u32,
         at: *mut Value,
         keep: usize,
+        cvs: usize,
         n: usize,
     ) -> Result<(u32, *mut Value), StackOverflow> {
         let c = chunk as usize;
@@ -163,7 +167,7 @@ impl VmStack {
         debug_assert!(offset + keep <= len);
         if offset + n <= len {
             // SAFETY: `at..at+n` lies in chunk `c`.
-            unsafe { clear(at, keep, n) };
+            unsafe { clear(at, keep, cvs.min(n)) };
             // Only chunk 0 survives a request; an offset in a later chunk
             // just makes `reset` clear more of it than needed.
             self.high = self.high.max(offset + n);

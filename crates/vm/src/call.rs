@@ -139,7 +139,11 @@ pub unsafe fn push_frame<G: Globals>(
     };
     // SAFETY: `args` points at the caller's argument registers, in chunk
     // `chunk`, and nothing refers to the new window yet.
-    let (chunk, base) = match unsafe { eg!(g).stack.window(chunk, args, keep, f.num_regs as usize) } {
+    let (chunk, base) = match unsafe {
+        eg!(g)
+            .stack
+            .window(chunk, args, keep, f.cv_names.len(), f.num_regs as usize)
+    } {
         Ok(w) => w,
         Err(overflow) => {
             return fatal(format!(
@@ -270,7 +274,7 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
                 }
             }
             // SAFETY: `at` is the end of the top frame's window, in `chunk`.
-            let (chunk, at) = match unsafe { eg!(g).stack.window(chunk, at, 0, argc) } {
+            let (chunk, at) = match unsafe { eg!(g).stack.window(chunk, at, 0, 0, argc) } {
                 Ok(w) => w,
                 Err(o) => {
                     return fatal(format!(
@@ -280,7 +284,8 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
                 }
             };
             for (i, v) in args.into_iter().enumerate() {
-                // SAFETY: `window` reserved `argc` registers at `at`.
+                // SAFETY: `window` reserved `argc` registers at `at` (the
+                // assignment drops what they held).
                 unsafe { *at.add(i) = v };
             }
             // SAFETY: the arguments were just written to `at..at+argc`.

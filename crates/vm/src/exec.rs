@@ -17,7 +17,7 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
 use minizts_core::bytecode::{BinOp, Function, IncDec, Op, Reg, Src};
-use minizts_core::value::{identical, loose_equals, Closure, RefIter};
+use minizts_core::value::{compare, identical, loose_equals, Closure, RefIter};
 use minizts_core::{Key, PhpArray, PhpRef, PhpStr, Value};
 use minizts_globals::executor::CacheEntry;
 use minizts_globals::{eg, memory, Globals};
@@ -128,6 +128,26 @@ pub(crate) fn assign_slot(slot: &mut Value, v: Value) -> VmResult<()> {
     }
 }
 
+/// `$var++` or `$var--` (as `kind`) on anything but an int that does not
+/// overflow.
+#[cold]
+fn step_var_slow<G: Globals>(g: G, func: &Function, var: Reg, slot: &mut Value, kind: IncDec) -> VmResult<()> {
+    if let Value::Undef = slot {
+        undefined_variable(g, func, var.idx());
+        *slot = Value::Null;
+    }
+    dim::inc_dec_slot(g, slot, kind)?.release();
+    Ok(())
+}
+
+/// Overwrites a register that holds a counted value (the cold half of
+/// `put!`).
+#[cold]
+#[inline(never)]
+fn overwrite(slot: &mut Value, v: Value) {
+    *slot = v;
+}
+
 /// Frees a builtin call's arguments (PHP frees them after the call).
 #[inline(always)]
 fn clear_args(args: &mut [Value]) {
@@ -207,6 +227,57 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
         }};
     }
+    // Writes a scalar result and goes on to the next instruction. Each
+    // fast path writes its own tag and payload (a shared tail would
+    // rebuild a whole `Value` through the stack); the old value is dropped
+    // out of line, since a temporary almost always held a scalar.
+    macro_rules! put {
+        ($r:expr, $v:expr) => {{
+            let slot = reg!($r);
+            if slot.is_scalar() {
+                // SAFETY: a scalar owns nothing, so overwriting it without
+                // dropping leaks nothing.
+                unsafe { std::ptr::write(slot, $v) };
+            } else {
+                overwrite(slot, $v);
+            }
+            continue;
+        }};
+    }
+    // `dst = a <op> b` for `+ - *`: int and float fast paths (PHP's
+    // `ZEND_ADD_SPEC` handlers do the same four), anything else through
+    // `ops::arith`.
+    macro_rules! arith {
+        ($dst:expr, $a:expr, $b:expr, $checked:ident, $op:tt, $binop:expr) => {{
+            match (raw!($a), raw!($b)) {
+                (Value::Int(x), Value::Int(y)) => {
+                    if let Some(n) = x.$checked(*y) {
+                        put!($dst, Value::Int(n));
+                    }
+                }
+                (Value::Float(x), Value::Float(y)) => put!($dst, Value::Float(*x $op *y)),
+                (Value::Int(x), Value::Float(y)) => put!($dst, Value::Float(*x as f64 $op *y)),
+                (Value::Float(x), Value::Int(y)) => put!($dst, Value::Float(*x $op *y as f64)),
+                _ => {}
+            }
+            save_pc(g, cur!());
+            let r = tri!(ops::arith(g, $binop, &opnd!($a), &opnd!($b)));
+            set!($dst, r);
+        }};
+    }
+    // `a < b`, `a <= b` on numbers (ints compared as floats against a
+    // float, as PHP 8 does), or `None` for the general comparison.
+    macro_rules! num_cmp {
+        ($a:expr, $b:expr, $op:tt) => {
+            match (raw!($a), raw!($b)) {
+                (Value::Int(x), Value::Int(y)) => Some(x $op y),
+                (Value::Float(x), Value::Float(y)) => Some(x $op y),
+                (Value::Int(x), Value::Float(y)) => Some((*x as f64) $op *y),
+                (Value::Float(x), Value::Int(y)) => Some(*x $op (*y as f64)),
+                _ => None,
+            }
+        };
+    }
     // An operand as stored (a reference or `Undef` unresolved).
     macro_rules! raw {
         ($s:expr) => {{
@@ -277,6 +348,91 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         }};
     }
 
+    // A fused loop bottom (`IncJmpLt` and the others): steps `var` by one
+    // and jumps back to `target` if `test(var, limit)` holds; otherwise
+    // skips the loop's entry test, which follows. Ints below the overflow
+    // point take the fast path; everything else steps like `$i++`/`$i--`
+    // and compares by PHP's general rules (`slow_test`).
+    macro_rules! loop_bottom {
+        ($var:expr, $limit:expr, $target:expr, $step:ident, $kind:expr, $test:expr, $slow_test:expr) => {{
+            let test: fn(i64, i64) -> bool = $test;
+            let slow_test: fn(&Value, &Value) -> bool = $slow_test;
+            // The limit is read before the variable is borrowed (it may be
+            // the variable itself).
+            let m = match raw!($limit) {
+                Value::Int(m) => Some(*m),
+                _ => None,
+            };
+            let fast = match (reg!($var), m) {
+                (Value::Int(n), Some(m)) => n.$step(1).map(|x| {
+                    *n = x;
+                    test(x, m)
+                }),
+                _ => None,
+            };
+            let r = match fast {
+                Some(r) => r,
+                None => {
+                    save_pc(g, cur!());
+                    tri!(step_var_slow(g, func, $var, reg!($var), $kind));
+                    slow_test(&opnd!(Src::reg($var)), &opnd!($limit))
+                }
+            };
+            if r {
+                jump!($target);
+            } else {
+                // SAFETY: the entry test follows (checked when the function
+                // was compiled), and the code ends with a return after it.
+                ip = unsafe { ip.add(1) };
+            }
+        }};
+    }
+    // Enters user function `callee` (id `fid`) whose `n` arguments are at
+    // `at`, the top of the current window, when `n` needs no defaults,
+    // variadics or error: saves our place, takes the window (the arguments
+    // are already the callee's parameters) and pushes the frame in one
+    // visit to EG.
+    macro_rules! enter {
+        ($callee:expr, $fid:expr, $dst:expr, $at:expr, $n:expr) => {{
+            let callee: &Function = $callee;
+            let eg = eg!(g);
+            if let Some(caller) = eg.frames.last_mut() {
+                caller.pc = cur!() as u32;
+            }
+            // SAFETY: the arguments are the top registers of the window, in
+            // chunk `chunk`, and nothing refers to them.
+            match unsafe {
+                eg.stack
+                    .window(chunk, $at, $n, callee.cv_names.len(), callee.num_regs as usize)
+            } {
+                Ok((c, b)) => {
+                    eg.frames.push(minizts_globals::Frame {
+                        func: $fid,
+                        base: b,
+                        chunk: c,
+                        pc: 0,
+                        ret: $dst.0,
+                        argc: $n as u16,
+                        closure: None,
+                        native: false,
+                    });
+                    func = callee;
+                    base = b;
+                    chunk = c;
+                    code = &func.code;
+                    consts = func.consts.values();
+                    ip = code.as_ptr();
+                }
+                Err(o) => {
+                    tri!(fatal::<()>(format!(
+                        "Maximum call stack size of {} bytes reached. Infinite recursion?",
+                        o.limit_bytes
+                    )));
+                }
+            }
+        }};
+    }
+
     loop {
         debug_assert!(unsafe { ip.offset_from(code.as_ptr()) } < code.len() as isize);
         let op = unsafe { &*ip };
@@ -295,67 +451,26 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 let r = reg!(src).clone();
                 set!(var, r);
             }
-            Op::Add { dst, a, b } => {
-                let r = match (raw!(a), raw!(b)) {
-                    (Value::Int(x), Value::Int(y)) => match x.checked_add(*y) {
-                        Some(n) => Value::Int(n),
-                        None => Value::Float(*x as f64 + *y as f64),
-                    },
-                    (Value::Float(x), Value::Float(y)) => Value::Float(x + y),
-                    _ => {
-                        save_pc(g, cur!());
-                        tri!(ops::arith(g, BinOp::Add, &opnd!(a), &opnd!(b)))
-                    }
-                };
-                set!(dst, r);
-            }
-            Op::Sub { dst, a, b } => {
-                let r = match (raw!(a), raw!(b)) {
-                    (Value::Int(x), Value::Int(y)) => match x.checked_sub(*y) {
-                        Some(n) => Value::Int(n),
-                        None => Value::Float(*x as f64 - *y as f64),
-                    },
-                    (Value::Float(x), Value::Float(y)) => Value::Float(x - y),
-                    _ => {
-                        save_pc(g, cur!());
-                        tri!(ops::arith(g, BinOp::Sub, &opnd!(a), &opnd!(b)))
-                    }
-                };
-                set!(dst, r);
-            }
-            Op::Mul { dst, a, b } => {
-                let r = match (raw!(a), raw!(b)) {
-                    (Value::Int(x), Value::Int(y)) => match x.checked_mul(*y) {
-                        Some(n) => Value::Int(n),
-                        None => Value::Float(*x as f64 * *y as f64),
-                    },
-                    (Value::Float(x), Value::Float(y)) => Value::Float(x * y),
-                    _ => {
-                        save_pc(g, cur!());
-                        tri!(ops::arith(g, BinOp::Mul, &opnd!(a), &opnd!(b)))
-                    }
-                };
-                set!(dst, r);
-            }
+            Op::Add { dst, a, b } => arith!(dst, a, b, checked_add, +, BinOp::Add),
+            Op::Sub { dst, a, b } => arith!(dst, a, b, checked_sub, -, BinOp::Sub),
+            Op::Mul { dst, a, b } => arith!(dst, a, b, checked_mul, *, BinOp::Mul),
             Op::Concat { dst, a, b } => {
                 save_pc(g, cur!());
                 let r = tri!(ops::concat(g, &opnd!(a), &opnd!(b)));
                 set!(dst, r);
             }
             Op::Lt { dst, a, b } => {
-                let r = match (raw!(a), raw!(b)) {
-                    (Value::Int(x), Value::Int(y)) => x < y,
-                    (Value::Float(x), Value::Float(y)) => x < y,
-                    _ => minizts_core::value::compare(&opnd!(a), &opnd!(b)) < 0,
-                };
+                if let Some(r) = num_cmp!(a, b, <) {
+                    put!(dst, Value::Bool(r));
+                }
+                let r = minizts_core::value::compare(&opnd!(a), &opnd!(b)) < 0;
                 set!(dst, Value::Bool(r));
             }
             Op::Le { dst, a, b } => {
-                let r = match (raw!(a), raw!(b)) {
-                    (Value::Int(x), Value::Int(y)) => x <= y,
-                    (Value::Float(x), Value::Float(y)) => x <= y,
-                    _ => minizts_core::value::compare(&opnd!(a), &opnd!(b)) <= 0,
-                };
+                if let Some(r) = num_cmp!(a, b, <=) {
+                    put!(dst, Value::Bool(r));
+                }
+                let r = minizts_core::value::compare(&opnd!(a), &opnd!(b)) <= 0;
                 set!(dst, Value::Bool(r));
             }
             Op::Eq { dst, a, b } => {
@@ -424,11 +539,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     Value::Int(n) if *n < i64::MAX => *n += 1,
                     _ => {
                         save_pc(g, cur!());
-                        if let Value::Undef = slot {
-                            undefined_variable(g, func, var.idx());
-                            *slot = Value::Null;
-                        }
-                        tri!(dim::inc_dec_slot(g, slot, IncDec::PreInc)).release();
+                        tri!(step_var_slow(g, func, var, slot, IncDec::PreInc));
                     }
                 }
             }
@@ -438,11 +549,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     Value::Int(n) if *n > i64::MIN => *n -= 1,
                     _ => {
                         save_pc(g, cur!());
-                        if let Value::Undef = slot {
-                            undefined_variable(g, func, var.idx());
-                            *slot = Value::Null;
-                        }
-                        tri!(dim::inc_dec_slot(g, slot, IncDec::PreDec)).release();
+                        tri!(step_var_slow(g, func, var, slot, IncDec::PreDec));
                     }
                 }
             }
@@ -549,6 +656,52 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 save_pc(g, cur!());
                 let keys = keys!(keys, depth);
                 tri!(dim::assign(g, reg!(var), keys, v));
+            }
+            Op::AssignDim1 { var, key, src } => {
+                let v = opnd!(src).clone();
+                let k = opnd!(key).clone();
+                // An int key of an unshared array: in place.
+                if let (Value::Arr(a), Value::Int(n)) = (reg!(var), &k) {
+                    if let Some(a) = Rc::get_mut(a) {
+                        let (elem, _) = a.entry(Key::Int(*n));
+                        if !matches!(elem, Value::Ref(_)) {
+                            *elem = v;
+                            continue;
+                        }
+                    }
+                }
+                save_pc(g, cur!());
+                tri!(dim::assign(g, reg!(var), std::slice::from_ref(&k), v));
+            }
+            Op::AssignDimOp1 { op, var, key, src } => {
+                // `$a[$i] += $n` on an unshared array of ints: in place.
+                // (The operands are read before the variable is borrowed:
+                // either may be the variable itself.)
+                let ints = match (op, raw!(key), raw!(src)) {
+                    (BinOp::Add | BinOp::Sub, Value::Int(k), Value::Int(n)) => Some((*k, *n)),
+                    _ => None,
+                };
+                if let (Some((k, n)), Value::Arr(a)) = (ints, reg!(var)) {
+                    if let Some(Value::Int(x)) = Rc::get_mut(a).and_then(|a| a.get_int_mut(k)) {
+                        let r = if op == BinOp::Add {
+                            x.checked_add(n)
+                        } else {
+                            x.checked_sub(n)
+                        };
+                        if let Some(r) = r {
+                            *x = r;
+                            continue;
+                        }
+                    }
+                }
+                let v = opnd!(src).clone();
+                let k = opnd!(key).clone();
+                save_pc(g, cur!());
+                if let Value::Undef = reg!(var) {
+                    undefined_variable(g, func, var.idx());
+                }
+                tri!(dim::assign_op(g, reg!(var), std::slice::from_ref(&k), op, &v));
+                v.release();
             }
             Op::AssignDimRef { var, keys, depth, src } => {
                 let r = match reg!(src) {
@@ -712,20 +865,62 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 }
             }
             Op::JmpLt { a, b, if_true, target } => {
-                let r = match (raw!(a), raw!(b)) {
-                    (Value::Int(x), Value::Int(y)) => x < y,
-                    (Value::Float(x), Value::Float(y)) => x < y,
-                    _ => minizts_core::value::compare(&opnd!(a), &opnd!(b)) < 0,
+                let r = match num_cmp!(a, b, <) {
+                    Some(r) => r,
+                    None => minizts_core::value::compare(&opnd!(a), &opnd!(b)) < 0,
                 };
                 if r == if_true {
                     jump!(target);
                 }
             }
+            Op::IncJmpLt { var, limit, target } => {
+                loop_bottom!(
+                    var,
+                    limit,
+                    target,
+                    checked_add,
+                    IncDec::PreInc,
+                    |n, m| n < m,
+                    |v, l| compare(v, l) < 0
+                )
+            }
+            Op::IncJmpLe { var, limit, target } => {
+                loop_bottom!(
+                    var,
+                    limit,
+                    target,
+                    checked_add,
+                    IncDec::PreInc,
+                    |n, m| n <= m,
+                    |v, l| compare(v, l) <= 0
+                )
+            }
+            Op::DecJmpGt { var, limit, target } => {
+                loop_bottom!(
+                    var,
+                    limit,
+                    target,
+                    checked_sub,
+                    IncDec::PreDec,
+                    |n, m| m < n,
+                    |v, l| compare(l, v) < 0
+                )
+            }
+            Op::DecJmpGe { var, limit, target } => {
+                loop_bottom!(
+                    var,
+                    limit,
+                    target,
+                    checked_sub,
+                    IncDec::PreDec,
+                    |n, m| m <= n,
+                    |v, l| compare(l, v) <= 0
+                )
+            }
             Op::JmpLe { a, b, if_true, target } => {
-                let r = match (raw!(a), raw!(b)) {
-                    (Value::Int(x), Value::Int(y)) => x <= y,
-                    (Value::Float(x), Value::Float(y)) => x <= y,
-                    _ => minizts_core::value::compare(&opnd!(a), &opnd!(b)) <= 0,
+                let r = match num_cmp!(a, b, <=) {
+                    Some(r) => r,
+                    None => minizts_core::value::compare(&opnd!(a), &opnd!(b)) <= 0,
                 };
                 if r == if_true {
                     jump!(target);
@@ -772,42 +967,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     && n <= callee.params.len()
                     && !callee.params.last().is_some_and(|p| p.variadic);
                 if simple {
-                    // The common call: right number of arguments, no
-                    // variadics. Save our place, take the window (the
-                    // arguments are already the callee's parameters) and
-                    // push the frame in one visit to EG.
-                    let eg = eg!(g);
-                    if let Some(caller) = eg.frames.last_mut() {
-                        caller.pc = cur!() as u32;
-                    }
-                    // SAFETY: the arguments are the top registers of the
-                    // window, in chunk `chunk`, and nothing refers to them.
-                    match unsafe { eg.stack.window(chunk, at, n, callee.num_regs as usize) } {
-                        Ok((c, b)) => {
-                            eg.frames.push(minizts_globals::Frame {
-                                func: fid,
-                                base: b,
-                                chunk: c,
-                                pc: 0,
-                                ret: dst.0,
-                                argc: argc as u16,
-                                closure: None,
-                                native: false,
-                            });
-                            func = callee;
-                            base = b;
-                            chunk = c;
-                            code = &func.code;
-                            consts = func.consts.values();
-                            ip = code.as_ptr();
-                        }
-                        Err(o) => {
-                            tri!(fatal::<()>(format!(
-                                "Maximum call stack size of {} bytes reached. Infinite recursion?",
-                                o.limit_bytes
-                            )));
-                        }
-                    }
+                    enter!(callee, fid, dst, at, n);
                 } else {
                     save_pc(g, cur!());
                     // SAFETY: the arguments are the top registers of the window.
@@ -815,6 +975,19 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     load_frame!();
                     ip = code.as_ptr();
                 }
+            }
+            Op::CallDirect {
+                dst,
+                args,
+                argc,
+                func: fid,
+                ..
+            } => {
+                tri!(check_limits(g));
+                // SAFETY: the argument registers are in the window.
+                let at = unsafe { base.add(args.idx()) };
+                let callee = &script.functions[fid as usize];
+                enter!(callee, fid, dst, at, argc as usize);
             }
             Op::CallBuiltin { dst, id, args, argc } => {
                 save_pc(g, cur!());
@@ -904,7 +1077,15 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     Value::Ref(r) => r.get(),
                     v => v.clone(),
                 };
-                let frame = call::pop_frame(g, &script);
+                // `call::pop_frame` with the window taken from the locals
+                // (they describe the top frame), not looked up again.
+                let frame = eg!(g).frames.pop().expect("a frame to return from");
+                for i in 0..func.num_regs as usize {
+                    // SAFETY: the window `base..base+num_regs` is the
+                    // returning frame's, alive until now, and nothing else
+                    // refers to it.
+                    unsafe { &mut *base.add(i) }.clear();
+                }
                 if frame.native {
                     return Ok(v);
                 }
