@@ -4,9 +4,28 @@
 //! its output discarded), so the figures are execution only, as a server
 //! would see per request.
 //!
-//! The defaults keep the whole run to a few minutes on two cores; criterion's
-//! own flags change them, e.g. `cargo bench -- --sample-size 30` for tighter
-//! intervals, or `cargo bench -- 'bench.mz/'` for one script.
+//! The default run (`cargo bench --bench scripts`, once built): 10
+//! samples, 2 s warm-up and 10 s measurement per benchmark, 36 benchmarks
+//! (6 scripts × 6 strategies), about 10 minutes on the project's shared
+//! 2-core machine. Measured there: the hello.mz group, 16 s a benchmark
+//! (warm-up, measurement, analysis and plots; json_floats.mz, as fast, was
+//! not timed), and bench.mz under tls, 17 s. A request of arrays.mz, bench.mz, calls.mz
+//! or strings.mz takes 0.5 to 0.8 s, so criterion's 1 s a sample (10 s /
+//! 10 samples) rounds up to 2 requests a sample: 11 to 16 s of measurement
+//! and 14 to 18 s a benchmark (bench.mz under tls: 20 requests of 0.76 s).
+//! With the first request of each script under each strategy, made outside
+//! the measurement to check that it succeeds (also when a filter skips the
+//! benchmark), about 17 s: 12 × 16 s + 24 × 14–18 s + 17 s ≈ 10 minutes.
+//! A request over 1 s (a slower build, a loaded machine) makes criterion
+//! warn that it cannot complete 10 samples in 10 s and take 10 requests.
+//!
+//! `MINIZTS_BENCH_LONG=1 cargo bench --bench scripts` is the longer, more
+//! precise run, about 40 minutes: 50 samples, 3 s warm-up and 45 s
+//! measurement per benchmark (0.9 s per sample, so again 2 requests a
+//! sample for the slow scripts: 55 to 80 s of measurement for them).
+//!
+//! Criterion's own flags change either, e.g. `cargo bench -- --sample-size
+//! 30`, or `cargo bench --bench scripts -- 'bench.mz/'` for one script.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -67,12 +86,20 @@ fn scripts(c: &mut Criterion) {
     }
 }
 
+/// The default run, or with `MINIZTS_BENCH_LONG=1` (any value but empty
+/// or `0`) the longer one; see the module doc for what each takes.
+fn config() -> Criterion {
+    let long = std::env::var("MINIZTS_BENCH_LONG").is_ok_and(|v| !v.is_empty() && v != "0");
+    let (samples, warm_up, measurement) = if long { (50, 3, 45) } else { (10, 2, 10) };
+    Criterion::default()
+        .sample_size(samples)
+        .warm_up_time(Duration::from_secs(warm_up))
+        .measurement_time(Duration::from_secs(measurement))
+}
+
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4));
+    config = config();
     targets = scripts
 }
 criterion_main!(benches);
