@@ -1,8 +1,11 @@
 //! PHP arrays: ordered maps with int|string keys, and packed lists.
 //!
-//! A [`PhpArray`] is *packed* (a plain `Vec` of values whose keys are
-//! exactly `0..len`) until something makes that untrue (a string key, a
-//! hole, a key out of order); then it becomes an ordered hash: buckets in
+//! A [`PhpArray`] is *packed* (a plain `Vec` of values, the key of each
+//! its index) while its int keys arrive in increasing order and close
+//! together: `$a[1]`, `$a[2]`, … from 1 stays packed with a hole at 0, as
+//! in PHP 8, where holes are `IS_UNDEF` slots. Something that breaks that
+//! (a string key, a key below the last one, into a hole, or far past the
+//! end) makes it an ordered hash: buckets in
 //! insertion order, deleted ones left as tombstones until the next
 //! compaction, and a `hashbrown` table from key hash to bucket index. This
 //! is PHP's `HashTable` with its packed variant, and keeps its rules:
@@ -97,7 +100,15 @@ pub struct PhpArray {
     /// The next int key `$a[] = …` uses; `i64::MIN` means "no int key yet"
     /// (the next append uses 0), as in PHP 8.2.
     next_free: i64,
+    /// Packed only: how many slots are holes (`Value::Undef`). The last
+    /// slot is never one.
+    holes: usize,
 }
+
+/// How far past the end of a packed array an int key may land and keep it
+/// packed (the slots between become holes): at least this many, or as
+/// many as the array has, so sparse keys go to a hash.
+const PACKED_GAP: usize = 8;
 
 /// A key borrowed from an array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,6 +158,7 @@ impl PhpArray {
         PhpArray {
             repr: Repr::Packed(Vec::new()),
             next_free: i64::MIN,
+            holes: 0,
         }
     }
 
@@ -154,6 +166,7 @@ impl PhpArray {
         PhpArray {
             repr: Repr::Packed(Vec::with_capacity(n)),
             next_free: i64::MIN,
+            holes: 0,
         }
     }
 
@@ -167,6 +180,7 @@ impl PhpArray {
         PhpArray {
             repr: Repr::Packed(values),
             next_free,
+            holes: 0,
         }
     }
 
@@ -177,13 +191,14 @@ impl PhpArray {
         PhpArray {
             repr: Repr::Packed(Vec::new()),
             next_free: 0,
+            holes: 0,
         }
     }
 
     #[inline]
     pub fn len(&self) -> usize {
         match &self.repr {
-            Repr::Packed(v) => v.len(),
+            Repr::Packed(v) => v.len() - self.holes,
             Repr::Hashed(h) => h.live,
         }
     }
@@ -195,8 +210,8 @@ impl PhpArray {
     /// Whether the keys are exactly `0..len` in order (a JSON list).
     pub fn is_list(&self) -> bool {
         match &self.repr {
-            Repr::Packed(_) => true,
-            Repr::Hashed(_) => self.iter().enumerate().all(|(i, (k, _))| k == KeyRef::Int(i as i64)),
+            Repr::Packed(_) if self.holes == 0 => true,
+            _ => self.iter().enumerate().all(|(i, (k, _))| k == KeyRef::Int(i as i64)),
         }
     }
 
@@ -230,12 +245,17 @@ impl PhpArray {
     fn make_hashed(&mut self) -> &mut Hashed {
         if let Repr::Packed(values) = &mut self.repr {
             let values = std::mem::take(values);
+            let live = values.len() - self.holes;
+            self.holes = 0;
             let mut h = Hashed {
-                buckets: Vec::with_capacity(values.len() + 1),
-                index: HashTable::with_capacity(values.len() + 1),
-                live: values.len(),
+                buckets: Vec::with_capacity(live + 1),
+                index: HashTable::with_capacity(live + 1),
+                live,
             };
             for (i, val) in values.into_iter().enumerate() {
+                if let Value::Undef = val {
+                    continue;
+                }
                 h.buckets.push(Bucket {
                     h: i as u64,
                     key: None,
@@ -257,7 +277,10 @@ impl PhpArray {
     #[inline]
     pub fn get_int(&self, k: i64) -> Option<&Value> {
         match &self.repr {
-            Repr::Packed(v) => usize::try_from(k).ok().and_then(|i| v.get(i)),
+            Repr::Packed(v) => usize::try_from(k)
+                .ok()
+                .and_then(|i| v.get(i))
+                .filter(|v| !matches!(v, Value::Undef)),
             Repr::Hashed(h) => h.find_int(k).map(|i| &h.buckets[i].val),
         }
     }
@@ -266,7 +289,10 @@ impl PhpArray {
     #[inline]
     pub fn get_int_mut(&mut self, k: i64) -> Option<&mut Value> {
         match &mut self.repr {
-            Repr::Packed(v) => usize::try_from(k).ok().and_then(move |i| v.get_mut(i)),
+            Repr::Packed(v) => usize::try_from(k)
+                .ok()
+                .and_then(move |i| v.get_mut(i))
+                .filter(|v| !matches!(v, Value::Undef)),
             Repr::Hashed(h) => h.find_int(k).map(move |i| &mut h.buckets[i].val),
         }
     }
@@ -289,11 +315,12 @@ impl PhpArray {
 
     #[inline]
     pub fn get_mut(&mut self, key: &Key) -> Option<&mut Value> {
-        match (&mut self.repr, key) {
-            (Repr::Packed(v), Key::Int(k)) => usize::try_from(*k).ok().and_then(move |i| v.get_mut(i)),
-            (Repr::Packed(_), Key::Str(_)) => None,
-            (Repr::Hashed(h), Key::Int(k)) => h.find_int(*k).map(move |i| &mut h.buckets[i].val),
-            (Repr::Hashed(h), Key::Str(s)) => h.find_str(s, str_hash(s)).map(move |i| &mut h.buckets[i].val),
+        match key {
+            Key::Int(k) => self.get_int_mut(*k),
+            Key::Str(s) => match &mut self.repr {
+                Repr::Packed(_) => None,
+                Repr::Hashed(h) => h.find_str(s, str_hash(s)).map(move |i| &mut h.buckets[i].val),
+            },
         }
     }
 
@@ -332,18 +359,24 @@ impl PhpArray {
     fn entry_int(&mut self, k: i64) -> (&mut Value, bool) {
         if let Repr::Packed(v) = &mut self.repr {
             let len = v.len() as i64;
-            if (0..len).contains(&k) {
+            if (0..len).contains(&k) && !matches!(v[k as usize], Value::Undef) {
                 // Re-borrow to satisfy the borrow checker across the branch.
                 let Repr::Packed(v) = &mut self.repr else {
                     unreachable!()
                 };
                 return (&mut v[k as usize], true);
             }
-            if k == len && (self.next_free == i64::MIN || self.next_free <= len) {
+            // A new key past the end, not below one used before (the order
+            // of a packed array is its key order), not too far.
+            let gap_ok = k >= len && ((k - len) as u64) <= (len as u64).max(PACKED_GAP as u64);
+            if gap_ok && (self.next_free == i64::MIN || self.next_free <= k) {
                 self.note_int_key(k);
                 let Repr::Packed(v) = &mut self.repr else {
                     unreachable!()
                 };
+                let gap = (k - len) as usize;
+                v.resize_with(k as usize, || Value::Undef);
+                self.holes += gap;
                 v.push(Value::Null);
                 return (v.last_mut().unwrap(), false);
             }
@@ -384,11 +417,13 @@ impl PhpArray {
     pub fn remove(&mut self, key: &Key) -> Option<Value> {
         if let (Repr::Packed(v), Key::Int(k)) = (&mut self.repr, key) {
             let len = v.len() as i64;
-            if !(0..len).contains(k) {
+            if !(0..len).contains(k) || matches!(v[*k as usize], Value::Undef) {
                 return None;
             }
             if *k == len - 1 {
-                return v.pop();
+                let val = v.pop();
+                self.trim_holes();
+                return val;
             }
         }
         if let (Repr::Packed(_), Key::Str(_)) = (&self.repr, key) {
@@ -407,12 +442,25 @@ impl PhpArray {
         match &mut self.repr {
             Repr::Packed(v) => {
                 let val = v.pop()?;
-                Some((Key::Int(v.len() as i64), val))
+                let key = Key::Int(v.len() as i64);
+                self.trim_holes();
+                Some((key, val))
             }
             Repr::Hashed(h) => {
                 let i = h.buckets.iter().rposition(|b| !matches!(b.val, Value::Undef))?;
                 let key = h.key_at(i).to_key();
                 Some((key, h.remove_at(i)))
+            }
+        }
+    }
+
+    /// Drops the holes a packed array's removed last element left at its
+    /// end (the last slot is never a hole).
+    fn trim_holes(&mut self) {
+        if let Repr::Packed(v) = &mut self.repr {
+            while let Some(Value::Undef) = v.last() {
+                v.pop();
+                self.holes -= 1;
             }
         }
     }
@@ -433,7 +481,11 @@ impl PhpArray {
     #[inline]
     pub fn at_or_after(&self, pos: usize) -> Option<(usize, KeyRef<'_>, &Value)> {
         match &self.repr {
-            Repr::Packed(v) => v.get(pos).map(|val| (pos, KeyRef::Int(pos as i64), val)),
+            Repr::Packed(v) => {
+                let off = v.get(pos..)?.iter().position(|val| !matches!(val, Value::Undef))?;
+                let i = pos + off;
+                Some((i, KeyRef::Int(i as i64), &v[i]))
+            }
             Repr::Hashed(h) => {
                 let off = h
                     .buckets
@@ -451,7 +503,7 @@ impl PhpArray {
     /// [`at_or_after`]: PhpArray::at_or_after
     pub fn value_at_mut(&mut self, pos: usize) -> Option<&mut Value> {
         match &mut self.repr {
-            Repr::Packed(v) => v.get_mut(pos),
+            Repr::Packed(v) => v.get_mut(pos).filter(|v| !matches!(v, Value::Undef)),
             Repr::Hashed(h) => h
                 .buckets
                 .get_mut(pos)
@@ -463,7 +515,9 @@ impl PhpArray {
     /// The position of `key`, if present.
     pub fn position_of(&self, key: &Key) -> Option<usize> {
         match (&self.repr, key) {
-            (Repr::Packed(v), Key::Int(k)) => usize::try_from(*k).ok().filter(|&i| i < v.len()),
+            (Repr::Packed(v), Key::Int(k)) => usize::try_from(*k)
+                .ok()
+                .filter(|&i| i < v.len() && !matches!(v[i], Value::Undef)),
             (Repr::Packed(_), Key::Str(_)) => None,
             (Repr::Hashed(h), Key::Int(k)) => h.find_int(*k),
             (Repr::Hashed(h), Key::Str(s)) => h.find_str(s, str_hash(s)),
@@ -473,7 +527,7 @@ impl PhpArray {
     /// Mutable iteration over the values, in order.
     pub fn values_mut(&mut self) -> Box<dyn Iterator<Item = &mut Value> + '_> {
         match &mut self.repr {
-            Repr::Packed(v) => Box::new(v.iter_mut()),
+            Repr::Packed(v) => Box::new(v.iter_mut().filter(|v| !matches!(v, Value::Undef))),
             Repr::Hashed(h) => Box::new(
                 h.buckets
                     .iter_mut()
@@ -486,10 +540,12 @@ impl PhpArray {
     /// Takes the elements out as (key, value) pairs, leaving it empty.
     pub fn drain(&mut self) -> Vec<(Key, Value)> {
         let repr = std::mem::replace(&mut self.repr, Repr::Packed(Vec::new()));
+        self.holes = 0;
         match repr {
             Repr::Packed(v) => v
                 .into_iter()
                 .enumerate()
+                .filter(|(_, v)| !matches!(v, Value::Undef))
                 .map(|(i, v)| (Key::Int(i as i64), v))
                 .collect(),
             Repr::Hashed(h) => h
@@ -638,7 +694,7 @@ mod tests {
     }
 
     #[test]
-    fn packed_until_a_hole() {
+    fn packed_with_holes_until_out_of_order_or_sparse() {
         let mut a = PhpArray::new();
         for i in 0..10 {
             a.push(Value::Int(i)).unwrap();
@@ -646,11 +702,47 @@ mod tests {
         assert!(a.is_packed());
         a.insert(Key::Int(10), Value::Int(10));
         assert!(a.is_packed());
+        // A gap no wider than the array: holes 11..19.
         a.insert(Key::Int(20), Value::Int(20));
-        assert!(!a.is_packed());
+        assert!(a.is_packed());
+        assert_eq!(a.len(), 12);
+        assert_eq!(a.get_int(15), None);
+        assert!(!a.is_list());
         a.push(Value::Int(21)).unwrap();
         assert_eq!(a.get_int(21), Some(&Value::Int(21)));
         assert_eq!(a.len(), 13);
+        let ks: Vec<Key> = keys(&a);
+        assert_eq!(ks.len(), 13);
+        assert_eq!(ks[10..], [Key::Int(10), Key::Int(20), Key::Int(21)]);
+        // Removing the last element drops the holes before it too.
+        assert_eq!(a.remove(&Key::Int(21)), Some(Value::Int(21)));
+        assert_eq!(a.remove(&Key::Int(20)), Some(Value::Int(20)));
+        assert_eq!(a.pop(), Some((Key::Int(10), Value::Int(10))));
+        assert_eq!(a.len(), 10);
+        assert!(a.is_list());
+        // Writing into a hole would put a key out of order: a hash.
+        let mut b = PhpArray::new();
+        b.insert(Key::Int(1), Value::Int(1));
+        assert!(b.is_packed());
+        assert_eq!(b.len(), 1);
+        b.insert(Key::Int(0), Value::Int(0));
+        assert!(!b.is_packed());
+        assert_eq!(keys(&b), vec![Key::Int(1), Key::Int(0)]);
+        // Far past the end: a hash.
+        let mut c = PhpArray::new();
+        c.insert(Key::Int(1000), Value::Null);
+        assert!(!c.is_packed());
+        // Holes are not copied into the hash.
+        let mut d = PhpArray::new();
+        d.insert(Key::Int(3), Value::Int(3));
+        d.insert(Key::Str(PhpStr::from("k")), Value::Int(4));
+        assert!(!d.is_packed());
+        assert_eq!(d.len(), 2);
+        assert_eq!(keys(&d), vec![Key::Int(3), Key::Str(PhpStr::from("k"))]);
+        let mut e = PhpArray::new();
+        e.insert(Key::Int(2), Value::Int(2));
+        assert_eq!(e.drain(), vec![(Key::Int(2), Value::Int(2))]);
+        assert_eq!(e.len(), 0);
     }
 
     #[test]

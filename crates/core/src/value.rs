@@ -100,6 +100,18 @@ impl PhpRef {
         self.0.borrow().clone()
     }
 
+    /// The referenced value without a borrow guard, or `None` while it is
+    /// mutably borrowed (the VM's read fast paths).
+    ///
+    /// # Safety
+    /// Nothing may borrow the slot mutably while the returned reference is
+    /// used.
+    #[inline]
+    pub unsafe fn peek(&self) -> Option<&Value> {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.0.try_borrow_unguarded() }.ok()
+    }
+
     pub fn set(&self, v: Value) {
         *self.0.borrow_mut() = v;
     }

@@ -140,6 +140,18 @@ fn step_var_slow<G: Globals>(g: G, func: &Function, var: Reg, slot: &mut Value, 
     Ok(())
 }
 
+/// `a[n] = v` unless the element is a reference (then `v` comes back for
+/// the general path, which writes through it).
+#[inline(always)]
+fn set_int_element(a: &mut PhpArray, n: i64, v: Value) -> Result<(), Value> {
+    let (elem, _) = a.entry(Key::Int(n));
+    if matches!(elem, Value::Ref(_)) {
+        return Err(v);
+    }
+    *elem = v;
+    Ok(())
+}
+
 /// Overwrites a register that holds a counted value (the cold half of
 /// `put!`).
 #[cold]
@@ -188,6 +200,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     // compiler finishes a function), so `ip` never leaves the code.
     let mut ip: *const Op = unsafe { code.as_ptr().add(start_pc) };
     // The index of the instruction executing (for messages and frames).
+    #[collapse_debuginfo(yes)]
     macro_rules! cur {
         () => {
             // SAFETY: `ip` is one past the executing instruction, in `code`.
@@ -195,6 +208,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         };
     }
     // Continues at instruction `t`.
+    #[collapse_debuginfo(yes)]
     macro_rules! goto {
         ($t:expr) => {
             // SAFETY: jump targets are inside the code (see `ip`).
@@ -205,6 +219,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     // only emits registers below the function's `num_regs`, and the window
     // `base..base+num_regs` is reserved on the VM stack (whose chunks never
     // move) for as long as the frame runs.
+    #[collapse_debuginfo(yes)]
     macro_rules! reg {
         ($r:expr) => {{
             let r: Reg = $r;
@@ -214,6 +229,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     }
     // Writes a register; dropping the old value is skipped for scalars,
     // which is most writes to temporaries.
+    #[collapse_debuginfo(yes)]
     macro_rules! set {
         ($r:expr, $v:expr) => {{
             let v: Value = $v;
@@ -231,6 +247,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     // fast path writes its own tag and payload (a shared tail would
     // rebuild a whole `Value` through the stack); the old value is dropped
     // out of line, since a temporary almost always held a scalar.
+    #[collapse_debuginfo(yes)]
     macro_rules! put {
         ($r:expr, $v:expr) => {{
             let slot = reg!($r);
@@ -244,9 +261,34 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             continue;
         }};
     }
+    // Stores an element an array read found (`Some`) and goes on; a
+    // reference element, or nothing found, falls through to the general
+    // path. A value that owns nothing is copied bit for bit, straight into
+    // the register, without a `Value` rebuilt through the stack.
+    #[collapse_debuginfo(yes)]
+    macro_rules! fetched {
+        ($dst:expr, $found:expr) => {
+            match $found {
+                Some(v) if v.is_scalar() || v.is_interned_str() => {
+                    // SAFETY: a value that owns nothing copies completely
+                    // by its bits; the copy is taken before the register is
+                    // written (it may hold the array read from).
+                    let v = unsafe { std::ptr::read(v) };
+                    put!($dst, v);
+                }
+                Some(v) if !matches!(v, Value::Ref(_)) => {
+                    let v = v.clone();
+                    set!($dst, v);
+                    continue;
+                }
+                _ => {}
+            }
+        };
+    }
     // `dst = a <op> b` for `+ - *`: int and float fast paths (PHP's
     // `ZEND_ADD_SPEC` handlers do the same four), anything else through
     // `ops::arith`.
+    #[collapse_debuginfo(yes)]
     macro_rules! arith {
         ($dst:expr, $a:expr, $b:expr, $checked:ident, $op:tt, $binop:expr) => {{
             match (raw!($a), raw!($b)) {
@@ -267,6 +309,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     }
     // `a < b`, `a <= b` on numbers (ints compared as floats against a
     // float, as PHP 8 does), or `None` for the general comparison.
+    #[collapse_debuginfo(yes)]
     macro_rules! num_cmp {
         ($a:expr, $b:expr, $op:tt) => {
             match (raw!($a), raw!($b)) {
@@ -279,6 +322,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         };
     }
     // An operand as stored (a reference or `Undef` unresolved).
+    #[collapse_debuginfo(yes)]
     macro_rules! raw {
         ($s:expr) => {{
             let s: Src = $s;
@@ -296,12 +340,14 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     }
     // An operand resolved: references followed, unset variables warned
     // about and read as null.
+    #[collapse_debuginfo(yes)]
     macro_rules! opnd {
         ($s:expr) => {
             resolve(g, func, cur!(), raw!($s), $s)
         };
     }
     // Propagates an error after saving where it happened.
+    #[collapse_debuginfo(yes)]
     macro_rules! tri {
         ($e:expr) => {
             match $e {
@@ -314,6 +360,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         };
     }
     // Switches the locals to the frame now on top of the stack.
+    #[collapse_debuginfo(yes)]
     macro_rules! load_frame {
         () => {{
             let eg = eg!(g);
@@ -327,6 +374,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     }
     // Takes a jump; a backward one is a loop's back edge, where the VM
     // checks its interrupt flag.
+    #[collapse_debuginfo(yes)]
     macro_rules! jump {
         ($t:expr) => {{
             // SAFETY: jump targets are inside the code (see `ip`).
@@ -338,6 +386,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         }};
     }
     // The keys of a dimension chain (consecutive registers).
+    #[collapse_debuginfo(yes)]
     macro_rules! keys {
         ($keys:expr, $depth:expr) => {{
             let keys: Reg = $keys;
@@ -353,6 +402,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     // skips the loop's entry test, which follows. Ints below the overflow
     // point take the fast path; everything else steps like `$i++`/`$i--`
     // and compares by PHP's general rules (`slow_test`).
+    #[collapse_debuginfo(yes)]
     macro_rules! loop_bottom {
         ($var:expr, $limit:expr, $target:expr, $step:ident, $kind:expr, $test:expr, $slow_test:expr) => {{
             let test: fn(i64, i64) -> bool = $test;
@@ -392,6 +442,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     // variadics or error: saves our place, takes the window (the arguments
     // are already the callee's parameters) and pushes the frame in one
     // visit to EG.
+    #[collapse_debuginfo(yes)]
     macro_rules! enter {
         ($callee:expr, $fid:expr, $dst:expr, $at:expr, $n:expr) => {{
             let callee: &Function = $callee;
@@ -599,46 +650,39 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
 
             Op::FetchDim { dst, base: b, key } => {
-                let fast = match (raw!(b), raw!(key)) {
-                    (Value::Arr(arr), Value::Int(k)) => {
-                        arr.get_int(*k).filter(|v| !matches!(v, Value::Ref(_))).cloned()
-                    }
+                // An int or (non-numeric) string key of an array, directly
+                // or behind a reference (a by-reference parameter, a
+                // global).
+                let found = match (raw!(b), raw!(key)) {
+                    (Value::Arr(arr), Value::Int(k)) => arr.get_int(*k),
                     (Value::Arr(arr), Value::Str(k)) if minizts_core::array::canonical_int(k).is_none() => {
-                        arr.get_str(k).filter(|v| !matches!(v, Value::Ref(_))).cloned()
+                        arr.get_str(k)
                     }
-                    // An array reached through a reference (a by-reference
-                    // parameter, a global).
-                    (Value::Ref(r), Value::Int(k)) => match &*r.borrow() {
-                        Value::Arr(arr) => arr.get_int(*k).filter(|v| !matches!(v, Value::Ref(_))).cloned(),
+                    // SAFETY: nothing borrows the reference mutably while
+                    // this instruction reads it.
+                    (Value::Ref(r), Value::Int(k)) => match unsafe { r.peek() } {
+                        Some(Value::Arr(arr)) => arr.get_int(*k),
                         _ => None,
                     },
                     _ => None,
                 };
-                let r = match fast {
-                    Some(v) => v,
-                    None => {
-                        save_pc(g, cur!());
-                        tri!(dim::fetch(g, &opnd!(b), &opnd!(key), ReadMode::Normal))
-                    }
-                };
+                fetched!(dst, found);
+                save_pc(g, cur!());
+                let r = tri!(dim::fetch(g, &opnd!(b), &opnd!(key), ReadMode::Normal));
                 set!(dst, r);
             }
             Op::FetchDim2 { dst, base: b, k1, k2 } => {
-                let fast = match (raw!(b), raw!(k1), raw!(k2)) {
+                let found = match (raw!(b), raw!(k1), raw!(k2)) {
                     (Value::Arr(outer), Value::Int(i), Value::Int(j)) => match outer.get_int(*i) {
-                        Some(Value::Arr(inner)) => inner.get_int(*j).filter(|v| !matches!(v, Value::Ref(_))).cloned(),
+                        Some(Value::Arr(inner)) => inner.get_int(*j),
                         _ => None,
                     },
                     _ => None,
                 };
-                let r = match fast {
-                    Some(v) => v,
-                    None => {
-                        save_pc(g, cur!());
-                        let mid = tri!(dim::fetch(g, &opnd!(b), &opnd!(k1), ReadMode::Normal));
-                        tri!(dim::fetch(g, &mid, &opnd!(k2), ReadMode::Normal))
-                    }
-                };
+                fetched!(dst, found);
+                save_pc(g, cur!());
+                let mid = tri!(dim::fetch(g, &opnd!(b), &opnd!(k1), ReadMode::Normal));
+                let r = tri!(dim::fetch(g, &mid, &opnd!(k2), ReadMode::Normal));
                 set!(dst, r);
             }
             Op::FetchDimQuiet { dst, base: b, key } => {
@@ -660,12 +704,29 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             Op::AssignDim1 { var, key, src } => {
                 let v = opnd!(src).clone();
                 let k = opnd!(key).clone();
-                // An int key of an unshared array: in place.
-                if let (Value::Arr(a), Value::Int(n)) = (reg!(var), &k) {
-                    if let Some(a) = Rc::get_mut(a) {
-                        let (elem, _) = a.entry(Key::Int(*n));
-                        if !matches!(elem, Value::Ref(_)) {
-                            *elem = v;
+                // An int key of an unshared array, directly in the variable
+                // or behind a reference (a by-reference parameter): in
+                // place.
+                if let Value::Int(n) = k {
+                    let v = match reg!(var) {
+                        Value::Arr(a) => match Rc::get_mut(a) {
+                            Some(a) => set_int_element(a, n, v),
+                            None => Err(v),
+                        },
+                        Value::Ref(r) => match r.try_borrow_mut().as_deref_mut() {
+                            Ok(Value::Arr(a)) => match Rc::get_mut(a) {
+                                Some(a) => set_int_element(a, n, v),
+                                None => Err(v),
+                            },
+                            _ => Err(v),
+                        },
+                        _ => Err(v),
+                    };
+                    match v {
+                        Ok(()) => continue,
+                        Err(v) => {
+                            save_pc(g, cur!());
+                            tri!(dim::assign(g, reg!(var), std::slice::from_ref(&k), v));
                             continue;
                         }
                     }
