@@ -28,6 +28,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let v = self.const_str(text)?;
                 self.emit(Op::Echo { src: v });
             }
+            StmtKind::If { cond, then, els: None } if self.lone_loop_exit(then).is_some() => {
+                // `if (c) break;` / `if (c) continue;`: the condition jumps
+                // straight to the loop's exit or step, one branch instead of
+                // a branch over a jump.
+                let (levels, is_break) = self.lone_loop_exit(then).expect("checked by the guard");
+                self.break_continue_if(cond, levels, is_break)?;
+            }
             StmtKind::If { cond, then, els } => {
                 let to_else = self.cond_jump(cond, false)?;
                 self.stmt(then)?;
@@ -478,6 +485,33 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.patch_all_here(&ctx.breaks);
         self.patch_all_here(&ctx.continues);
         self.release(mark);
+        Ok(())
+    }
+
+    /// `break N;` or `continue N;`, alone or alone in a block, that leaves
+    /// only the innermost loop (nothing to release on the way): its
+    /// levels and whether it is a break.
+    fn lone_loop_exit(&self, s: &Stmt<'_>) -> Option<(u32, bool)> {
+        let (levels, is_break) = match &s.kind {
+            StmtKind::Break(n) => (*n, true),
+            StmtKind::Continue(n) => (*n, false),
+            StmtKind::Block([inner]) => return self.lone_loop_exit(inner),
+            _ => return None,
+        };
+        (levels == 1 && !self.loops.is_empty()).then_some((levels, is_break))
+    }
+
+    /// `if (cond) break;` (or continue): the jumps `cond` takes when true
+    /// become the loop's break (or continue) jumps.
+    fn break_continue_if(&mut self, cond: &'a Expr<'a>, levels: u32, is_break: bool) -> Result<()> {
+        debug_assert_eq!(levels, 1);
+        let jumps = self.cond_jump(cond, true)?;
+        let target = self.loops.last_mut().expect("checked by lone_loop_exit");
+        if is_break || target.is_switch {
+            target.breaks.extend(jumps);
+        } else {
+            target.continues.extend(jumps);
+        }
         Ok(())
     }
 

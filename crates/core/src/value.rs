@@ -189,6 +189,19 @@ impl Value {
         }
     }
 
+    /// Replaces the value, skipping the out-of-line drop when the old one
+    /// owns nothing (most overwrites: an int element, a temporary).
+    #[inline(always)]
+    pub fn overwrite(&mut self, v: Value) {
+        if self.is_scalar() {
+            // SAFETY: a scalar owns nothing, so overwriting it without a
+            // drop leaks nothing.
+            unsafe { std::ptr::write(self, v) };
+        } else {
+            *self = v;
+        }
+    }
+
     /// Sets the slot to `Undef`, skipping the drop for scalars (the common
     /// case when a frame's registers are cleared).
     #[inline(always)]

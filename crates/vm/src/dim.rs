@@ -248,14 +248,14 @@ pub fn assign<G: Globals>(g: G, slot: &mut Value, keys: &[Value], v: Value) -> V
             Value::Int(n) => {
                 let (elem, _) = Rc::make_mut(a).entry(Key::Int(*n));
                 if !matches!(elem, Value::Ref(_)) {
-                    *elem = v;
+                    elem.overwrite(v);
                     return Ok(());
                 }
             }
             Value::Str(k) => {
                 let (elem, _) = Rc::make_mut(a).entry(Key::from_php_str(k.clone()));
                 if !matches!(elem, Value::Ref(_)) {
-                    *elem = v;
+                    elem.overwrite(v);
                     return Ok(());
                 }
             }

@@ -122,7 +122,7 @@ pub(crate) fn assign_slot(slot: &mut Value, v: Value) -> VmResult<()> {
             Err(_) => fatal("minizts: a reference cycle was written through itself"),
         },
         _ => {
-            *slot = v;
+            slot.overwrite(v);
             Ok(())
         }
     }
@@ -148,7 +148,7 @@ fn set_int_element(a: &mut PhpArray, n: i64, v: Value) -> Result<(), Value> {
     if matches!(elem, Value::Ref(_)) {
         return Err(v);
     }
-    *elem = v;
+    elem.overwrite(v);
     Ok(())
 }
 
@@ -429,7 +429,10 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 }
             };
             if r {
-                jump!($target);
+                // A loop bottom always jumps back: the back edge's
+                // interrupt check without comparing the target.
+                tri!(check_limits(g));
+                goto!($target);
             } else {
                 // SAFETY: the entry test follows (checked when the function
                 // was compiled), and the code ends with a return after it.
