@@ -94,7 +94,6 @@ enum Repr {
 }
 
 /// A PHP array (see the module docs).
-#[derive(Clone)]
 pub struct PhpArray {
     repr: Repr,
     /// The next int key `$a[] = …` uses; `i64::MIN` means "no int key yet"
@@ -103,6 +102,42 @@ pub struct PhpArray {
     /// Packed only: how many slots are holes (`Value::Undef`). The last
     /// slot is never one.
     holes: usize,
+}
+
+/// A copy (copy-on-write separation, PHP's `zend_array_dup`): an element
+/// that is a reference no one else holds any more (left by a finished
+/// `foreach` by reference, say) is copied as its value, as PHP does, so
+/// the copy's elements are plain values while the original keeps its
+/// references.
+impl Clone for PhpArray {
+    fn clone(&self) -> PhpArray {
+        let mut copy = PhpArray {
+            repr: self.repr.clone(),
+            next_free: self.next_free,
+            holes: self.holes,
+        };
+        let values: &mut [Value] = match &mut copy.repr {
+            Repr::Packed(v) => v,
+            Repr::Hashed(_) => &mut [],
+        };
+        values.iter_mut().for_each(unref_lone);
+        if let Repr::Hashed(h) = &mut copy.repr {
+            h.buckets.iter_mut().for_each(|b| unref_lone(&mut b.val));
+        }
+        copy
+    }
+}
+
+/// A copied element that is a reference held only by the original and
+/// the copy becomes its value in the copy.
+#[inline]
+fn unref_lone(v: &mut Value) {
+    if let Value::Ref(r) = v {
+        if r.count() == 2 {
+            let inner = r.get();
+            *v = inner;
+        }
+    }
 }
 
 /// How far past the end of a packed array an int key may land and keep it

@@ -202,6 +202,25 @@ impl Value {
         }
     }
 
+    /// Frees what the value holds, if anything: a string or a counted
+    /// value becomes `Undef`, a scalar stays as it is (a returning frame's registers:
+    /// temporaries are always written before they are read, and the next
+    /// window over them clears its variables).
+    #[inline(always)]
+    pub fn release_counted(&mut self) {
+        if self.is_scalar() {
+            return;
+        }
+        if self.is_interned_str() {
+            // SAFETY: an interned string owns nothing; overwriting it
+            // without a drop leaks nothing (and spares the next write to
+            // this register a drop call).
+            unsafe { std::ptr::write(self, Value::Undef) };
+        } else {
+            *self = Value::Undef;
+        }
+    }
+
     /// Sets the slot to `Undef`, skipping the drop for scalars (the common
     /// case when a frame's registers are cleared).
     #[inline(always)]

@@ -1148,7 +1148,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     // SAFETY: the window `base..base+num_regs` is the
                     // returning frame's, alive until now, and nothing else
                     // refers to it.
-                    unsafe { &mut *base.add(i) }.clear();
+                    unsafe { &mut *base.add(i) }.release_counted();
                 }
                 if frame.native {
                     return Ok(v);
