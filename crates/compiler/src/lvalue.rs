@@ -37,6 +37,18 @@ fn writes_once(e: &Expr<'_>) -> bool {
     }
 }
 
+/// `$name[key]`: the variable and key of a one-key write target, which
+/// compiles to one instruction reading the key when it runs.
+fn one_key<'a>(target: &'a Expr<'a>) -> Option<(&'a str, &'a Expr<'a>)> {
+    match &target.kind {
+        ExprKind::Index { base, index: Some(key) } => match &base.kind {
+            ExprKind::Var(name) => Some((name, key)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The variable at the root of a dimension chain and the keys below it
 /// (`None` for `[]`).
 struct DimPath<'a> {
@@ -83,6 +95,17 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         Ok((var, start, path.keys.len() as u8))
     }
 
+    /// A one-key write's variable, key and value (in that order of
+    /// evaluation, the key a variable read by the instruction itself).
+    fn one_key_operands(&mut self, target: &'a Expr<'a>, value: &'a Expr<'a>) -> Result<(Reg, Src, Src)> {
+        let (name, key) = one_key(target).expect("a one-key target");
+        let var = self.cv(name)?;
+        let key = self.expr(key)?;
+        let v = self.expr(value)?;
+        self.at(target.pos);
+        Ok((var, key, v))
+    }
+
     /// `target = value`; returns where the assigned value is.
     pub(crate) fn assign(&mut self, target: &'a Expr<'a>, value: &'a Expr<'a>) -> Result<Src> {
         match &target.kind {
@@ -101,12 +124,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.emit(Op::Assign { var, src: v });
                 Ok(v)
             }
-            ExprKind::Index { base, index: Some(key) } if matches!(base.kind, ExprKind::Var(_)) => {
-                let ExprKind::Var(name) = base.kind else { unreachable!() };
-                let var = self.cv(name)?;
-                let key = self.expr(key)?;
-                let v = self.expr(value)?;
-                self.at(target.pos);
+            ExprKind::Index { .. } if one_key(target).is_some() => {
+                let (var, key, v) = self.one_key_operands(target, value)?;
                 self.emit(Op::AssignDim1 { var, key, src: v });
                 Ok(v)
             }
@@ -281,12 +300,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     });
                 }
             }
-            ExprKind::Index { base, index: Some(key) } if matches!(base.kind, ExprKind::Var(_)) => {
-                let ExprKind::Var(name) = base.kind else { unreachable!() };
-                let var = self.cv(name)?;
-                let key = self.expr(key)?;
-                let v = self.expr(value)?;
-                self.at(target.pos);
+            ExprKind::Index { .. } if one_key(target).is_some() => {
+                let (var, key, v) = self.one_key_operands(target, value)?;
                 self.emit(Op::AssignDimOp1 { op, var, key, src: v });
                 if !dst.is_none() {
                     let r = self.quiet(target)?;
