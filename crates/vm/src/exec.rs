@@ -246,17 +246,26 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     // Writes a scalar result and goes on to the next instruction. Each
     // fast path writes its own tag and payload (a shared tail would
     // rebuild a whole `Value` through the stack); the old value is dropped
-    // out of line, since a temporary almost always held a scalar.
+    // out of line, since a temporary almost always held a scalar. The
+    // destination is reached by a raw pointer, not a `&mut`: the result
+    // expression may read it (`$x = $x * 2` writes `$x` directly), and is
+    // evaluated before the write.
     #[collapse_debuginfo(yes)]
     macro_rules! put {
         ($r:expr, $v:expr) => {{
-            let slot = reg!($r);
-            if slot.is_scalar() {
-                // SAFETY: a scalar owns nothing, so overwriting it without
-                // dropping leaks nothing.
+            let r: Reg = $r;
+            debug_assert!(r.idx() < func.num_regs as usize, "register {} out of window", r.0);
+            // SAFETY: as for `reg!`.
+            let slot: *mut Value = unsafe { base.add(r.idx()) };
+            // SAFETY: `slot` is a live register; a scalar owns nothing, so
+            // overwriting it without dropping leaks nothing.
+            if unsafe { (*slot).is_scalar() } {
                 unsafe { std::ptr::write(slot, $v) };
             } else {
-                overwrite(slot, $v);
+                let v: Value = $v;
+                // SAFETY: `slot` is a live register, and nothing else
+                // refers to it once `v` is computed.
+                overwrite(unsafe { &mut *slot }, v);
             }
             continue;
         }};
