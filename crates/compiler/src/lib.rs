@@ -120,34 +120,30 @@ fn bind_early_calls(functions: &mut [Function], early: &[FuncId]) {
         .iter()
         .map(|&id| (functions[id as usize].name.to_ascii_lowercase().into_bytes(), id))
         .collect();
-    let simple: Vec<(u16, usize)> = functions
-        .iter()
-        .map(|f| {
-            if f.params.last().is_some_and(|p| p.variadic) {
-                (u16::MAX, 0)
-            } else {
-                (f.required, f.params.len())
-            }
-        })
-        .collect();
-    for f in functions.iter_mut() {
-        for op in f.code.iter_mut() {
+    // Decided on the finished functions first (a call may name its own
+    // function), then written.
+    let mut bound = Vec::new();
+    for (caller, f) in functions.iter().enumerate() {
+        for (pc, op) in f.code.iter().enumerate() {
             if let Op::CallUser { dst, site, args, argc } = *op {
                 let Some(&func) = by_name.get(&*f.sites[site as usize].key) else {
                     continue;
                 };
-                let (required, nparams) = simple[func as usize];
-                if argc as u16 >= required && argc as usize <= nparams {
-                    *op = Op::CallDirect {
+                if functions[func as usize].takes_plainly(argc as usize) {
+                    let direct = Op::CallDirect {
                         dst,
                         site,
                         args,
                         argc,
                         func,
                     };
+                    bound.push((caller, pc, direct));
                 }
             }
         }
+    }
+    for (caller, pc, direct) in bound {
+        functions[caller].code[pc] = direct;
     }
 }
 

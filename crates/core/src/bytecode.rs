@@ -767,6 +767,18 @@ pub struct Function {
     pub line_end: u32,
 }
 
+impl Function {
+    /// Whether a call with `argc` arguments is a plain one: enough of
+    /// them, none extra, no variadic parameter to collect (defaults are
+    /// the callee's own code). Such a call needs no argument handling, so
+    /// the compiler may bind it (`CallDirect`) and the VM takes it
+    /// without `call::push_frame`.
+    #[inline]
+    pub fn takes_plainly(&self, argc: usize) -> bool {
+        argc >= self.required as usize && argc <= self.params.len() && !self.params.last().is_some_and(|p| p.variadic)
+    }
+}
+
 /// Index of a function in its script.
 pub type FuncId = u32;
 

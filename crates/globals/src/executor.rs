@@ -143,7 +143,8 @@ impl VmStack {
     /// callee's other variables) are cleared; the rest (temporaries, which
     /// the compiler always writes before reading) keep whatever valid
     /// value they hold, like PHP's uninitialised TMP slots: whoever writes
-    /// one drops the old value, and the frame's return clears them all.
+    /// one drops the old value, and the frame's return frees the counted
+    /// ones.
     ///
     /// # Safety
     /// `at` must point into chunk `chunk` (or one past its end), with the
@@ -231,8 +232,8 @@ impl VmStack {
 
     /// Drops every value and frees chunks beyond the first. Only the part
     /// of the first chunk windows reached is cleared: returning frames
-    /// leave their registers behind (the next window over them clears
-    /// them), so that part may still hold values, and the rest never did.
+    /// leave scalars behind and a new window clears only its variables,
+    /// so that part may still hold values, and the rest never did.
     pub fn reset(&mut self) {
         self.chunks.truncate(1);
         if let Some(first) = self.chunks.first_mut() {

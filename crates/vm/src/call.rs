@@ -214,20 +214,6 @@ pub unsafe fn push_frame<G: Globals>(
     Ok(())
 }
 
-/// Clears a finished frame's registers (dropping its values, as PHP frees
-/// a function's variables when it returns) and pops it.
-#[inline]
-pub fn pop_frame<G: Globals>(g: G, script: &Script) -> Frame {
-    let frame = eg!(g).frames.pop().expect("a frame to pop");
-    let n = script.functions[frame.func as usize].num_regs as usize;
-    for i in 0..n {
-        // SAFETY: the frame's window is `base..base+num_regs`, alive until
-        // now; nothing else refers to it.
-        unsafe { &mut *frame.base.add(i) }.clear();
-    }
-    frame
-}
-
 /// Calls `callable` with `args` from native code (a builtin's callback):
 /// PHP's `zend_call_function`.
 pub fn call_callable<G: Globals>(g: G, callable: &Value, args: Vec<Value>) -> VmResult<Value> {

@@ -1036,10 +1036,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 let at = unsafe { base.add(args.idx()) };
                 let callee = &script.functions[fid as usize];
                 let n = argc as usize;
-                let simple = n >= callee.required as usize
-                    && n <= callee.params.len()
-                    && !callee.params.last().is_some_and(|p| p.variadic);
-                if simple {
+                if callee.takes_plainly(n) {
                     enter!(callee, fid, dst, at, n);
                 } else {
                     save_pc(g, cur!());
@@ -1150,8 +1147,9 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     Value::Ref(r) => r.get(),
                     v => v.clone(),
                 };
-                // `call::pop_frame` with the window taken from the locals
-                // (they describe the top frame), not looked up again.
+                // Pop the frame and free what its window holds (PHP frees
+                // a function's variables when it returns); the locals
+                // describe the window, so nothing is looked up again.
                 let frame = eg!(g).frames.pop().expect("a frame to return from");
                 for i in 0..func.num_regs as usize {
                     // SAFETY: the window `base..base+num_regs` is the
