@@ -14,6 +14,7 @@
 
 mod expr;
 mod lvalue;
+mod peephole;
 mod refs;
 mod stmt;
 mod vars;
@@ -366,7 +367,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.line = last_line;
         let null = self.const_null()?;
         self.emit(Op::Return { src: null });
-        let builder = cg!(self.g).active.pop().expect("main op array");
+        let mut builder = cg!(self.g).active.pop().expect("main op array");
+        peephole::shorten_returns(&mut builder.code, &mut builder.lines, builder.cv_names.len());
         self.functions[0] = Some(builder.finish());
         Ok(())
     }
@@ -442,8 +444,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.plain_vars = saved_plain;
         self.in_function = saved_in_function;
         self.line = saved_line;
-        let builder = cg!(self.g).active.pop().expect("function op array");
+        let mut builder = cg!(self.g).active.pop().expect("function op array");
         result?;
+        peephole::shorten_returns(&mut builder.code, &mut builder.lines, builder.cv_names.len());
         self.functions[id as usize] = Some(builder.finish());
         Ok(id)
     }

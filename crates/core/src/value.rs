@@ -254,6 +254,14 @@ impl Value {
         )
     }
 
+    /// Whether a read of the value is a copy of its bits: a defined
+    /// scalar or an interned string (no count to touch, not `Undef`,
+    /// which warns, nor a reference, which is followed).
+    #[inline(always)]
+    pub fn is_plain_copy(&self) -> bool {
+        !matches!(self, Value::Undef) && (self.is_scalar() || self.is_interned_str())
+    }
+
     /// Whether this is an interned string (a literal: no count to touch
     /// on copy or drop).
     #[inline(always)]

@@ -503,6 +503,13 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         match *op {
             Op::Nop => {}
             Op::Move { dst, src } => {
+                let v = raw!(src);
+                if v.is_plain_copy() {
+                    // SAFETY: the value owns nothing (see `is_plain_copy`),
+                    // and the copy is taken before the register is written.
+                    let v = unsafe { std::ptr::read(v) };
+                    put!(dst, v);
+                }
                 let v = opnd!(src).clone();
                 set!(dst, v);
             }
