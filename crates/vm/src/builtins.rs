@@ -324,6 +324,9 @@ impl Args<'_> {
 
     /// A `string` parameter.
     pub fn str<G: Globals>(&self, g: G, i: usize) -> VmResult<PhpStr> {
+        if let Some(Value::Str(s)) = self.v.get(i) {
+            return Ok(s.clone());
+        }
         let v = self.value(i);
         match &*v {
             Value::Str(s) => Ok(s.clone()),
@@ -347,6 +350,10 @@ impl Args<'_> {
 
     /// An `int` parameter.
     pub fn int<G: Globals>(&self, g: G, i: usize) -> VmResult<i64> {
+        // The usual case, without the `Cow` the others go through.
+        if let Some(Value::Int(n)) = self.v.get(i) {
+            return Ok(*n);
+        }
         let v = self.value(i);
         match &*v {
             Value::Int(n) => Ok(*n),
@@ -392,6 +399,9 @@ impl Args<'_> {
 
     /// A `float` parameter.
     pub fn float<G: Globals>(&self, g: G, i: usize) -> VmResult<f64> {
+        if let Some(Value::Float(f)) = self.v.get(i) {
+            return Ok(*f);
+        }
         let v = self.value(i);
         match &*v {
             Value::Float(f) => Ok(*f),

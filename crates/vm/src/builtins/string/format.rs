@@ -157,16 +157,19 @@ fn to_base(n: i64, bits: u32) -> Vec<u8> {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mask = (1u64 << bits) - 1;
     let mut v = n as u64;
-    let mut out = Vec::with_capacity(64);
+    // Written from the end of a buffer as long as the longest (64 binary
+    // digits), then copied out at its exact size: one small allocation.
+    let mut buf = [0u8; 64];
+    let mut at = buf.len();
     loop {
-        out.push(DIGITS[(v & mask) as usize]);
+        at -= 1;
+        buf[at] = DIGITS[(v & mask) as usize];
         v >>= bits;
         if v == 0 {
             break;
         }
     }
-    out.reverse();
-    out
+    buf[at..].to_vec()
 }
 
 pub(super) fn dechex<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
