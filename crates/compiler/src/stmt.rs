@@ -118,7 +118,15 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             StmtKind::Return(e) => {
                 let mark = self.mark();
                 let v = match e {
-                    Some(e) => self.expr(e)?,
+                    Some(e) => {
+                        let v = self.expr(e)?;
+                        // A variable returned as it is is read by the
+                        // return itself: an undefined one is reported on
+                        // its own line (`return` may stand on the line
+                        // above), as PHP does.
+                        self.at(e.pos);
+                        v
+                    }
                     None => self.const_null()?,
                 };
                 self.emit(Op::Return { src: v });

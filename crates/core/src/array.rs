@@ -56,14 +56,31 @@ impl Key {
 
 /// `Some(n)` if `s` is how PHP writes the integer `n`.
 pub fn canonical_int(s: &[u8]) -> Option<i64> {
-    let digits = s.strip_prefix(b"-").unwrap_or(s);
-    if digits.is_empty() || digits.len() > 20 || !digits.iter().all(u8::is_ascii_digit) {
-        return None;
+    let (negative, digits) = match s {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, s),
+    };
+    match digits {
+        [] => return None,
+        // "0" is 0, but "-0" and leading zeros stay strings.
+        [b'0'] => return (!negative).then_some(0),
+        [b'0', ..] => return None,
+        _ if digits.len() > 19 => return None,
+        _ => {}
     }
-    if digits[0] == b'0' && (digits.len() > 1 || s.len() > 1) {
-        return None;
+    // Accumulated as a negative number, which reaches i64::MIN.
+    let mut n: i64 = 0;
+    for &c in digits {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_sub(i64::from(c - b'0'))?;
     }
-    std::str::from_utf8(s).ok()?.parse::<i64>().ok()
+    if negative {
+        Some(n)
+    } else {
+        n.checked_neg()
+    }
 }
 
 /// Appending failed: the next int key is already taken (it is `i64::MAX`).
@@ -340,6 +357,16 @@ impl PhpArray {
         }
     }
 
+    /// Mutable access to the element with string key `s` (a string that
+    /// stays a string key: see [`canonical_int`]), if present.
+    #[inline]
+    pub fn get_str_mut(&mut self, s: &[u8]) -> Option<&mut Value> {
+        match &mut self.repr {
+            Repr::Packed(_) => None,
+            Repr::Hashed(h) => h.find_str(s, str_hash(s)).map(move |i| &mut h.buckets[i].val),
+        }
+    }
+
     #[inline]
     pub fn get(&self, key: &Key) -> Option<&Value> {
         match key {
@@ -352,10 +379,7 @@ impl PhpArray {
     pub fn get_mut(&mut self, key: &Key) -> Option<&mut Value> {
         match key {
             Key::Int(k) => self.get_int_mut(*k),
-            Key::Str(s) => match &mut self.repr {
-                Repr::Packed(_) => None,
-                Repr::Hashed(h) => h.find_str(s, str_hash(s)).map(move |i| &mut h.buckets[i].val),
-            },
+            Key::Str(s) => self.get_str_mut(s),
         }
     }
 
@@ -703,6 +727,41 @@ impl std::fmt::Debug for PhpArray {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn canonical_ints_are_the_strings_php_turns_into_int_keys() {
+        let ints: &[(&[u8], i64)] = &[
+            (b"0", 0),
+            (b"7", 7),
+            (b"-7", -7),
+            (b"123456", 123456),
+            (b"9223372036854775807", i64::MAX),
+            (b"-9223372036854775808", i64::MIN),
+        ];
+        for &(s, n) in ints {
+            assert_eq!(canonical_int(s), Some(n), "{:?}", String::from_utf8_lossy(s));
+        }
+        let strings: &[&[u8]] = &[
+            b"",
+            b"-",
+            b"-0",
+            b"00",
+            b"007",
+            b"1.0",
+            b" 1",
+            b"1 ",
+            b"+1",
+            b"1e3",
+            b"0x1A",
+            b"foo_1",
+            b"9223372036854775808",
+            b"-9223372036854775809",
+            b"99999999999999999999",
+        ];
+        for &s in strings {
+            assert_eq!(canonical_int(s), None, "{:?}", String::from_utf8_lossy(s));
+        }
+    }
 
     fn keys(a: &PhpArray) -> Vec<Key> {
         a.iter().map(|(k, _)| k.to_key()).collect()

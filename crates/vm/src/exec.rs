@@ -152,6 +152,33 @@ fn set_int_element(a: &mut PhpArray, n: i64, v: Value) -> Result<(), Value> {
     Ok(())
 }
 
+/// `$a[$k] += $n` (or `-=`) with string key `k` and an int `n`, in place
+/// when the variable holds an unshared array whose element is an int that
+/// does not overflow; `false` (nothing done) otherwise. Out of line: the
+/// run loop keeps the int-key case inline.
+#[inline(never)]
+fn add_to_str_element(var: &mut Value, op: BinOp, k: &PhpStr, n: i64) -> bool {
+    let Value::Arr(a) = var else { return false };
+    let Some(a) = Rc::get_mut(a) else { return false };
+    let elem = match minizts_core::array::canonical_int(k) {
+        Some(k) => a.get_int_mut(k),
+        None => a.get_str_mut(k),
+    };
+    let Some(Value::Int(x)) = elem else { return false };
+    let r = match op {
+        BinOp::Add => x.checked_add(n),
+        BinOp::Sub => x.checked_sub(n),
+        _ => None,
+    };
+    match r {
+        Some(r) => {
+            *x = r;
+            true
+        }
+        None => false,
+    }
+}
+
 /// Overwrites a register that holds a counted value (the cold half of
 /// `put!`).
 #[cold]
@@ -770,6 +797,14 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         };
                         if let Some(r) = r {
                             *x = r;
+                            continue;
+                        }
+                    }
+                } else if key.as_reg() != Some(var) {
+                    if let (Value::Str(k), Value::Int(n)) = (raw!(key), raw!(src)) {
+                        // The key is another register than the variable,
+                        // so it may be read while the variable is borrowed.
+                        if add_to_str_element(reg!(var), op, k, *n) {
                             continue;
                         }
                     }
