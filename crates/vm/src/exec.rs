@@ -208,16 +208,20 @@ pub fn execute<G: Globals>(g: G) -> VmResult<Value> {
 
 fn run<G: Globals>(g: G) -> VmResult<Value> {
     let script = eg!(g).script.clone().expect("a running script");
-    let (mut func, mut base, mut chunk, start_pc) = {
+    let (mut func, mut base, start_pc) = {
         let eg = eg!(g);
         let frame = eg.frames.last().expect("a frame to run");
-        (
-            &script.functions[frame.func as usize],
-            frame.base,
-            frame.chunk,
-            frame.pc as usize,
-        )
+        (&script.functions[frame.func as usize], frame.base, frame.pc as usize)
     };
+    // The VM-stack chunk holding the current window (see `VmStack`): read
+    // from the frame when a call needs it rather than carried through the
+    // loop.
+    #[collapse_debuginfo(yes)]
+    macro_rules! chunk {
+        () => {
+            eg!(g).frames.last().expect("a frame").chunk
+        };
+    }
     let mut code: &[Op] = &func.code;
     let mut consts: &[Value] = func.consts.values();
 
@@ -403,7 +407,6 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             let frame = eg.frames.last().expect("a frame");
             func = &script.functions[frame.func as usize];
             base = frame.base;
-            chunk = frame.chunk;
             code = &func.code;
             consts = func.consts.values();
         }};
@@ -485,10 +488,11 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     macro_rules! enter {
         ($callee:expr, $fid:expr, $dst:expr, $at:expr, $n:expr) => {{
             let callee: &Function = $callee;
+            let pc = cur!() as u32;
             let eg = eg!(g);
-            if let Some(caller) = eg.frames.last_mut() {
-                caller.pc = cur!() as u32;
-            }
+            let caller = eg.frames.last_mut().expect("a frame");
+            caller.pc = pc;
+            let chunk = caller.chunk;
             // SAFETY: the arguments are the top registers of the window, in
             // chunk `chunk`, and nothing refers to them.
             match unsafe {
@@ -508,7 +512,6 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     });
                     func = callee;
                     base = b;
-                    chunk = c;
                     code = &func.code;
                     consts = func.consts.values();
                     ip = code.as_ptr();
@@ -1083,7 +1086,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 } else {
                     save_pc(g, cur!());
                     // SAFETY: the arguments are the top registers of the window.
-                    tri!(unsafe { call::push_frame(g, &script, fid, at, chunk, n, dst.0, None, false) });
+                    tri!(unsafe { call::push_frame(g, &script, fid, at, chunk!(), n, dst.0, None, false) });
                     load_frame!();
                     ip = code.as_ptr();
                 }
@@ -1132,7 +1135,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         let at = unsafe { base.add(args.idx()) };
                         // SAFETY: the arguments are the top registers.
                         tri!(unsafe {
-                            call::push_frame(g, &script, fid, at, chunk, argc as usize, dst.0, closure, false)
+                            call::push_frame(g, &script, fid, at, chunk!(), argc as usize, dst.0, closure, false)
                         });
                         load_frame!();
                         ip = code.as_ptr();
@@ -1207,7 +1210,6 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     let caller = eg.frames.last().expect("a caller frame");
                     func = &script.functions[caller.func as usize];
                     base = caller.base;
-                    chunk = caller.chunk;
                     code = &func.code;
                     // SAFETY: the caller's saved instruction is inside its
                     // code, and its code goes on after it (it ends in a
