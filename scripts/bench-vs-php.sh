@@ -4,6 +4,10 @@
 # per-kernel medians and ratios. Skips, saying so, when php is missing.
 #
 #   scripts/bench-vs-php.sh [RUNS] [SCRIPT]     # default: 11 runs of bench.mz
+#
+# BIN=path/to/minizts uses another build instead of building
+# target/release/minizts (BIN=target/nonpie/release/minizts after
+# `cargo build-nonpie`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-11}
@@ -12,11 +16,14 @@ if ! command -v php >/dev/null 2>&1; then
   echo "php is not installed: skipping the side-by-side comparison (Debian: apt-get install php8.2-cli)"
   exit 0
 fi
-cargo build --release --quiet --bin minizts
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --quiet --bin minizts
+  BIN=target/release/minizts
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for i in $(seq "$runs"); do
-  target/release/minizts run "$script" > "$tmp/mz.$i"
+  "$BIN" run "$script" > "$tmp/mz.$i"
   php -n "$script" > "$tmp/php.$i"
 done
 python3 - "$tmp" "$runs" "$script" <<'PY'

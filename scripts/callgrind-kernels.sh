@@ -6,12 +6,20 @@
 # counted. Counts are repeatable: the same binary and script give the same
 # totals whatever else the machine is doing.
 #
-#   scripts/callgrind-kernels.sh [GLOBALS...]   # default: tls
+#   scripts/callgrind-kernels.sh                          # the default strategy, tls
+#   MINIZTS_GLOBALS=nts scripts/callgrind-kernels.sh      # another one
+#
+# BIN=path/to/minizts uses another build instead of building
+# target/release/minizts (BIN=target/nonpie/release/minizts after
+# `cargo build-nonpie`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 script=bench-scripts/bench.mz
-bin=target/release/minizts
-cargo build --release --quiet --bin minizts
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --quiet --bin minizts
+  BIN=target/release/minizts
+fi
+bin=$BIN
 
 count() { # command... -> instructions executed
   local out

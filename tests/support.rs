@@ -170,9 +170,14 @@ pub fn strategies() -> Vec<&'static str> {
 }
 
 /// A `minizts` command under globals strategy `strategy`, with the
-/// environment's default strategy removed so only the flag counts.
+/// environment's default strategy removed so only the flag counts. The
+/// binary is the one cargo built for the tests, or `MINIZTS_TEST_BIN`
+/// (another build of the same source, such as `cargo build-nonpie`'s; the
+/// test that loads an extension by its bare name looks next to that
+/// binary, so copy `target/debug/libminizts_ext_*.so` there first).
 pub fn minizts(strategy: &str) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_minizts"));
+    let bin = std::env::var_os("MINIZTS_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_minizts").into());
+    let mut cmd = Command::new(bin);
     cmd.env_remove("MINIZTS_GLOBALS").arg(format!("--globals={strategy}"));
     cmd
 }
