@@ -605,6 +605,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         tri!(dim::apply_op(g, slot, op, &v));
                     }
                 }
+                v.release();
             }
             Op::Not { dst, src } => {
                 let r = !opnd!(src).to_bool();
@@ -752,11 +753,10 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
             Op::AssignDim1 { var, key, src } => {
                 let v = opnd!(src).clone();
-                let k = opnd!(key).clone();
                 // An int key of an unshared array, directly in the variable
                 // or behind a reference (a by-reference parameter): in
-                // place.
-                if let Value::Int(n) = k {
+                // place. (The int is copied out: no key value to drop.)
+                if let Value::Int(n) = *raw!(key) {
                     let v = match reg!(var) {
                         Value::Arr(a) => match Rc::get_mut(a) {
                             Some(a) => set_int_element(a, n, v),
@@ -775,13 +775,15 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         Ok(()) => continue,
                         Err(v) => {
                             save_pc(g, cur!());
-                            tri!(dim::assign(g, reg!(var), std::slice::from_ref(&k), v));
+                            tri!(dim::assign(g, reg!(var), &[Value::Int(n)], v));
                             continue;
                         }
                     }
                 }
+                let k = opnd!(key).clone();
                 save_pc(g, cur!());
                 tri!(dim::assign(g, reg!(var), std::slice::from_ref(&k), v));
+                k.release();
             }
             Op::AssignDimOp1 { op, var, key, src } => {
                 // `$a[$i] += $n` on an unshared array of ints: in place.
