@@ -808,7 +808,8 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 } else if key.as_reg() != Some(var) {
                     if let (Value::Str(k), Value::Int(n)) = (raw!(key), raw!(src)) {
                         // The key is another register than the variable,
-                        // so it may be read while the variable is borrowed.
+                        // so it may be read while the variable is borrowed;
+                        // so is `src`, which holds an int, not the array.
                         if add_to_str_element(reg!(var), op, k, *n) {
                             continue;
                         }
