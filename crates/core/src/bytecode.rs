@@ -777,6 +777,15 @@ impl Function {
     pub fn takes_plainly(&self, argc: usize) -> bool {
         argc >= self.required as usize && argc <= self.params.len() && !self.params.last().is_some_and(|p| p.variadic)
     }
+
+    /// The index of the instruction `at` points to in this function's
+    /// code, or `None` when it points elsewhere (a saved frame position
+    /// turned back into an index for a line number).
+    pub fn index_of(&self, at: *const Op) -> Option<usize> {
+        let offset = (at as usize).wrapping_sub(self.code.as_ptr() as usize);
+        let size = std::mem::size_of::<Op>();
+        (offset.is_multiple_of(size) && offset / size < self.code.len()).then_some(offset / size)
+    }
 }
 
 /// Index of a function in its script.

@@ -301,3 +301,26 @@ impl Default for CompilerGlobals {
         CompilerGlobals::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn saved_positions_turn_back_into_indexes() {
+        let mut b = OpArrayBuilder::new("f", 1, 3);
+        b.emit(Op::Nop, 1);
+        b.emit(Op::Nop, 2);
+        let null = b.const_null().unwrap();
+        b.emit(Op::Return { src: null }, 3);
+        let f = b.finish();
+        let start = f.code.as_ptr();
+        for i in 0..3 {
+            assert_eq!(f.index_of(start.wrapping_add(i)), Some(i));
+        }
+        // One past the end, before the start, and between instructions.
+        assert_eq!(f.index_of(start.wrapping_add(3)), None);
+        assert_eq!(f.index_of(start.wrapping_sub(1)), None);
+        assert_eq!(f.index_of((start as *const u8).wrapping_add(1) as *const Op), None);
+    }
+}

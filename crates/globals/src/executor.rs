@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use hashbrown::HashMap;
-use minizts_core::bytecode::{FuncId, Script};
+use minizts_core::bytecode::{FuncId, Op, Script};
 use minizts_core::numfmt::MtRand;
 use minizts_core::value::Closure;
 use minizts_core::{PhpRef, PhpStr, Value};
@@ -70,9 +70,15 @@ pub struct Frame {
     pub base: *mut Value,
     /// The stack chunk holding the window.
     pub chunk: u32,
-    /// Where execution resumes in this frame (saved at calls, and before
-    /// anything that reports the current line).
-    pub pc: u32,
+    /// The instruction executing in this frame, as a pointer into its
+    /// function's code (PHP's `opline`): saved at calls, where execution
+    /// resumes after the next one, and before anything that reports the
+    /// current line. A new frame's is its first instruction. Pointers, not
+    /// indexes, so saving and resuming need no arithmetic;
+    /// [`Function::index_of`] turns one into an index for messages.
+    ///
+    /// [`Function::index_of`]: minizts_core::bytecode::Function::index_of
+    pub pc: *const Op,
     /// The caller's register that receives the return value.
     pub ret: u16,
     /// How many arguments were passed.
@@ -160,8 +166,11 @@ impl VmStack {
         n: usize,
     ) -> Result<(u32, *mut Value), StackOverflow> {
         let c = chunk as usize;
-        let start = self.chunks[c].as_mut_ptr();
-        let len = self.chunks[c].len();
+        debug_assert!(c < self.chunks.len());
+        // SAFETY: the caller's `at` points into chunk `c`, so it exists.
+        let chunk_c = unsafe { self.chunks.get_unchecked_mut(c) };
+        let start = chunk_c.as_mut_ptr();
+        let len = chunk_c.len();
         // SAFETY: `at` points into chunk `c` (or one past its end), so the
         // offset is in bounds of the same allocation.
         let offset = unsafe { at.offset_from(start) } as usize;

@@ -168,7 +168,7 @@ pub unsafe fn push_frame<G: Globals>(
         func,
         base,
         chunk,
-        pc: 0,
+        pc: f.code.as_ptr(),
         ret,
         argc: argc.min(u16::MAX as usize) as u16,
         closure,

@@ -104,7 +104,11 @@ pub fn current_location<G: Globals>(g: G) -> Option<Location> {
     let script = eg.script.as_ref()?;
     let frame = eg.frames.last()?;
     let f = script.functions.get(frame.func as usize)?;
-    let line = f.lines.get(frame.pc as usize).copied().unwrap_or(f.line_end);
+    let line = f
+        .index_of(frame.pc)
+        .and_then(|pc| f.lines.get(pc))
+        .copied()
+        .unwrap_or(f.line_end);
     Some(Location {
         file: script.file.clone(),
         line,
@@ -225,7 +229,11 @@ pub fn stack_trace<G: Globals>(g: G) -> Vec<String> {
             continue;
         };
         let cf = &script.functions[caller.func as usize];
-        let line = cf.lines.get(caller.pc as usize).copied().unwrap_or(0);
+        let line = cf
+            .index_of(caller.pc)
+            .and_then(|pc| cf.lines.get(pc))
+            .copied()
+            .unwrap_or(0);
         let mut args = Vec::new();
         for a in 0..(callee.argc as usize).min(f.params.len()) {
             // SAFETY: the frame's window is live (its frame is on the

@@ -50,7 +50,7 @@ impl std::ops::Deref for Operand<'_> {
 /// Resolves an operand as stored: follows a reference, reads an unset
 /// variable as null after PHP's warning.
 #[inline(always)]
-fn resolve<'a, G: Globals>(g: G, func: &Function, at: usize, v: &'a Value, s: Src) -> Operand<'a> {
+fn resolve<'a, G: Globals>(g: G, func: &Function, at: *const Op, v: &'a Value, s: Src) -> Operand<'a> {
     match v {
         Value::Ref(r) => Operand::Guard(r.borrow()),
         Value::Undef => {
@@ -62,12 +62,12 @@ fn resolve<'a, G: Globals>(g: G, func: &Function, at: usize, v: &'a Value, s: Sr
     }
 }
 
-/// Saves the executing instruction's index in the current frame (for
-/// messages and stack traces).
+/// Saves the executing instruction in the current frame (for messages
+/// and stack traces).
 #[inline]
-fn save_pc<G: Globals>(g: G, pc: usize) {
+fn save_pc<G: Globals>(g: G, at: *const Op) {
     if let Some(f) = eg!(g).frames.last_mut() {
-        f.pc = pc as u32;
+        f.pc = at;
     }
 }
 
@@ -211,7 +211,9 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     let (mut func, mut base, start_pc) = {
         let eg = eg!(g);
         let frame = eg.frames.last().expect("a frame to run");
-        (&script.functions[frame.func as usize], frame.base, frame.pc as usize)
+        let func = &script.functions[frame.func as usize];
+        let start = func.index_of(frame.pc).expect("a frame starts inside its code");
+        (func, frame.base, start)
     };
     // The VM-stack chunk holding the current window (see `VmStack`): read
     // from the frame when a call needs it rather than carried through the
@@ -223,19 +225,22 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         };
     }
     let mut code: &[Op] = &func.code;
-    let mut consts: &[Value] = func.consts.values();
+    // The constant pool, as a pointer: its length is only needed by
+    // debug checks, so calls and returns need not carry it.
+    let mut consts: *const Value = func.consts.values().as_ptr();
 
     // The next instruction, as a pointer (PHP's `opline`): cheaper to step
     // than an index. SAFETY (all uses): every function's code ends with a
     // `Return` and every jump target is inside its code (checked when the
     // compiler finishes a function), so `ip` never leaves the code.
     let mut ip: *const Op = unsafe { code.as_ptr().add(start_pc) };
-    // The index of the instruction executing (for messages and frames).
+    // The instruction executing, as a pointer (saved in the frame for
+    // messages, traces and returns).
     #[collapse_debuginfo(yes)]
     macro_rules! cur {
         () => {
             // SAFETY: `ip` is one past the executing instruction, in `code`.
-            (unsafe { ip.offset_from(code.as_ptr()) } as usize - 1)
+            unsafe { ip.sub(1) }
         };
     }
     // Continues at instruction `t`.
@@ -367,10 +372,10 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         ($s:expr) => {{
             let s: Src = $s;
             if s.is_const() {
-                debug_assert!(s.index() < consts.len());
+                debug_assert!(s.index() < func.consts.values().len());
                 // SAFETY: operands are checked against the pool when the
                 // compiler finishes the function.
-                unsafe { consts.get_unchecked(s.index()) }
+                unsafe { &*consts.add(s.index()) }
             } else {
                 debug_assert!(s.index() < func.num_regs as usize);
                 // SAFETY: as for `reg!`.
@@ -408,7 +413,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             func = &script.functions[frame.func as usize];
             base = frame.base;
             code = &func.code;
-            consts = func.consts.values();
+            consts = func.consts.values().as_ptr();
         }};
     }
     // Takes a jump; a backward one is a loop's back edge, where the VM
@@ -488,9 +493,12 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     macro_rules! enter {
         ($callee:expr, $fid:expr, $dst:expr, $at:expr, $n:expr) => {{
             let callee: &Function = $callee;
-            let pc = cur!() as u32;
+            let pc = cur!();
             let eg = eg!(g);
-            let caller = eg.frames.last_mut().expect("a frame");
+            let n = eg.frames.len();
+            debug_assert!(n > 0, "a running frame");
+            // SAFETY: the running frame is the top one.
+            let caller = unsafe { eg.frames.get_unchecked_mut(n - 1) };
             caller.pc = pc;
             let chunk = caller.chunk;
             // SAFETY: the arguments are the top registers of the window, in
@@ -504,7 +512,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         func: $fid,
                         base: b,
                         chunk: c,
-                        pc: 0,
+                        pc: callee.code.as_ptr(),
                         ret: $dst.0,
                         argc: $n as u16,
                         closure: None,
@@ -513,7 +521,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     func = callee;
                     base = b;
                     code = &func.code;
-                    consts = func.consts.values();
+                    consts = func.consts.values().as_ptr();
                     ip = code.as_ptr();
                 }
                 Err(o) => {
@@ -1104,7 +1112,10 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 tri!(check_limits(g));
                 // SAFETY: the argument registers are in the window.
                 let at = unsafe { base.add(args.idx()) };
-                let callee = &script.functions[fid as usize];
+                debug_assert!((fid as usize) < script.functions.len());
+                // SAFETY: only the compiler's `bind_early_calls` writes
+                // `CallDirect`, with the id of one of the script's functions.
+                let callee = unsafe { script.functions.get_unchecked(fid as usize) };
                 enter!(callee, fid, dst, at, argc as usize);
             }
             Op::CallBuiltin { dst, id, args, argc } => {
@@ -1198,30 +1209,43 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 // Pop the frame and free what its window holds (PHP frees
                 // a function's variables when it returns); the locals
                 // describe the window, so nothing is looked up again.
-                let frame = eg!(g).frames.pop().expect("a frame to return from");
                 for i in 0..func.num_regs as usize {
                     // SAFETY: the window `base..base+num_regs` is the
                     // returning frame's, alive until now, and nothing else
                     // refers to it.
                     unsafe { &mut *base.add(i) }.release_counted();
                 }
-                if frame.native {
+                let eg = eg!(g);
+                let n = eg.frames.len();
+                debug_assert!(n > 0, "a frame to return from");
+                // SAFETY: the returning frame is the top one.
+                let top = unsafe { eg.frames.get_unchecked_mut(n - 1) };
+                if top.native {
+                    eg.frames.pop();
                     return Ok(v);
                 }
-                {
-                    let eg = eg!(g);
-                    let caller = eg.frames.last().expect("a caller frame");
-                    func = &script.functions[caller.func as usize];
-                    base = caller.base;
-                    code = &func.code;
-                    // SAFETY: the caller's saved instruction is inside its
-                    // code, and its code goes on after it (it ends in a
-                    // return).
-                    ip = unsafe { code.as_ptr().add(caller.pc as usize + 1) };
-                }
-                consts = func.consts.values();
-                if frame.ret != u16::MAX {
-                    set!(Reg(frame.ret), v);
+                let ret = top.ret;
+                let closure = top.closure.take();
+                // SAFETY: the top frame owns nothing once its closure is
+                // taken, so dropping it by shortening the vector leaks
+                // nothing.
+                unsafe { eg.frames.set_len(n - 1) };
+                debug_assert!(n > 1, "a caller frame");
+                // SAFETY: a frame that is not `native` was pushed by a call
+                // in this loop, above its caller's frame; function ids in
+                // frames index the running script's functions.
+                let caller = unsafe { eg.frames.get_unchecked(n - 2) };
+                func = unsafe { script.functions.get_unchecked(caller.func as usize) };
+                base = caller.base;
+                code = &func.code;
+                // SAFETY: the caller's saved instruction (the call) is
+                // inside its code, and its code goes on after it (it ends
+                // in a return).
+                ip = unsafe { caller.pc.add(1) };
+                consts = func.consts.values().as_ptr();
+                drop(closure);
+                if ret != u16::MAX {
+                    set!(Reg(ret), v);
                 }
             }
             Op::JmpIfPassed { param, target } => {
@@ -1256,7 +1280,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 }));
             }
             Op::BindGlobal { var, name } => {
-                let Value::Str(name) = &consts[name as usize] else {
+                let Value::Str(name) = &func.consts.values()[name as usize] else {
                     unreachable!("a global's name is a string constant")
                 };
                 let r = global_ref(g, &script, name);
@@ -1332,7 +1356,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
             Op::DeclareConst { name, src } => {
                 save_pc(g, cur!());
-                let Value::Str(name) = &consts[name as usize] else {
+                let Value::Str(name) = &func.consts.values()[name as usize] else {
                     unreachable!("a constant's name is a string constant")
                 };
                 let v = opnd!(src).clone();
@@ -1473,7 +1497,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
 
 /// Checks a by-reference foreach subject; false (after PHP's warning for a
 /// non-array) means there is nothing to iterate.
-fn start_ref_iteration<G: Globals>(g: G, at: usize, r: &PhpRef) -> VmResult<bool> {
+fn start_ref_iteration<G: Globals>(g: G, at: *const Op, r: &PhpRef) -> VmResult<bool> {
     let inner = r.borrow();
     match &*inner {
         Value::Arr(a) => Ok(!a.is_empty()),

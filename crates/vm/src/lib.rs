@@ -120,7 +120,7 @@ fn start<G: Globals>(g: G, script: &Script) -> VmResult<Value> {
         func: 0,
         base,
         chunk,
-        pc: 0,
+        pc: main.code.as_ptr(),
         ret: u16::MAX,
         argc: 0,
         closure: None,
