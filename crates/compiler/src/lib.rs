@@ -369,6 +369,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.emit(Op::Return { src: null });
         let mut builder = cg!(self.g).active.pop().expect("main op array");
         peephole::shorten_returns(&mut builder.code, &mut builder.lines, builder.cv_names.len());
+        peephole::specialise(&mut builder.code);
         self.functions[0] = Some(builder.finish());
         Ok(())
     }
@@ -447,6 +448,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let mut builder = cg!(self.g).active.pop().expect("function op array");
         result?;
         peephole::shorten_returns(&mut builder.code, &mut builder.lines, builder.cv_names.len());
+        peephole::specialise(&mut builder.code);
         self.functions[id as usize] = Some(builder.finish());
         Ok(id)
     }

@@ -6,6 +6,9 @@
 //! `MOVE t = 1; JMP end; ... end: RETURN t`; after these rewrites its
 //! short arm is a single `RETURN 1` (two fewer dispatches on every leaf
 //! call of a recursive function).
+//!
+//! Last, the arithmetic and compare-and-branch instructions the loops
+//! spend their time in get forms specialised by operand kind.
 
 use minizts_core::bytecode::{Op, Src};
 
@@ -33,6 +36,15 @@ pub(crate) fn shorten_returns(code: &mut [Op], lines: &mut [u32], cvs: usize) {
                 code[pc] = Op::Return { src };
             }
         }
+    }
+}
+
+/// Gives `Add`, `Sub`, `Mul`, `JmpLt` and `JmpLe` their operand-specialised
+/// forms (`AddRR`, `JmpLtRC`, ...; see [`Op::specialised`]). Last, because
+/// the other rewrites and the loop fusion look for the general forms.
+pub(crate) fn specialise(code: &mut [Op]) {
+    for op in code {
+        *op = op.specialised();
     }
 }
 
@@ -86,5 +98,164 @@ mod tests {
         let before = code.clone();
         shorten_returns(&mut code, &mut [1, 1], 1);
         assert_eq!(code, before);
+    }
+
+    #[test]
+    fn operand_kinds_pick_the_specialised_form_and_it_means_the_general_one() {
+        let (a, b, d) = (Reg(0), Reg(1), Reg(2));
+        let (r, k) = (Src::reg, konst);
+        let cases = [
+            (
+                Op::Add {
+                    dst: d,
+                    a: r(a),
+                    b: r(b),
+                },
+                Op::AddRR { dst: d, a, b },
+            ),
+            (
+                Op::Add {
+                    dst: d,
+                    a: r(a),
+                    b: k(3),
+                },
+                Op::AddRC { dst: d, a, k: 3 },
+            ),
+            (
+                Op::Sub {
+                    dst: d,
+                    a: r(a),
+                    b: r(b),
+                },
+                Op::SubRR { dst: d, a, b },
+            ),
+            (
+                Op::Sub {
+                    dst: d,
+                    a: r(a),
+                    b: k(3),
+                },
+                Op::SubRC { dst: d, a, k: 3 },
+            ),
+            (
+                Op::Mul {
+                    dst: d,
+                    a: r(a),
+                    b: r(a),
+                },
+                Op::MulRR { dst: d, a, b: a },
+            ),
+            (
+                Op::Mul {
+                    dst: d,
+                    a: r(a),
+                    b: k(3),
+                },
+                Op::MulRC { dst: d, a, k: 3 },
+            ),
+            (
+                Op::JmpLt {
+                    a: r(a),
+                    b: r(b),
+                    if_true: true,
+                    target: 7,
+                },
+                Op::JmpLtRR {
+                    a,
+                    b,
+                    if_true: true,
+                    target: 7,
+                },
+            ),
+            (
+                Op::JmpLt {
+                    a: r(a),
+                    b: k(3),
+                    if_true: false,
+                    target: 7,
+                },
+                Op::JmpLtRC {
+                    a,
+                    k: 3,
+                    if_true: false,
+                    target: 7,
+                },
+            ),
+            (
+                Op::JmpLt {
+                    a: k(3),
+                    b: r(b),
+                    if_true: true,
+                    target: 7,
+                },
+                Op::JmpLtCR {
+                    k: 3,
+                    b,
+                    if_true: true,
+                    target: 7,
+                },
+            ),
+            (
+                Op::JmpLe {
+                    a: r(a),
+                    b: r(b),
+                    if_true: true,
+                    target: 7,
+                },
+                Op::JmpLeRR {
+                    a,
+                    b,
+                    if_true: true,
+                    target: 7,
+                },
+            ),
+            (
+                Op::JmpLe {
+                    a: r(a),
+                    b: k(3),
+                    if_true: true,
+                    target: 7,
+                },
+                Op::JmpLeRC {
+                    a,
+                    k: 3,
+                    if_true: true,
+                    target: 7,
+                },
+            ),
+        ];
+        for (general, special) in cases {
+            let mut code = [general];
+            specialise(&mut code);
+            assert_eq!(code[0], special);
+            assert_eq!(special.generic(), general);
+            assert_eq!(special.target(), general.target());
+        }
+        // Forms with no specialisation stay general: a constant first
+        // operand (but for `JmpLt`), two constants, other instructions.
+        let kept = [
+            Op::Add {
+                dst: d,
+                a: k(1),
+                b: r(b),
+            },
+            Op::Sub {
+                dst: d,
+                a: k(1),
+                b: k(2),
+            },
+            Op::JmpLe {
+                a: k(1),
+                b: r(b),
+                if_true: true,
+                target: 7,
+            },
+            Op::Move { dst: d, src: r(a) },
+        ];
+        for op in kept {
+            let mut code = [op];
+            specialise(&mut code);
+            assert_eq!(code[0], op);
+        }
     }
 }

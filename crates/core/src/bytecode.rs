@@ -306,6 +306,59 @@ pub enum Op {
         if_true: bool,
         target: Target,
     },
+
+    // Operand-specialised forms, written only by the compiler's last pass
+    // (`specialise`): each means exactly what its general form means, but
+    // its operands' kinds (register or constant) are part of the opcode,
+    // so the VM reads them without testing (PHP specialises its handlers
+    // by operand type the same way). They print as their general forms.
+    /// `Add` with two registers.
+    AddRR { dst: Reg, a: Reg, b: Reg },
+    /// `Add` with a register and constant `k`.
+    AddRC { dst: Reg, a: Reg, k: u16 },
+    /// `Sub` with two registers.
+    SubRR { dst: Reg, a: Reg, b: Reg },
+    /// `Sub` with a register and constant `k`.
+    SubRC { dst: Reg, a: Reg, k: u16 },
+    /// `Mul` with two registers.
+    MulRR { dst: Reg, a: Reg, b: Reg },
+    /// `Mul` with a register and constant `k`.
+    MulRC { dst: Reg, a: Reg, k: u16 },
+    /// `JmpLt` with two registers.
+    JmpLtRR {
+        a: Reg,
+        b: Reg,
+        if_true: bool,
+        target: Target,
+    },
+    /// `JmpLt` with a register and constant `k` (`a < k`).
+    JmpLtRC {
+        a: Reg,
+        k: u16,
+        if_true: bool,
+        target: Target,
+    },
+    /// `JmpLt` with constant `k` and a register (`k < b`).
+    JmpLtCR {
+        k: u16,
+        b: Reg,
+        if_true: bool,
+        target: Target,
+    },
+    /// `JmpLe` with two registers.
+    JmpLeRR {
+        a: Reg,
+        b: Reg,
+        if_true: bool,
+        target: Target,
+    },
+    /// `JmpLe` with a register and constant `k` (`a <= k`).
+    JmpLeRC {
+        a: Reg,
+        k: u16,
+        if_true: bool,
+        target: Target,
+    },
     /// Jump if `(a == b) == if_true`.
     JmpEq {
         a: Src,
@@ -405,10 +458,123 @@ pub enum Op {
 }
 
 impl Op {
+    /// The general form of an operand-specialised instruction (itself for
+    /// any other): what it means, and how it prints.
+    pub fn generic(self) -> Op {
+        use Op::*;
+        let (r, k) = (Src::reg, Src::konst);
+        match self {
+            AddRR { dst, a, b } => Add { dst, a: r(a), b: r(b) },
+            AddRC { dst, a, k: c } => Add { dst, a: r(a), b: k(c) },
+            SubRR { dst, a, b } => Sub { dst, a: r(a), b: r(b) },
+            SubRC { dst, a, k: c } => Sub { dst, a: r(a), b: k(c) },
+            MulRR { dst, a, b } => Mul { dst, a: r(a), b: r(b) },
+            MulRC { dst, a, k: c } => Mul { dst, a: r(a), b: k(c) },
+            JmpLtRR { a, b, if_true, target } => JmpLt {
+                a: r(a),
+                b: r(b),
+                if_true,
+                target,
+            },
+            JmpLtRC {
+                a,
+                k: c,
+                if_true,
+                target,
+            } => JmpLt {
+                a: r(a),
+                b: k(c),
+                if_true,
+                target,
+            },
+            JmpLtCR {
+                k: c,
+                b,
+                if_true,
+                target,
+            } => JmpLt {
+                a: k(c),
+                b: r(b),
+                if_true,
+                target,
+            },
+            JmpLeRR { a, b, if_true, target } => JmpLe {
+                a: r(a),
+                b: r(b),
+                if_true,
+                target,
+            },
+            JmpLeRC {
+                a,
+                k: c,
+                if_true,
+                target,
+            } => JmpLe {
+                a: r(a),
+                b: k(c),
+                if_true,
+                target,
+            },
+            op => op,
+        }
+    }
+
+    /// The operand-specialised form of `Add`, `Sub`, `Mul`, `JmpLt` or
+    /// `JmpLe` whose operands' kinds have one (the instruction itself
+    /// otherwise).
+    pub fn specialised(self) -> Op {
+        use Op::*;
+        let (a, b) = match self {
+            Add { a, b, .. } | Sub { a, b, .. } | Mul { a, b, .. } | JmpLt { a, b, .. } | JmpLe { a, b, .. } => (a, b),
+            op => return op,
+        };
+        match (self, a.as_reg(), b.as_reg()) {
+            (Add { dst, .. }, Some(a), Some(b)) => AddRR { dst, a, b },
+            (Add { dst, .. }, Some(a), None) => AddRC {
+                dst,
+                a,
+                k: b.index() as u16,
+            },
+            (Sub { dst, .. }, Some(a), Some(b)) => SubRR { dst, a, b },
+            (Sub { dst, .. }, Some(a), None) => SubRC {
+                dst,
+                a,
+                k: b.index() as u16,
+            },
+            (Mul { dst, .. }, Some(a), Some(b)) => MulRR { dst, a, b },
+            (Mul { dst, .. }, Some(a), None) => MulRC {
+                dst,
+                a,
+                k: b.index() as u16,
+            },
+            (JmpLt { if_true, target, .. }, Some(a), Some(b)) => JmpLtRR { a, b, if_true, target },
+            (JmpLt { if_true, target, .. }, Some(a), None) => JmpLtRC {
+                a,
+                k: b.index() as u16,
+                if_true,
+                target,
+            },
+            (JmpLt { if_true, target, .. }, None, Some(b)) => JmpLtCR {
+                k: a.index() as u16,
+                b,
+                if_true,
+                target,
+            },
+            (JmpLe { if_true, target, .. }, Some(a), Some(b)) => JmpLeRR { a, b, if_true, target },
+            (JmpLe { if_true, target, .. }, Some(a), None) => JmpLeRC {
+                a,
+                k: b.index() as u16,
+                if_true,
+                target,
+            },
+            (op, _, _) => op,
+        }
+    }
+
     /// The jump target, for instructions that may jump.
     pub fn target(&self) -> Option<Target> {
         use Op::*;
-        match *self {
+        match self.generic() {
             Jmp { target }
             | JmpBack { target }
             | JmpIf { target, .. }
@@ -451,7 +617,12 @@ impl Op {
             | JmpEq { target, .. }
             | JmpIdentical { target, .. }
             | JmpIfPassed { target, .. }
-            | BindStatic { target, .. } => Some(target),
+            | BindStatic { target, .. }
+            | JmpLtRR { target, .. }
+            | JmpLtRC { target, .. }
+            | JmpLtCR { target, .. }
+            | JmpLeRR { target, .. }
+            | JmpLeRC { target, .. } => Some(target),
             FeReset { end, .. }
             | FeResetRef { end, .. }
             | FeResetRefFrom { end, .. }
@@ -478,7 +649,18 @@ impl Op {
                 rg($x, 1)
             };
         }
-        match *self {
+        match self.generic() {
+            AddRR { .. }
+            | AddRC { .. }
+            | SubRR { .. }
+            | SubRC { .. }
+            | MulRR { .. }
+            | MulRC { .. }
+            | JmpLtRR { .. }
+            | JmpLtRC { .. }
+            | JmpLtCR { .. }
+            | JmpLeRR { .. }
+            | JmpLeRC { .. } => unreachable!("`generic` maps every specialised form"),
             Nop | Jmp { .. } | JmpBack { .. } | JmpIfPassed { .. } | DeclareFunction { .. } => {}
             Move { dst, src: s } => {
                 r!(dst);
@@ -906,7 +1088,18 @@ impl fmt::Display for DisplayOp<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use Op::*;
         let (r, s) = (|x| self.reg(x), |x| self.src(x));
-        match *self.op {
+        match self.op.generic() {
+            AddRR { .. }
+            | AddRC { .. }
+            | SubRR { .. }
+            | SubRC { .. }
+            | MulRR { .. }
+            | MulRC { .. }
+            | JmpLtRR { .. }
+            | JmpLtRC { .. }
+            | JmpLtCR { .. }
+            | JmpLeRR { .. }
+            | JmpLeRC { .. } => unreachable!("`generic` maps every specialised form"),
             Nop => write!(f, "NOP"),
             Move { dst, src } => write!(f, "MOVE {} = {}", r(dst), s(src)),
             Assign { var, src } => write!(f, "ASSIGN {} = {}", r(var), s(src)),

@@ -211,7 +211,10 @@ impl OpArrayBuilder {
             if let Op::IncJmpLt { .. } | Op::IncJmpLe { .. } | Op::DecJmpGt { .. } | Op::DecJmpGe { .. } = op {
                 // It skips the next instruction when it does not jump.
                 assert!(
-                    matches!(self.code.get(pc + 1), Some(Op::JmpLt { .. } | Op::JmpLe { .. })),
+                    matches!(
+                        self.code.get(pc + 1).map(|op| op.generic()),
+                        Some(Op::JmpLt { .. } | Op::JmpLe { .. })
+                    ),
                     "a fused loop bottom must be followed by its entry test"
                 );
             }

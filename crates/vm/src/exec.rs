@@ -50,12 +50,12 @@ impl std::ops::Deref for Operand<'_> {
 /// Resolves an operand as stored: follows a reference, reads an unset
 /// variable as null after PHP's warning.
 #[inline(always)]
-fn resolve<'a, G: Globals>(g: G, func: &Function, at: *const Op, v: &'a Value, s: Src) -> Operand<'a> {
+fn resolve<'a, G: Globals>(g: G, at: *const Op, v: &'a Value, s: Src) -> Operand<'a> {
     match v {
         Value::Ref(r) => Operand::Guard(r.borrow()),
         Value::Undef => {
             save_pc(g, at);
-            undefined_variable(g, func, s.index());
+            undefined_variable(g, s.index());
             Operand::Owned(Value::Null)
         }
         v => Operand::Plain(v),
@@ -71,8 +71,23 @@ fn save_pc<G: Globals>(g: G, at: *const Op) {
     }
 }
 
-fn undefined_variable<G: Globals>(g: G, func: &Function, reg: usize) {
-    let name = func.cv_names.get(reg).map_or("?", |n| &**n);
+/// Warns about reading variable `reg` of the running function while it is
+/// unset. The name is looked up through the current frame, not passed in:
+/// given the run loop's `func`, LLVM hoisted the address of its
+/// `cv_names` to the loop head and spilled it at every pass (5
+/// instructions on every dispatch that goes through the head).
+#[cold]
+#[inline(never)]
+fn undefined_variable<G: Globals>(g: G, reg: usize) {
+    let name = {
+        let eg = eg!(g);
+        let func = eg
+            .frames
+            .last()
+            .and_then(|f| eg.script.as_ref()?.functions.get(f.func as usize));
+        func.and_then(|f| f.cv_names.get(reg))
+            .map_or_else(|| "?".into(), |n| n.to_string())
+    };
     warning(g, &format!("Undefined variable ${name}"));
 }
 
@@ -131,9 +146,9 @@ pub(crate) fn assign_slot(slot: &mut Value, v: Value) -> VmResult<()> {
 /// `$var++` or `$var--` (as `kind`) on anything but an int that does not
 /// overflow.
 #[cold]
-fn step_var_slow<G: Globals>(g: G, func: &Function, var: Reg, slot: &mut Value, kind: IncDec) -> VmResult<()> {
+fn step_var_slow<G: Globals>(g: G, var: Reg, slot: &mut Value, kind: IncDec) -> VmResult<()> {
     if let Value::Undef = slot {
-        undefined_variable(g, func, var.idx());
+        undefined_variable(g, var.idx());
         *slot = Value::Null;
     }
     dim::inc_dec_slot(g, slot, kind)?.release();
@@ -225,9 +240,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         };
     }
     let mut code: &[Op] = &func.code;
-    // The constant pool, as a pointer: its length is only needed by
-    // debug checks, so calls and returns need not carry it.
-    let mut consts: *const Value = func.consts.values().as_ptr();
+    let mut consts: &[Value] = func.consts.values();
 
     // The next instruction, as a pointer (PHP's `opline`): cheaper to step
     // than an index. SAFETY (all uses): every function's code ends with a
@@ -333,10 +346,15 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     // `dst = a <op> b` for `+ - *`: int and float fast paths (PHP's
     // `ZEND_ADD_SPEC` handlers do the same four), anything else through
     // `ops::arith`.
+    // The operand-specialised forms pass the operands already read
+    // (`@`), with their `Src`s for the general path.
     #[collapse_debuginfo(yes)]
     macro_rules! arith {
-        ($dst:expr, $a:expr, $b:expr, $checked:ident, $op:tt, $binop:expr) => {{
-            match (raw!($a), raw!($b)) {
+        ($dst:expr, $a:expr, $b:expr, $checked:ident, $op:tt, $binop:expr) => {
+            arith!(@ $dst, raw!($a), raw!($b), $a, $b, $checked, $op, $binop)
+        };
+        (@ $dst:expr, $va:expr, $vb:expr, $a:expr, $b:expr, $checked:ident, $op:tt, $binop:expr) => {{
+            match ($va, $vb) {
                 (Value::Int(x), Value::Int(y)) => {
                     if let Some(n) = x.$checked(*y) {
                         put!($dst, Value::Int(n));
@@ -357,7 +375,10 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     #[collapse_debuginfo(yes)]
     macro_rules! num_cmp {
         ($a:expr, $b:expr, $op:tt) => {
-            match (raw!($a), raw!($b)) {
+            num_cmp!(@ raw!($a), raw!($b), $op)
+        };
+        (@ $va:expr, $vb:expr, $op:tt) => {
+            match ($va, $vb) {
                 (Value::Int(x), Value::Int(y)) => Some(x $op y),
                 (Value::Float(x), Value::Float(y)) => Some(x $op y),
                 (Value::Int(x), Value::Float(y)) => Some((*x as f64) $op *y),
@@ -366,16 +387,52 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
         };
     }
+    // Register `r` as stored, shared (both operands of `$z * $z` are the
+    // same register).
+    #[collapse_debuginfo(yes)]
+    macro_rules! rv {
+        ($r:expr) => {{
+            let r: Reg = $r;
+            debug_assert!(r.idx() < func.num_regs as usize);
+            // SAFETY: as for `reg!`.
+            unsafe { &*base.add(r.idx()) }
+        }};
+    }
+    // Constant `k` of the pool.
+    #[collapse_debuginfo(yes)]
+    macro_rules! kv {
+        ($k:expr) => {{
+            let k: u16 = $k;
+            debug_assert!((k as usize) < consts.len());
+            // SAFETY: as for `raw!`.
+            unsafe { consts.get_unchecked(k as usize) }
+        }};
+    }
+    // `JMP_LT`/`JMP_LE` (as `op`) on operands `va`, `vb` as stored
+    // (`Src`s `a`, `b`): numbers compared inline, anything else by PHP's
+    // general comparison.
+    #[collapse_debuginfo(yes)]
+    macro_rules! jmp_cmp {
+        ($va:expr, $vb:expr, $a:expr, $b:expr, $op:tt, $if_true:expr, $target:expr) => {{
+            let r = match num_cmp!(@ $va, $vb, $op) {
+                Some(r) => r,
+                None => minizts_core::value::compare(&opnd!($a), &opnd!($b)) $op 0,
+            };
+            if r == $if_true {
+                jump!($target);
+            }
+        }};
+    }
     // An operand as stored (a reference or `Undef` unresolved).
     #[collapse_debuginfo(yes)]
     macro_rules! raw {
         ($s:expr) => {{
             let s: Src = $s;
             if s.is_const() {
-                debug_assert!(s.index() < func.consts.values().len());
+                debug_assert!(s.index() < consts.len());
                 // SAFETY: operands are checked against the pool when the
                 // compiler finishes the function.
-                unsafe { &*consts.add(s.index()) }
+                unsafe { consts.get_unchecked(s.index()) }
             } else {
                 debug_assert!(s.index() < func.num_regs as usize);
                 // SAFETY: as for `reg!`.
@@ -388,7 +445,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     #[collapse_debuginfo(yes)]
     macro_rules! opnd {
         ($s:expr) => {
-            resolve(g, func, cur!(), raw!($s), $s)
+            resolve(g, cur!(), raw!($s), $s)
         };
     }
     // Propagates an error after saving where it happened.
@@ -413,7 +470,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             func = &script.functions[frame.func as usize];
             base = frame.base;
             code = &func.code;
-            consts = func.consts.values().as_ptr();
+            consts = func.consts.values();
         }};
     }
     // Takes a jump; a backward one is a loop's back edge, where the VM
@@ -468,7 +525,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 Some(r) => r,
                 None => {
                     save_pc(g, cur!());
-                    tri!(step_var_slow(g, func, $var, reg!($var), $kind));
+                    tri!(step_var_slow(g, $var, reg!($var), $kind));
                     slow_test(&opnd!(Src::reg($var)), &opnd!($limit))
                 }
             };
@@ -521,7 +578,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     func = callee;
                     base = b;
                     code = &func.code;
-                    consts = func.consts.values().as_ptr();
+                    consts = func.consts.values();
                     ip = code.as_ptr();
                 }
                 Err(o) => {
@@ -562,6 +619,24 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             Op::Add { dst, a, b } => arith!(dst, a, b, checked_add, +, BinOp::Add),
             Op::Sub { dst, a, b } => arith!(dst, a, b, checked_sub, -, BinOp::Sub),
             Op::Mul { dst, a, b } => arith!(dst, a, b, checked_mul, *, BinOp::Mul),
+            Op::AddRR { dst, a, b } => {
+                arith!(@ dst, rv!(a), rv!(b), Src::reg(a), Src::reg(b), checked_add, +, BinOp::Add)
+            }
+            Op::AddRC { dst, a, k } => {
+                arith!(@ dst, rv!(a), kv!(k), Src::reg(a), Src::konst(k), checked_add, +, BinOp::Add)
+            }
+            Op::SubRR { dst, a, b } => {
+                arith!(@ dst, rv!(a), rv!(b), Src::reg(a), Src::reg(b), checked_sub, -, BinOp::Sub)
+            }
+            Op::SubRC { dst, a, k } => {
+                arith!(@ dst, rv!(a), kv!(k), Src::reg(a), Src::konst(k), checked_sub, -, BinOp::Sub)
+            }
+            Op::MulRR { dst, a, b } => {
+                arith!(@ dst, rv!(a), rv!(b), Src::reg(a), Src::reg(b), checked_mul, *, BinOp::Mul)
+            }
+            Op::MulRC { dst, a, k } => {
+                arith!(@ dst, rv!(a), kv!(k), Src::reg(a), Src::konst(k), checked_mul, *, BinOp::Mul)
+            }
             Op::Concat { dst, a, b } => {
                 save_pc(g, cur!());
                 let r = tri!(ops::concat(g, &opnd!(a), &opnd!(b)));
@@ -602,7 +677,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 let slot = reg!(var);
                 if let Value::Undef = slot {
                     save_pc(g, cur!());
-                    undefined_variable(g, func, var.idx());
+                    undefined_variable(g, var.idx());
                 }
                 match (op, &mut *slot, &v) {
                     (BinOp::Add, Value::Int(x), Value::Int(y)) if x.checked_add(*y).is_some() => *x += *y,
@@ -648,7 +723,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     Value::Int(n) if *n < i64::MAX => *n += 1,
                     _ => {
                         save_pc(g, cur!());
-                        tri!(step_var_slow(g, func, var, slot, IncDec::PreInc));
+                        tri!(step_var_slow(g, var, slot, IncDec::PreInc));
                     }
                 }
             }
@@ -658,7 +733,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     Value::Int(n) if *n > i64::MIN => *n -= 1,
                     _ => {
                         save_pc(g, cur!());
-                        tri!(step_var_slow(g, func, var, slot, IncDec::PreDec));
+                        tri!(step_var_slow(g, var, slot, IncDec::PreDec));
                     }
                 }
             }
@@ -685,7 +760,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     None => {
                         save_pc(g, cur!());
                         if let Value::Undef = slot {
-                            undefined_variable(g, func, var.idx());
+                            undefined_variable(g, var.idx());
                             *slot = Value::Null;
                         }
                         let r = tri!(dim::inc_dec_slot(g, slot, kind));
@@ -827,7 +902,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 let k = opnd!(key).clone();
                 save_pc(g, cur!());
                 if let Value::Undef = reg!(var) {
-                    undefined_variable(g, func, var.idx());
+                    undefined_variable(g, var.idx());
                 }
                 tri!(dim::assign_op(g, reg!(var), std::slice::from_ref(&k), op, &v));
                 v.release();
@@ -869,7 +944,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 let v = opnd!(src).clone();
                 save_pc(g, cur!());
                 if let Value::Undef = reg!(var) {
-                    undefined_variable(g, func, var.idx());
+                    undefined_variable(g, var.idx());
                 }
                 let keys = keys!(keys, depth);
                 tri!(dim::assign_op(g, reg!(var), keys, op, &v));
@@ -884,7 +959,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             } => {
                 save_pc(g, cur!());
                 if let Value::Undef = reg!(var) {
-                    undefined_variable(g, func, var.idx());
+                    undefined_variable(g, var.idx());
                 }
                 let keys = keys!(keys, depth);
                 let r = tri!(dim::inc_dec(g, reg!(var), keys, kind));
@@ -993,14 +1068,15 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     jump!(target);
                 }
             }
-            Op::JmpLt { a, b, if_true, target } => {
-                let r = match num_cmp!(a, b, <) {
-                    Some(r) => r,
-                    None => minizts_core::value::compare(&opnd!(a), &opnd!(b)) < 0,
-                };
-                if r == if_true {
-                    jump!(target);
-                }
+            Op::JmpLt { a, b, if_true, target } => jmp_cmp!(raw!(a), raw!(b), a, b, <, if_true, target),
+            Op::JmpLtRR { a, b, if_true, target } => {
+                jmp_cmp!(rv!(a), rv!(b), Src::reg(a), Src::reg(b), <, if_true, target)
+            }
+            Op::JmpLtRC { a, k, if_true, target } => {
+                jmp_cmp!(rv!(a), kv!(k), Src::reg(a), Src::konst(k), <, if_true, target)
+            }
+            Op::JmpLtCR { k, b, if_true, target } => {
+                jmp_cmp!(kv!(k), rv!(b), Src::konst(k), Src::reg(b), <, if_true, target)
             }
             Op::IncJmpLt { var, limit, target } => {
                 loop_bottom!(
@@ -1046,14 +1122,12 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     |v, l| compare(l, v) <= 0
                 )
             }
-            Op::JmpLe { a, b, if_true, target } => {
-                let r = match num_cmp!(a, b, <=) {
-                    Some(r) => r,
-                    None => minizts_core::value::compare(&opnd!(a), &opnd!(b)) <= 0,
-                };
-                if r == if_true {
-                    jump!(target);
-                }
+            Op::JmpLe { a, b, if_true, target } => jmp_cmp!(raw!(a), raw!(b), a, b, <=, if_true, target),
+            Op::JmpLeRR { a, b, if_true, target } => {
+                jmp_cmp!(rv!(a), rv!(b), Src::reg(a), Src::reg(b), <=, if_true, target)
+            }
+            Op::JmpLeRC { a, k, if_true, target } => {
+                jmp_cmp!(rv!(a), kv!(k), Src::reg(a), Src::konst(k), <=, if_true, target)
             }
             Op::JmpEq { a, b, if_true, target } => {
                 let r = match (raw!(a), raw!(b)) {
@@ -1242,7 +1316,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 // inside its code, and its code goes on after it (it ends
                 // in a return).
                 ip = unsafe { caller.pc.add(1) };
-                consts = func.consts.values().as_ptr();
+                consts = func.consts.values();
                 drop(closure);
                 if ret != u16::MAX {
                     set!(Reg(ret), v);
@@ -1280,7 +1354,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 }));
             }
             Op::BindGlobal { var, name } => {
-                let Value::Str(name) = &func.consts.values()[name as usize] else {
+                let Value::Str(name) = &consts[name as usize] else {
                     unreachable!("a global's name is a string constant")
                 };
                 let r = global_ref(g, &script, name);
@@ -1356,7 +1430,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
             Op::DeclareConst { name, src } => {
                 save_pc(g, cur!());
-                let Value::Str(name) = &func.consts.values()[name as usize] else {
+                let Value::Str(name) = &consts[name as usize] else {
                     unreachable!("a constant's name is a string constant")
                 };
                 let v = opnd!(src).clone();
