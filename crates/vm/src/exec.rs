@@ -345,9 +345,8 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     }
     // `dst = a <op> b` for `+ - *`: int and float fast paths (PHP's
     // `ZEND_ADD_SPEC` handlers do the same four), anything else through
-    // `ops::arith`.
-    // The operand-specialised forms pass the operands already read
-    // (`@`), with their `Src`s for the general path.
+    // `ops::arith`. The operand-specialised forms pass the operands
+    // already read (`@`), with their `Src`s for the general path.
     #[collapse_debuginfo(yes)]
     macro_rules! arith {
         ($dst:expr, $a:expr, $b:expr, $checked:ident, $op:tt, $binop:expr) => {
