@@ -7,9 +7,20 @@
 //! are per thread: bytes freed by another thread than the one that
 //! allocated them move between counters, which the engine avoids by
 //! keeping a request's values on its thread.
+//!
+//! Small blocks (up to [`SMALL_MAX`] bytes) go through per-thread free
+//! lists, one per 16-byte size class, in front of the system allocator:
+//! the role of the bins in PHP's per-thread heap. A script's strings,
+//! references and array headers are such blocks, and a kernel like
+//! bench.mz's `hash1` makes and frees hundreds of thousands of them;
+//! glibc's `malloc`/`free` spent about 110 instructions on each pair, a
+//! free list about 20 (docs/performance.md). A list keeps at most
+//! [`BIN_CAP`] blocks and hands the rest back to the system;
+//! [`release_thread_cache`] empties them when a thread's engine shuts down.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::ptr;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 thread_local! {
@@ -21,6 +32,122 @@ thread_local! {
     static TRIPWIRE: Cell<*const AtomicBool> = const { Cell::new(std::ptr::null()) };
     /// Allocator calls (allocations, reallocations and frees) so far.
     static CALLS: Cell<u64> = const { Cell::new(0) };
+    /// The small-block free lists (see the module docs). No destructor on
+    /// purpose: registering one allocates, which would re-enter this
+    /// allocator while the thread-local is being set up.
+    static BINS: Bins = const { Bins::new() };
+}
+
+/// The largest block the free lists keep.
+pub const SMALL_MAX: usize = 128;
+/// Bytes between size classes, and the alignment of every small block.
+const CLASS_STEP: usize = 16;
+const CLASSES: usize = SMALL_MAX / CLASS_STEP;
+/// At most this many free blocks per class stay on a list.
+pub const BIN_CAP: u32 = 4096;
+
+/// A free block's first word: the next free block of its class.
+struct FreeBlock {
+    next: *mut FreeBlock,
+}
+
+struct Bins {
+    heads: [Cell<*mut FreeBlock>; CLASSES],
+    counts: [Cell<u32>; CLASSES],
+}
+
+impl Bins {
+    const fn new() -> Bins {
+        Bins {
+            heads: [const { Cell::new(ptr::null_mut()) }; CLASSES],
+            counts: [const { Cell::new(0) }; CLASSES],
+        }
+    }
+}
+
+/// The size class of `layout`, if its blocks go through the free lists.
+#[inline(always)]
+fn class_of(layout: Layout) -> Option<usize> {
+    let size = layout.size();
+    (size <= SMALL_MAX && layout.align() <= CLASS_STEP && size > 0).then(|| (size - 1) / CLASS_STEP)
+}
+
+/// The layout every block of class `c` is allocated from the system with.
+#[inline(always)]
+fn class_layout(c: usize) -> Layout {
+    // SAFETY: (c + 1) * 16 is a small non-zero multiple of the power-of-two
+    // alignment 16.
+    unsafe { Layout::from_size_align_unchecked((c + 1) * CLASS_STEP, CLASS_STEP) }
+}
+
+/// A block of class `c`: the head of its list, or a new one.
+#[inline(always)]
+fn small_alloc(c: usize) -> *mut u8 {
+    let popped = BINS.with(|b| {
+        let head = b.heads[c].get();
+        if !head.is_null() {
+            // SAFETY: a list holds only free blocks of class `c` (at least
+            // 16 bytes, 16-aligned) that this thread pushed, each starting
+            // with a valid `FreeBlock`; nothing else refers to them.
+            b.heads[c].set(unsafe { (*head).next });
+            b.counts[c].set(b.counts[c].get() - 1);
+        }
+        head
+    });
+    if !popped.is_null() {
+        return popped.cast();
+    }
+    // SAFETY: a non-zero size.
+    unsafe { System.alloc(class_layout(c)) }
+}
+
+/// Gives back a block of class `c` (allocated with `class_layout(c)`).
+///
+/// # Safety
+/// `p` came from `small_alloc(c)` (or the system with `class_layout(c)`)
+/// and is not used again.
+#[inline(always)]
+unsafe fn small_free(p: *mut u8, c: usize) {
+    let kept = BINS.try_with(|b| {
+        let n = b.counts[c].get();
+        if n >= BIN_CAP {
+            return false;
+        }
+        let block = p.cast::<FreeBlock>();
+        // SAFETY: the block is free, 16-aligned and at least 16 bytes.
+        unsafe { block.write(FreeBlock { next: b.heads[c].get() }) };
+        b.heads[c].set(block);
+        b.counts[c].set(n + 1);
+        true
+    });
+    if kept != Ok(true) {
+        // SAFETY: the caller's promise: allocated with this layout.
+        unsafe { System.dealloc(p, class_layout(c)) };
+    }
+}
+
+/// Hands this thread's cached free blocks back to the system (a thread's
+/// engine calls it at shutdown, so a finished thread keeps nothing).
+pub fn release_thread_cache() {
+    let _ = BINS.try_with(|b| {
+        for c in 0..CLASSES {
+            let mut p = b.heads[c].replace(ptr::null_mut());
+            b.counts[c].set(0);
+            while !p.is_null() {
+                // SAFETY: a free block of class `c` (see `small_alloc`),
+                // now off the list.
+                let next = unsafe { (*p).next };
+                // SAFETY: allocated from the system with this layout.
+                unsafe { System.dealloc(p.cast(), class_layout(c)) };
+                p = next;
+            }
+        }
+    });
+}
+
+/// How many free blocks this thread's lists hold, per size class.
+pub fn thread_cache_counts() -> [u32; CLASSES] {
+    BINS.with(|b| std::array::from_fn(|c| b.counts[c].get()))
 }
 
 /// The system allocator, counting live bytes per thread.
@@ -48,12 +175,19 @@ fn add(n: isize) {
     });
 }
 
-// SAFETY: every call forwards to `System` with the same arguments; the
+// SAFETY: small blocks (see `class_of`) are always allocated from the
+// system with their class's layout, which is at least as large and as
+// aligned as the caller's, and are given back with it, through the free
+// lists or directly; everything else forwards to `System` unchanged. The
 // counting touches only thread-local cells.
 unsafe impl GlobalAlloc for CountingAlloc {
+    #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded.
-        let p = unsafe { System.alloc(layout) };
+        let p = match class_of(layout) {
+            Some(c) => small_alloc(c),
+            // SAFETY: forwarded.
+            None => unsafe { System.alloc(layout) },
+        };
         if !p.is_null() {
             add(layout.size() as isize);
         }
@@ -61,23 +195,68 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded.
-        let p = unsafe { System.alloc_zeroed(layout) };
+        let p = match class_of(layout) {
+            Some(c) => {
+                let p = small_alloc(c);
+                if !p.is_null() {
+                    // SAFETY: the block has at least `layout.size()` bytes.
+                    unsafe { p.write_bytes(0, layout.size()) };
+                }
+                p
+            }
+            // SAFETY: forwarded.
+            None => unsafe { System.alloc_zeroed(layout) },
+        };
         if !p.is_null() {
             add(layout.size() as isize);
         }
         p
     }
 
+    #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded.
-        unsafe { System.dealloc(ptr, layout) };
+        match class_of(layout) {
+            // SAFETY: a small block, so allocated with its class layout.
+            Some(c) => unsafe { small_free(ptr, c) },
+            // SAFETY: forwarded.
+            None => unsafe { System.dealloc(ptr, layout) },
+        }
         add(-(layout.size() as isize));
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        // SAFETY: `realloc`'s contract makes `new_size` a valid size for
+        // `layout`'s alignment.
+        let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
+        let p = match (class_of(layout), class_of(new_layout)) {
+            (Some(c), Some(d)) if c == d => ptr,
+            (None, None) => {
+                // SAFETY: forwarded.
+                unsafe { System.realloc(ptr, layout, new_size) }
+            }
+            (old, new) => {
+                // One side is a small block: move it (a small block must
+                // stay allocated with its class layout, which the system's
+                // realloc would not keep).
+                let p = match new {
+                    Some(d) => small_alloc(d),
+                    // SAFETY: `new_layout` is non-zero (realloc's contract).
+                    None => unsafe { System.alloc(new_layout) },
+                };
+                if !p.is_null() {
+                    // SAFETY: both blocks are live and distinct; the copy
+                    // fits both.
+                    unsafe { ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size)) };
+                    match old {
+                        // SAFETY: the old block is a small block of class c.
+                        Some(c) => unsafe { small_free(ptr, c) },
+                        // SAFETY: forwarded.
+                        None => unsafe { System.dealloc(ptr, layout) },
+                    }
+                }
+                p
+            }
+        };
         if !p.is_null() {
             add(new_size as isize - layout.size() as isize);
         }
@@ -135,4 +314,96 @@ pub fn allocator_calls() -> u64 {
 pub fn reset_peak() {
     let now = LIVE.with(|l| l.get());
     PEAK.with(|p| p.set(now));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(size: usize) -> Layout {
+        Layout::from_size_align(size, 8).unwrap()
+    }
+
+    #[test]
+    fn small_blocks_are_reused_per_class() {
+        let a = CountingAlloc;
+        release_thread_cache();
+        // SAFETY (whole test): every block is freed once, with the layout
+        // it was allocated (or reallocated) with.
+        unsafe {
+            let p = a.alloc(layout(24));
+            p.write_bytes(0xab, 24);
+            a.dealloc(p, layout(24));
+            assert_eq!(thread_cache_counts()[1], 1);
+            // 17..=32 bytes share a class: the same block comes back.
+            let q = a.alloc(layout(32));
+            assert_eq!(p, q);
+            assert_eq!(thread_cache_counts()[1], 0);
+            // A zeroed allocation is zeroed even when it is a reused block.
+            a.dealloc(q, layout(32));
+            let z = a.alloc_zeroed(layout(20));
+            assert_eq!(z, p);
+            assert!(std::slice::from_raw_parts(z, 20).iter().all(|&b| b == 0));
+            a.dealloc(z, layout(20));
+            // Other classes and large blocks do not take it.
+            let big = a.alloc(layout(SMALL_MAX + 1));
+            let other = a.alloc(layout(8));
+            assert_ne!(other, p);
+            a.dealloc(other, layout(8));
+            a.dealloc(big, layout(SMALL_MAX + 1));
+        }
+        release_thread_cache();
+        assert!(thread_cache_counts().iter().all(|&n| n == 0));
+    }
+
+    #[test]
+    fn realloc_keeps_bytes_across_classes() {
+        let a = CountingAlloc;
+        // SAFETY: as above; each pointer is used only while it is live.
+        unsafe {
+            let p = a.alloc(layout(10));
+            for i in 0..10 {
+                p.add(i).write(i as u8);
+            }
+            // Within the class: the same block.
+            let p = a.realloc(p, layout(10), 16);
+            // Up a class, past the small blocks, and back down.
+            let p = a.realloc(p, layout(16), 100);
+            let p = a.realloc(p, layout(100), 4000);
+            let p = a.realloc(p, layout(4000), 12);
+            assert_eq!(std::slice::from_raw_parts(p, 10), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+            a.dealloc(p, layout(12));
+        }
+        release_thread_cache();
+    }
+
+    #[test]
+    fn free_lists_are_capped() {
+        let a = CountingAlloc;
+        release_thread_cache();
+        let n = BIN_CAP as usize + 10;
+        // SAFETY: as above.
+        let blocks: Vec<*mut u8> = (0..n).map(|_| unsafe { a.alloc(layout(100)) }).collect();
+        for &p in &blocks {
+            // SAFETY: as above.
+            unsafe { a.dealloc(p, layout(100)) };
+        }
+        assert_eq!(thread_cache_counts()[6], BIN_CAP);
+        release_thread_cache();
+    }
+
+    #[test]
+    fn live_bytes_are_counted_through_the_lists() {
+        let a = CountingAlloc;
+        let before = usage();
+        // SAFETY: as above.
+        unsafe {
+            let p = a.alloc(layout(40));
+            assert_eq!(usage(), before + 40);
+            let p = a.realloc(p, layout(40), 300);
+            assert_eq!(usage(), before + 300);
+            a.dealloc(p, layout(300));
+        }
+        assert_eq!(usage(), before);
+    }
 }

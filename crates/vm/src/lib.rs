@@ -41,6 +41,7 @@ pub unsafe fn thread_shutdown<G: Globals>(g: G) {
     // SAFETY: the caller's promise.
     unsafe { g.thread_shutdown() };
     extensions::thread_shutdown();
+    minizts_globals::memory::release_thread_cache();
 }
 
 /// How a request ended.
