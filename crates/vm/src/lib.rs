@@ -140,3 +140,31 @@ fn start<G: Globals>(g: G, script: &Script) -> VmResult<Value> {
     }
     exec::execute(g)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::alloc::{GlobalAlloc, Layout};
+
+    use minizts_globals::memory::{self, CountingAlloc};
+    use minizts_globals::strategies::Tls;
+
+    /// A thread's engine shutdown hands its cached small blocks back, so a
+    /// finished worker keeps no memory in the allocator's free lists.
+    #[test]
+    fn thread_shutdown_empties_the_allocator_free_lists() {
+        std::thread::spawn(|| {
+            let g: Tls = super::thread_startup().expect("engine startup");
+            let layout = Layout::from_size_align(40, 8).unwrap();
+            // SAFETY: the block is freed once, with its layout. (The test
+            // binary's global allocator is the system's; the engine's
+            // allocator is called directly to put a block on a list.)
+            unsafe { CountingAlloc.dealloc(CountingAlloc.alloc(layout), layout) };
+            assert_eq!(memory::thread_cache_counts().iter().sum::<u32>(), 1);
+            // SAFETY: `g` is not used again.
+            unsafe { super::thread_shutdown(g) };
+            assert_eq!(memory::thread_cache_counts().iter().sum::<u32>(), 0);
+        })
+        .join()
+        .unwrap();
+    }
+}
