@@ -12,11 +12,13 @@
 //! lists, one per 16-byte size class, in front of the system allocator:
 //! the role of the bins in PHP's per-thread heap. A script's strings,
 //! references and array headers are such blocks, and a kernel like
-//! bench.mz's `hash1` makes and frees hundreds of thousands of them;
-//! glibc's `malloc`/`free` spent about 110 instructions on each pair, a
-//! free list about 20 (docs/performance.md). A list keeps at most
-//! [`BIN_CAP`] blocks and hands the rest back to the system;
-//! [`release_thread_cache`] empties them when a thread's engine shuts down.
+//! bench.mz's `hash1` makes and frees hundreds of thousands of them: the
+//! lists took a tenth off its instructions (docs/performance.md). A list
+//! keeps at most [`BIN_CAP`] blocks and hands the rest back to the
+//! system; [`release_thread_cache`] empties them when a thread's engine
+//! shuts down. A thread that never runs an engine (a helper thread that
+//! frees a block) keeps what its lists hold until the process ends, at
+//! most `BIN_CAP` blocks a class.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

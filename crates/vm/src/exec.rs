@@ -596,7 +596,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         // loop (the run loop is one large function with calls in most
         // handlers), and every dispatch loads it, stores it back
         // incremented, and copies it: 9 instructions instead of 7
-        // (docs/performance.md, "Pinning the instruction pointer").
+        // (docs/performance.md, "What bought what").
         #[cfg(target_arch = "x86_64")]
         // The block never dereferences `ip`: `nomem` is true, and keeps
         // LLVM from assuming memory changed.
