@@ -403,7 +403,8 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         ($k:expr) => {{
             let k: u16 = $k;
             debug_assert!((k as usize) < consts.len());
-            // SAFETY: as for `raw!`.
+            // SAFETY: operands are checked against the pool when the
+            // compiler finishes the function.
             unsafe { consts.get_unchecked(k as usize) }
         }};
     }
@@ -428,14 +429,9 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         ($s:expr) => {{
             let s: Src = $s;
             if s.is_const() {
-                debug_assert!(s.index() < consts.len());
-                // SAFETY: operands are checked against the pool when the
-                // compiler finishes the function.
-                unsafe { consts.get_unchecked(s.index()) }
+                kv!(s.index() as u16)
             } else {
-                debug_assert!(s.index() < func.num_regs as usize);
-                // SAFETY: as for `reg!`.
-                unsafe { &*base.add(s.index()) }
+                rv!(Reg(s.index() as u16))
             }
         }};
     }
