@@ -359,7 +359,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         let start = self.temps(parts.len())?;
         for (i, part) in parts.iter().enumerate() {
-            let r = Reg(start.0 + i as u16);
+            let r = start.plus(i as u16);
             match part {
                 InterpPart::Lit(s) => {
                     let k = self.const_str(s)?;
@@ -421,7 +421,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         let start = self.temps(args.len())?;
         for (i, a) in args.iter().enumerate() {
-            let r = Reg(start.0 + i as u16);
+            let r = start.plus(i as u16);
             let mark = self.mark();
             if by_ref(i) && matches!(a.value.kind, ExprKind::Var(_) | ExprKind::Index { .. }) {
                 self.reference_into(a.value, r)?;
@@ -542,7 +542,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         let start = self.temps(args.len())?;
         for (i, a) in args.iter().enumerate() {
-            let r = Reg(start.0 + i as u16);
+            let r = start.plus(i as u16);
             let mark = self.mark();
             match &a.value.kind {
                 // Whether it goes by reference is known only at run time.
@@ -578,7 +578,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let is_arrow = matches!(f.body, FunctionBody::Arrow(_));
         let start = self.temps(captures.len())?;
         for (i, c) in captures.iter().enumerate() {
-            let r = Reg(start.0 + i as u16);
+            let r = start.plus(i as u16);
             let var = self.cv(c.name)?;
             if c.by_ref {
                 self.emit(Op::MakeRef { dst: r, var });

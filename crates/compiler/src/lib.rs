@@ -416,7 +416,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         for c in &captures {
             let r = builder.find_cv(c.name).expect("capture has a CV");
-            builder.bound_cvs.push(r.0);
+            builder.bound_cvs.push(r.idx() as u16);
         }
         let mut required = 0;
         for (i, p) in f.params.iter().enumerate() {

@@ -84,7 +84,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let var = self.cv(path.var)?;
         let start = self.temps(path.keys.len())?;
         for (i, key) in path.keys.iter().enumerate() {
-            let r = Reg(start.0 + i as u16);
+            let r = start.plus(i as u16);
             match key {
                 Some(k) => self.expr_into(k, r)?,
                 None => {

@@ -39,9 +39,10 @@ pub(crate) fn shorten_returns(code: &mut [Op], lines: &mut [u32], cvs: usize) {
     }
 }
 
-/// Gives `Add`, `Sub`, `Mul`, `JmpLt` and `JmpLe` their operand-specialised
-/// forms (`AddRR`, `JmpLtRC`, ...; see [`Op::specialised`]). Last, because
-/// the other rewrites and the loop fusion look for the general forms.
+/// Gives `Add`, `Sub`, `Mul`, `JmpLt`, `JmpLe` and the fused loop bottoms
+/// their operand-specialised forms (`AddRR`, `JmpLtRC`, `IncJmpLtC`, ...;
+/// see [`Op::specialised`]). Last, because the other rewrites and the loop
+/// fusion look for the general forms.
 pub(crate) fn specialise(code: &mut [Op]) {
     for op in code {
         *op = op.specialised();
@@ -59,7 +60,7 @@ mod tests {
 
     #[test]
     fn a_jump_to_a_return_returns_and_takes_its_line() {
-        let t = Reg(1);
+        let t = Reg::new(1);
         let mut code = vec![
             Op::Move { dst: t, src: konst(0) },
             Op::Jmp { target: 3 },
@@ -79,7 +80,7 @@ mod tests {
     fn a_variable_written_before_its_return_is_left_alone() {
         // `$x = 5; return $x;` with $x a CV: the write stays (the rule is
         // for temporaries only).
-        let x = Reg(0);
+        let x = Reg::new(0);
         let mut code = vec![Op::Move { dst: x, src: konst(0) }, Op::Return { src: Src::reg(x) }];
         let before = code.clone();
         shorten_returns(&mut code, &mut [1, 1], 1);
@@ -90,10 +91,12 @@ mod tests {
     fn a_move_of_another_register_is_left_alone() {
         let mut code = vec![
             Op::Move {
-                dst: Reg(2),
+                dst: Reg::new(2),
                 src: konst(0),
             },
-            Op::Return { src: Src::reg(Reg(1)) },
+            Op::Return {
+                src: Src::reg(Reg::new(1)),
+            },
         ];
         let before = code.clone();
         shorten_returns(&mut code, &mut [1, 1], 1);
@@ -102,7 +105,7 @@ mod tests {
 
     #[test]
     fn operand_kinds_pick_the_specialised_form_and_it_means_the_general_one() {
-        let (a, b, d) = (Reg(0), Reg(1), Reg(2));
+        let (a, b, d) = (Reg::new(0), Reg::new(1), Reg::new(2));
         let (r, k) = (Src::reg, konst);
         let cases = [
             (
@@ -119,7 +122,7 @@ mod tests {
                     a: r(a),
                     b: k(3),
                 },
-                Op::AddRC { dst: d, a, k: 3 },
+                Op::AddRC { dst: d, a, k: konst(3) },
             ),
             (
                 Op::Sub {
@@ -135,7 +138,7 @@ mod tests {
                     a: r(a),
                     b: k(3),
                 },
-                Op::SubRC { dst: d, a, k: 3 },
+                Op::SubRC { dst: d, a, k: konst(3) },
             ),
             (
                 Op::Mul {
@@ -151,7 +154,7 @@ mod tests {
                     a: r(a),
                     b: k(3),
                 },
-                Op::MulRC { dst: d, a, k: 3 },
+                Op::MulRC { dst: d, a, k: konst(3) },
             ),
             (
                 Op::JmpLt {
@@ -176,7 +179,7 @@ mod tests {
                 },
                 Op::JmpLtRC {
                     a,
-                    k: 3,
+                    k: konst(3),
                     if_true: false,
                     target: 7,
                 },
@@ -189,7 +192,7 @@ mod tests {
                     target: 7,
                 },
                 Op::JmpLtCR {
-                    k: 3,
+                    k: konst(3),
                     b,
                     if_true: true,
                     target: 7,
@@ -218,8 +221,104 @@ mod tests {
                 },
                 Op::JmpLeRC {
                     a,
-                    k: 3,
+                    k: konst(3),
                     if_true: true,
+                    target: 7,
+                },
+            ),
+            (
+                Op::IncJmpLt {
+                    var: a,
+                    limit: r(b),
+                    target: 7,
+                },
+                Op::IncJmpLtR {
+                    var: a,
+                    limit: b,
+                    target: 7,
+                },
+            ),
+            (
+                Op::IncJmpLt {
+                    var: a,
+                    limit: k(3),
+                    target: 7,
+                },
+                Op::IncJmpLtC {
+                    var: a,
+                    limit: k(3),
+                    target: 7,
+                },
+            ),
+            (
+                Op::IncJmpLe {
+                    var: a,
+                    limit: r(b),
+                    target: 7,
+                },
+                Op::IncJmpLeR {
+                    var: a,
+                    limit: b,
+                    target: 7,
+                },
+            ),
+            (
+                Op::IncJmpLe {
+                    var: a,
+                    limit: k(3),
+                    target: 7,
+                },
+                Op::IncJmpLeC {
+                    var: a,
+                    limit: k(3),
+                    target: 7,
+                },
+            ),
+            (
+                Op::DecJmpGt {
+                    var: a,
+                    limit: r(b),
+                    target: 7,
+                },
+                Op::DecJmpGtR {
+                    var: a,
+                    limit: b,
+                    target: 7,
+                },
+            ),
+            (
+                Op::DecJmpGt {
+                    var: a,
+                    limit: k(3),
+                    target: 7,
+                },
+                Op::DecJmpGtC {
+                    var: a,
+                    limit: k(3),
+                    target: 7,
+                },
+            ),
+            (
+                Op::DecJmpGe {
+                    var: a,
+                    limit: r(b),
+                    target: 7,
+                },
+                Op::DecJmpGeR {
+                    var: a,
+                    limit: b,
+                    target: 7,
+                },
+            ),
+            (
+                Op::DecJmpGe {
+                    var: a,
+                    limit: k(3),
+                    target: 7,
+                },
+                Op::DecJmpGeC {
+                    var: a,
+                    limit: k(3),
                     target: 7,
                 },
             ),

@@ -18,15 +18,40 @@ use crate::string::{InternedStrings, PhpStr};
 use crate::value::Value;
 
 /// A register in the current function's window.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct Reg(pub u16);
+///
+/// It holds twice the register's index, which is the register's offset
+/// from the window's base in 8-byte units: the run loop reaches a 16-byte
+/// register as `base + raw * 8`, one x86 addressing mode, with no shift
+/// (PHP's oplines likewise hold byte offsets, not variable numbers).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Reg(u16);
 
 impl Reg {
     /// "No register" (an unused result, a missing key).
     pub const NONE: Reg = Reg(u16::MAX);
 
+    /// The largest register index an operand can name.
+    pub const MAX_INDEX: u16 = 0x7ffe;
+
+    /// Register number `i` of the window.
+    pub const fn new(i: u16) -> Reg {
+        assert!(i <= Reg::MAX_INDEX);
+        Reg(i << 1)
+    }
+
     pub fn idx(self) -> usize {
+        (self.0 >> 1) as usize
+    }
+
+    /// The register's offset from the window's base in 8-byte units.
+    #[inline(always)]
+    pub fn raw(self) -> usize {
         self.0 as usize
+    }
+
+    /// The register `n` places above this one.
+    pub fn plus(self, n: u16) -> Reg {
+        Reg::new(self.idx() as u16 + n)
     }
 
     pub fn is_none(self) -> bool {
@@ -34,34 +59,64 @@ impl Reg {
     }
 }
 
-/// A read operand: a register, or a constant when the top bit is set.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct Src(pub u16);
+impl fmt::Debug for Reg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_none() {
+            write!(f, "Reg(NONE)")
+        } else {
+            write!(f, "Reg({})", self.idx())
+        }
+    }
+}
+
+/// A read operand: a register or a constant of the function's pool.
+///
+/// The low bit says which (set for a constant), the rest is the index, so
+/// a register operand has the same bits as its [`Reg`] and the run loop
+/// reaches either kind with one addressing mode: `base + raw * 8` for a
+/// register, `consts + raw * 8 - 8` for a constant.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Src(u16);
 
 impl Src {
-    pub const CONST_BIT: u16 = 0x8000;
-
     pub fn reg(r: Reg) -> Src {
-        debug_assert!(r.0 < Src::CONST_BIT);
+        debug_assert!(!r.is_none());
         Src(r.0)
     }
 
     pub fn konst(k: u16) -> Src {
-        debug_assert!(k < Src::CONST_BIT);
-        Src(k | Src::CONST_BIT)
+        debug_assert!(k <= Reg::MAX_INDEX);
+        Src((k << 1) | 1)
     }
 
+    #[inline(always)]
     pub fn is_const(self) -> bool {
-        self.0 & Src::CONST_BIT != 0
+        self.0 & 1 != 0
     }
 
+    /// The register's or constant's index.
     pub fn index(self) -> usize {
-        (self.0 & !Src::CONST_BIT) as usize
+        (self.0 >> 1) as usize
+    }
+
+    /// The index and kind bit as one number (see the type's docs).
+    #[inline(always)]
+    pub fn raw(self) -> usize {
+        self.0 as usize
     }
 
     /// The register, if this operand is one.
     pub fn as_reg(self) -> Option<Reg> {
         (!self.is_const()).then_some(Reg(self.0))
+    }
+}
+
+impl fmt::Debug for Src {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.as_reg() {
+            Some(r) => write!(f, "{r:?}"),
+            None => write!(f, "Const({})", self.index()),
+        }
     }
 }
 
@@ -299,6 +354,22 @@ pub enum Op {
     DecJmpGt { var: Reg, limit: Src, target: Target },
     /// The same with `$var >= limit` (`JMP_LE (limit <= $var)`).
     DecJmpGe { var: Reg, limit: Src, target: Target },
+    /// `IncJmpLt` with the limit in a register.
+    IncJmpLtR { var: Reg, limit: Reg, target: Target },
+    /// `IncJmpLt` with a constant limit (a constant `Src`).
+    IncJmpLtC { var: Reg, limit: Src, target: Target },
+    /// `IncJmpLe` with the limit in a register.
+    IncJmpLeR { var: Reg, limit: Reg, target: Target },
+    /// `IncJmpLe` with a constant limit.
+    IncJmpLeC { var: Reg, limit: Src, target: Target },
+    /// `DecJmpGt` with the limit in a register.
+    DecJmpGtR { var: Reg, limit: Reg, target: Target },
+    /// `DecJmpGt` with a constant limit.
+    DecJmpGtC { var: Reg, limit: Src, target: Target },
+    /// `DecJmpGe` with the limit in a register.
+    DecJmpGeR { var: Reg, limit: Reg, target: Target },
+    /// `DecJmpGe` with a constant limit.
+    DecJmpGeC { var: Reg, limit: Src, target: Target },
     /// Jump if `(a <= b) == if_true`.
     JmpLe {
         a: Src,
@@ -314,16 +385,16 @@ pub enum Op {
     // by operand type the same way). They print as their general forms.
     /// `Add` with two registers.
     AddRR { dst: Reg, a: Reg, b: Reg },
-    /// `Add` with a register and constant `k`.
-    AddRC { dst: Reg, a: Reg, k: u16 },
+    /// `Add` with a register and constant `k` (a constant `Src`).
+    AddRC { dst: Reg, a: Reg, k: Src },
     /// `Sub` with two registers.
     SubRR { dst: Reg, a: Reg, b: Reg },
     /// `Sub` with a register and constant `k`.
-    SubRC { dst: Reg, a: Reg, k: u16 },
+    SubRC { dst: Reg, a: Reg, k: Src },
     /// `Mul` with two registers.
     MulRR { dst: Reg, a: Reg, b: Reg },
     /// `Mul` with a register and constant `k`.
-    MulRC { dst: Reg, a: Reg, k: u16 },
+    MulRC { dst: Reg, a: Reg, k: Src },
     /// `JmpLt` with two registers.
     JmpLtRR {
         a: Reg,
@@ -334,13 +405,13 @@ pub enum Op {
     /// `JmpLt` with a register and constant `k` (`a < k`).
     JmpLtRC {
         a: Reg,
-        k: u16,
+        k: Src,
         if_true: bool,
         target: Target,
     },
     /// `JmpLt` with constant `k` and a register (`k < b`).
     JmpLtCR {
-        k: u16,
+        k: Src,
         b: Reg,
         if_true: bool,
         target: Target,
@@ -355,7 +426,7 @@ pub enum Op {
     /// `JmpLe` with a register and constant `k` (`a <= k`).
     JmpLeRC {
         a: Reg,
-        k: u16,
+        k: Src,
         if_true: bool,
         target: Target,
     },
@@ -462,14 +533,14 @@ impl Op {
     /// any other): what it means, and how it prints.
     pub fn generic(self) -> Op {
         use Op::*;
-        let (r, k) = (Src::reg, Src::konst);
+        let r = Src::reg;
         match self {
             AddRR { dst, a, b } => Add { dst, a: r(a), b: r(b) },
-            AddRC { dst, a, k: c } => Add { dst, a: r(a), b: k(c) },
+            AddRC { dst, a, k: c } => Add { dst, a: r(a), b: c },
             SubRR { dst, a, b } => Sub { dst, a: r(a), b: r(b) },
-            SubRC { dst, a, k: c } => Sub { dst, a: r(a), b: k(c) },
+            SubRC { dst, a, k: c } => Sub { dst, a: r(a), b: c },
             MulRR { dst, a, b } => Mul { dst, a: r(a), b: r(b) },
-            MulRC { dst, a, k: c } => Mul { dst, a: r(a), b: k(c) },
+            MulRC { dst, a, k: c } => Mul { dst, a: r(a), b: c },
             JmpLtRR { a, b, if_true, target } => JmpLt {
                 a: r(a),
                 b: r(b),
@@ -483,7 +554,7 @@ impl Op {
                 target,
             } => JmpLt {
                 a: r(a),
-                b: k(c),
+                b: c,
                 if_true,
                 target,
             },
@@ -493,7 +564,7 @@ impl Op {
                 if_true,
                 target,
             } => JmpLt {
-                a: k(c),
+                a: c,
                 b: r(b),
                 if_true,
                 target,
@@ -511,51 +582,87 @@ impl Op {
                 target,
             } => JmpLe {
                 a: r(a),
-                b: k(c),
+                b: c,
                 if_true,
                 target,
             },
+            IncJmpLtR { var, limit, target } => IncJmpLt {
+                var,
+                limit: r(limit),
+                target,
+            },
+            IncJmpLtC { var, limit, target } => IncJmpLt { var, limit, target },
+            IncJmpLeR { var, limit, target } => IncJmpLe {
+                var,
+                limit: r(limit),
+                target,
+            },
+            IncJmpLeC { var, limit, target } => IncJmpLe { var, limit, target },
+            DecJmpGtR { var, limit, target } => DecJmpGt {
+                var,
+                limit: r(limit),
+                target,
+            },
+            DecJmpGtC { var, limit, target } => DecJmpGt { var, limit, target },
+            DecJmpGeR { var, limit, target } => DecJmpGe {
+                var,
+                limit: r(limit),
+                target,
+            },
+            DecJmpGeC { var, limit, target } => DecJmpGe { var, limit, target },
             op => op,
         }
     }
 
-    /// The operand-specialised form of `Add`, `Sub`, `Mul`, `JmpLt` or
-    /// `JmpLe` whose operands' kinds have one (the instruction itself
-    /// otherwise).
+    /// The operand-specialised form of `Add`, `Sub`, `Mul`, `JmpLt`,
+    /// `JmpLe` or a fused loop bottom whose operands' kinds have one (the
+    /// instruction itself otherwise).
     pub fn specialised(self) -> Op {
         use Op::*;
         let (a, b) = match self {
             Add { a, b, .. } | Sub { a, b, .. } | Mul { a, b, .. } | JmpLt { a, b, .. } | JmpLe { a, b, .. } => (a, b),
+            IncJmpLt { var, limit, target } => {
+                return match limit.as_reg() {
+                    Some(limit) => IncJmpLtR { var, limit, target },
+                    None => IncJmpLtC { var, limit, target },
+                }
+            }
+            IncJmpLe { var, limit, target } => {
+                return match limit.as_reg() {
+                    Some(limit) => IncJmpLeR { var, limit, target },
+                    None => IncJmpLeC { var, limit, target },
+                }
+            }
+            DecJmpGt { var, limit, target } => {
+                return match limit.as_reg() {
+                    Some(limit) => DecJmpGtR { var, limit, target },
+                    None => DecJmpGtC { var, limit, target },
+                }
+            }
+            DecJmpGe { var, limit, target } => {
+                return match limit.as_reg() {
+                    Some(limit) => DecJmpGeR { var, limit, target },
+                    None => DecJmpGeC { var, limit, target },
+                }
+            }
             op => return op,
         };
         match (self, a.as_reg(), b.as_reg()) {
             (Add { dst, .. }, Some(a), Some(b)) => AddRR { dst, a, b },
-            (Add { dst, .. }, Some(a), None) => AddRC {
-                dst,
-                a,
-                k: b.index() as u16,
-            },
+            (Add { dst, .. }, Some(a), None) => AddRC { dst, a, k: b },
             (Sub { dst, .. }, Some(a), Some(b)) => SubRR { dst, a, b },
-            (Sub { dst, .. }, Some(a), None) => SubRC {
-                dst,
-                a,
-                k: b.index() as u16,
-            },
+            (Sub { dst, .. }, Some(a), None) => SubRC { dst, a, k: b },
             (Mul { dst, .. }, Some(a), Some(b)) => MulRR { dst, a, b },
-            (Mul { dst, .. }, Some(a), None) => MulRC {
-                dst,
-                a,
-                k: b.index() as u16,
-            },
+            (Mul { dst, .. }, Some(a), None) => MulRC { dst, a, k: b },
             (JmpLt { if_true, target, .. }, Some(a), Some(b)) => JmpLtRR { a, b, if_true, target },
             (JmpLt { if_true, target, .. }, Some(a), None) => JmpLtRC {
                 a,
-                k: b.index() as u16,
+                k: b,
                 if_true,
                 target,
             },
             (JmpLt { if_true, target, .. }, None, Some(b)) => JmpLtCR {
-                k: a.index() as u16,
+                k: a,
                 b,
                 if_true,
                 target,
@@ -563,7 +670,7 @@ impl Op {
             (JmpLe { if_true, target, .. }, Some(a), Some(b)) => JmpLeRR { a, b, if_true, target },
             (JmpLe { if_true, target, .. }, Some(a), None) => JmpLeRC {
                 a,
-                k: b.index() as u16,
+                k: b,
                 if_true,
                 target,
             },
@@ -622,7 +729,15 @@ impl Op {
             | JmpLtRC { target, .. }
             | JmpLtCR { target, .. }
             | JmpLeRR { target, .. }
-            | JmpLeRC { target, .. } => Some(target),
+            | JmpLeRC { target, .. }
+            | IncJmpLtR { target, .. }
+            | IncJmpLtC { target, .. }
+            | IncJmpLeR { target, .. }
+            | IncJmpLeC { target, .. }
+            | DecJmpGtR { target, .. }
+            | DecJmpGtC { target, .. }
+            | DecJmpGeR { target, .. }
+            | DecJmpGeC { target, .. } => Some(target),
             FeReset { end, .. }
             | FeResetRef { end, .. }
             | FeResetRefFrom { end, .. }
@@ -660,7 +775,15 @@ impl Op {
             | JmpLtRC { .. }
             | JmpLtCR { .. }
             | JmpLeRR { .. }
-            | JmpLeRC { .. } => unreachable!("`generic` maps every specialised form"),
+            | JmpLeRC { .. }
+            | IncJmpLtR { .. }
+            | IncJmpLtC { .. }
+            | IncJmpLeR { .. }
+            | IncJmpLeC { .. }
+            | DecJmpGtR { .. }
+            | DecJmpGtC { .. }
+            | DecJmpGeR { .. }
+            | DecJmpGeC { .. } => unreachable!("`generic` maps every specialised form"),
             Nop | Jmp { .. } | JmpBack { .. } | JmpIfPassed { .. } | DeclareFunction { .. } => {}
             Move { dst, src: s } => {
                 r!(dst);
@@ -1047,7 +1170,7 @@ impl DisplayOp<'_> {
         } else if let Some(name) = self.f.cv_names.get(r.idx()) {
             format!("${name}")
         } else {
-            format!("t{}", r.0)
+            format!("t{}", r.idx())
         }
     }
 
@@ -1062,13 +1185,13 @@ impl DisplayOp<'_> {
                 _ => format!("k{}", s.index()),
             }
         } else {
-            self.reg(Reg(s.0))
+            self.reg(s.as_reg().expect("a register"))
         }
     }
 
     fn keys(&self, keys: Reg, depth: u8) -> String {
         (0..depth)
-            .map(|i| format!("[{}]", self.reg(Reg(keys.0 + i as u16))))
+            .map(|i| format!("[{}]", self.reg(keys.plus(i as u16))))
             .collect()
     }
 
@@ -1099,7 +1222,15 @@ impl fmt::Display for DisplayOp<'_> {
             | JmpLtRC { .. }
             | JmpLtCR { .. }
             | JmpLeRR { .. }
-            | JmpLeRC { .. } => unreachable!("`generic` maps every specialised form"),
+            | JmpLeRC { .. }
+            | IncJmpLtR { .. }
+            | IncJmpLtC { .. }
+            | IncJmpLeR { .. }
+            | IncJmpLeC { .. }
+            | DecJmpGtR { .. }
+            | DecJmpGtC { .. }
+            | DecJmpGeR { .. }
+            | DecJmpGeC { .. } => unreachable!("`generic` maps every specialised form"),
             Nop => write!(f, "NOP"),
             Move { dst, src } => write!(f, "MOVE {} = {}", r(dst), s(src)),
             Assign { var, src } => write!(f, "ASSIGN {} = {}", r(var), s(src)),
@@ -1304,6 +1435,33 @@ mod tests {
         // Twelve bytes: a tag, up to four 16-bit operands, or a 32-bit jump
         // target beside two of them.
         assert!(std::mem::size_of::<Op>() <= 12, "{}", std::mem::size_of::<Op>());
+    }
+
+    #[test]
+    fn operands_hold_their_offset_in_8_byte_units() {
+        // The run loop reaches register `r` at `base + r.raw() * 8` and
+        // constant `k` at `consts + k.raw() * 8 - 8`.
+        let size = std::mem::size_of::<Value>();
+        assert_eq!(size, 16);
+        for i in [0, 1, 2, 1000, Reg::MAX_INDEX] {
+            let r = Reg::new(i);
+            assert_eq!(r.idx(), i as usize);
+            assert!(!r.is_none());
+            assert_eq!(r.raw() * 8, i as usize * size);
+            assert_eq!(r.plus(0), r);
+            let s = Src::reg(r);
+            assert!(!s.is_const());
+            assert_eq!((s.as_reg(), s.raw(), s.index()), (Some(r), r.raw(), i as usize));
+            let k = Src::konst(i);
+            assert!(k.is_const());
+            assert_eq!((k.as_reg(), k.index()), (None, i as usize));
+            assert_eq!(k.raw() * 8 - 8, i as usize * size);
+        }
+        assert_eq!(Reg::new(3).plus(2), Reg::new(5));
+        assert_eq!(
+            format!("{:?} {:?} {:?}", Reg::new(3), Src::konst(4), Reg::NONE),
+            "Reg(3) Const(4) Reg(NONE)"
+        );
     }
 
     #[test]

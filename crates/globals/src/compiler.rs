@@ -113,7 +113,7 @@ impl OpArrayBuilder {
     /// collects them up front.
     pub fn cv(&mut self, name: &str) -> Result<Reg, TooLarge> {
         if let Some(&r) = self.cv_index.get(name) {
-            return Ok(Reg(r));
+            return Ok(Reg::new(r));
         }
         let r = self.cv_names.len();
         if r >= 0x7fff {
@@ -124,12 +124,12 @@ impl OpArrayBuilder {
         self.cv_index.insert(name.into(), r as u16);
         self.temp_top = (r + 1) as u16;
         self.max_regs = self.max_regs.max(self.temp_top);
-        Ok(Reg(r as u16))
+        Ok(Reg::new(r as u16))
     }
 
     /// The register of `$name` if the function has one.
     pub fn find_cv(&self, name: &str) -> Option<Reg> {
-        self.cv_index.get(name).map(|&r| Reg(r))
+        self.cv_index.get(name).map(|&r| Reg::new(r))
     }
 
     /// A fresh temporary.
@@ -140,7 +140,7 @@ impl OpArrayBuilder {
         }
         self.temp_top += 1;
         self.max_regs = self.max_regs.max(self.temp_top);
-        Ok(Reg(r))
+        Ok(Reg::new(r))
     }
 
     /// `n` consecutive fresh temporaries; returns the first.
@@ -151,7 +151,7 @@ impl OpArrayBuilder {
         }
         self.temp_top += n as u16;
         self.max_regs = self.max_regs.max(self.temp_top);
-        Ok(Reg(first))
+        Ok(Reg::new(first))
     }
 
     /// Frees every temporary from `mark` up.
@@ -208,7 +208,8 @@ impl OpArrayBuilder {
         );
         let (regs, consts) = (self.max_regs as usize, self.consts.len());
         for (pc, op) in self.code.iter().enumerate() {
-            if let Op::IncJmpLt { .. } | Op::IncJmpLe { .. } | Op::DecJmpGt { .. } | Op::DecJmpGe { .. } = op {
+            if let Op::IncJmpLt { .. } | Op::IncJmpLe { .. } | Op::DecJmpGt { .. } | Op::DecJmpGe { .. } = op.generic()
+            {
                 // It skips the next instruction when it does not jump.
                 assert!(
                     matches!(
@@ -226,7 +227,7 @@ impl OpArrayBuilder {
                     assert!(
                         r.idx() + n <= regs,
                         "register {} (+{n}) outside the window of {regs} in {op:?}",
-                        r.0
+                        r.idx()
                     )
                 },
                 |s| {

@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use hashbrown::HashMap;
-use minizts_core::bytecode::{FuncId, Op, Script};
+use minizts_core::bytecode::{FuncId, Op, Reg, Script};
 use minizts_core::numfmt::MtRand;
 use minizts_core::value::Closure;
 use minizts_core::{PhpRef, PhpStr, Value};
@@ -80,7 +80,7 @@ pub struct Frame {
     /// [`Function::index_of`]: minizts_core::bytecode::Function::index_of
     pub pc: *const Op,
     /// The caller's register that receives the return value.
-    pub ret: u16,
+    pub ret: Reg,
     /// How many arguments were passed.
     pub argc: u16,
     /// The closure object, when running one (it owns the static slots).

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use minizts_core::bytecode::{FuncId, Script};
+use minizts_core::bytecode::{FuncId, Reg, Script};
 use minizts_core::value::Closure;
 use minizts_core::{PhpArray, Value};
 use minizts_globals::executor::{CacheEntry, FunctionRef};
@@ -104,7 +104,7 @@ pub unsafe fn push_frame<G: Globals>(
     args: *mut Value,
     chunk: u32,
     argc: usize,
-    ret: u16,
+    ret: Reg,
     closure: Option<Rc<Closure>>,
     native: bool,
 ) -> VmResult<()> {
@@ -275,7 +275,7 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
                 unsafe { *at.add(i) = v };
             }
             // SAFETY: the arguments were just written to `at..at+argc`.
-            unsafe { push_frame(g, &script, *func, at, chunk, argc, u16::MAX, closure.clone(), true)? };
+            unsafe { push_frame(g, &script, *func, at, chunk, argc, Reg::NONE, closure.clone(), true)? };
             eg!(g).native_depth += 1;
             let r = execute(g);
             eg!(g).native_depth -= 1;

@@ -272,8 +272,9 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     macro_rules! reg {
         ($r:expr) => {{
             let r: Reg = $r;
-            debug_assert!(r.idx() < func.num_regs as usize, "register {} out of window", r.0);
-            unsafe { &mut *base.add(r.idx()) }
+            debug_assert!(r.idx() < func.num_regs as usize, "register {} out of window", r.idx());
+            // `raw` is the register's offset in 8-byte units (see `Reg`).
+            unsafe { &mut *base.byte_add(r.raw() * 8) }
         }};
     }
     // Writes a register; dropping the old value is skipped for scalars,
@@ -303,9 +304,9 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     macro_rules! put {
         ($r:expr, $v:expr) => {{
             let r: Reg = $r;
-            debug_assert!(r.idx() < func.num_regs as usize, "register {} out of window", r.0);
+            debug_assert!(r.idx() < func.num_regs as usize, "register {} out of window", r.idx());
             // SAFETY: as for `reg!`.
-            let slot: *mut Value = unsafe { base.add(r.idx()) };
+            let slot: *mut Value = unsafe { base.byte_add(r.raw() * 8) };
             // SAFETY: `slot` is a live register; a scalar owns nothing, so
             // overwriting it without dropping leaks nothing.
             if unsafe { (*slot).is_scalar() } {
@@ -394,18 +395,21 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             let r: Reg = $r;
             debug_assert!(r.idx() < func.num_regs as usize);
             // SAFETY: as for `reg!`.
-            unsafe { &*base.add(r.idx()) }
+            unsafe { &*base.byte_add(r.raw() * 8) }
         }};
     }
-    // Constant `k` of the pool.
+    // Constant operand `k` of the pool. Its raw form is twice the index
+    // plus one (see `Src`), so the constant is 8 bytes before
+    // `consts + raw * 8`: one addressing mode.
     #[collapse_debuginfo(yes)]
     macro_rules! kv {
         ($k:expr) => {{
-            let k: u16 = $k;
-            debug_assert!((k as usize) < consts.len());
+            let k: Src = $k;
+            debug_assert!(k.is_const() && k.index() < consts.len());
             // SAFETY: operands are checked against the pool when the
-            // compiler finishes the function.
-            unsafe { consts.get_unchecked(k as usize) }
+            // compiler finishes the function; `raw * 8 - 8` is the index
+            // times the size of a `Value`.
+            unsafe { &*consts.as_ptr().byte_add(k.raw() * 8 - 8) }
         }};
     }
     // `JMP_LT`/`JMP_LE` (as `op`) on operands `va`, `vb` as stored
@@ -428,10 +432,9 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     macro_rules! raw {
         ($s:expr) => {{
             let s: Src = $s;
-            if s.is_const() {
-                kv!(s.index() as u16)
-            } else {
-                rv!(Reg(s.index() as u16))
+            match s.as_reg() {
+                None => kv!(s),
+                Some(r) => rv!(r),
             }
         }};
     }
@@ -489,7 +492,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             debug_assert!(keys.idx() + $depth as usize <= func.num_regs as usize);
             // SAFETY: as for `reg!`; the key registers are temporaries
             // above the chain's base variable, so they never overlap it.
-            unsafe { std::slice::from_raw_parts(base.add(keys.idx()), $depth as usize) }
+            unsafe { std::slice::from_raw_parts(base.byte_add(keys.raw() * 8), $depth as usize) }
         }};
     }
 
@@ -500,12 +503,17 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     // and compares by PHP's general rules (`slow_test`).
     #[collapse_debuginfo(yes)]
     macro_rules! loop_bottom {
-        ($var:expr, $limit:expr, $target:expr, $step:ident, $kind:expr, $test:expr, $slow_test:expr) => {{
+        ($var:expr, $limit:expr, $target:expr, $step:ident, $kind:expr, $test:expr, $slow_test:expr) => {
+            loop_bottom!(@ $var, raw!($limit), $limit, $target, $step, $kind, $test, $slow_test)
+        };
+        // The same with the limit's value as stored (`lv`) read by the
+        // caller: the specialised forms know whether it is a register.
+        (@ $var:expr, $lv:expr, $limit:expr, $target:expr, $step:ident, $kind:expr, $test:expr, $slow_test:expr) => {{
             let test: fn(i64, i64) -> bool = $test;
             let slow_test: fn(&Value, &Value) -> bool = $slow_test;
             // The limit is read before the variable is borrowed (it may be
             // the variable itself).
-            let m = match raw!($limit) {
+            let m = match $lv {
                 Value::Int(m) => Some(*m),
                 _ => None,
             };
@@ -565,7 +573,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                         base: b,
                         chunk: c,
                         pc: callee.code.as_ptr(),
-                        ret: $dst.0,
+                        ret: $dst,
                         argc: $n as u16,
                         closure: None,
                         native: false,
@@ -633,19 +641,19 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 arith!(@ dst, rv!(a), rv!(b), Src::reg(a), Src::reg(b), checked_add, +, BinOp::Add)
             }
             Op::AddRC { dst, a, k } => {
-                arith!(@ dst, rv!(a), kv!(k), Src::reg(a), Src::konst(k), checked_add, +, BinOp::Add)
+                arith!(@ dst, rv!(a), kv!(k), Src::reg(a), k, checked_add, +, BinOp::Add)
             }
             Op::SubRR { dst, a, b } => {
                 arith!(@ dst, rv!(a), rv!(b), Src::reg(a), Src::reg(b), checked_sub, -, BinOp::Sub)
             }
             Op::SubRC { dst, a, k } => {
-                arith!(@ dst, rv!(a), kv!(k), Src::reg(a), Src::konst(k), checked_sub, -, BinOp::Sub)
+                arith!(@ dst, rv!(a), kv!(k), Src::reg(a), k, checked_sub, -, BinOp::Sub)
             }
             Op::MulRR { dst, a, b } => {
                 arith!(@ dst, rv!(a), rv!(b), Src::reg(a), Src::reg(b), checked_mul, *, BinOp::Mul)
             }
             Op::MulRC { dst, a, k } => {
-                arith!(@ dst, rv!(a), kv!(k), Src::reg(a), Src::konst(k), checked_mul, *, BinOp::Mul)
+                arith!(@ dst, rv!(a), kv!(k), Src::reg(a), k, checked_mul, *, BinOp::Mul)
             }
             Op::Concat { dst, a, b } => {
                 save_pc(g, cur!());
@@ -1044,7 +1052,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 save_pc(g, cur!());
                 let mut out = Vec::new();
                 for i in 0..n as u16 {
-                    let part = opnd!(Src::reg(Reg(start.0 + i)));
+                    let part = opnd!(Src::reg(start.plus(i)));
                     match &*part {
                         Value::Str(s) => out.extend_from_slice(s),
                         other => tri!(ops::write_str(g, &mut out, other)),
@@ -1083,10 +1091,10 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 jmp_cmp!(rv!(a), rv!(b), Src::reg(a), Src::reg(b), <, if_true, target)
             }
             Op::JmpLtRC { a, k, if_true, target } => {
-                jmp_cmp!(rv!(a), kv!(k), Src::reg(a), Src::konst(k), <, if_true, target)
+                jmp_cmp!(rv!(a), kv!(k), Src::reg(a), k, <, if_true, target)
             }
             Op::JmpLtCR { k, b, if_true, target } => {
-                jmp_cmp!(kv!(k), rv!(b), Src::konst(k), Src::reg(b), <, if_true, target)
+                jmp_cmp!(kv!(k), rv!(b), k, Src::reg(b), <, if_true, target)
             }
             Op::IncJmpLt { var, limit, target } => {
                 loop_bottom!(
@@ -1132,12 +1140,48 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     |v, l| compare(l, v) <= 0
                 )
             }
+            Op::IncJmpLtR { var, limit, target } => {
+                let l = Src::reg(limit);
+                loop_bottom!(@ var, rv!(limit), l, target, checked_add, IncDec::PreInc,
+                    |n, m| n < m, |v, l| compare(v, l) < 0)
+            }
+            Op::IncJmpLtC { var, limit, target } => {
+                loop_bottom!(@ var, kv!(limit), limit, target, checked_add, IncDec::PreInc,
+                    |n, m| n < m, |v, l| compare(v, l) < 0)
+            }
+            Op::IncJmpLeR { var, limit, target } => {
+                let l = Src::reg(limit);
+                loop_bottom!(@ var, rv!(limit), l, target, checked_add, IncDec::PreInc,
+                    |n, m| n <= m, |v, l| compare(v, l) <= 0)
+            }
+            Op::IncJmpLeC { var, limit, target } => {
+                loop_bottom!(@ var, kv!(limit), limit, target, checked_add, IncDec::PreInc,
+                    |n, m| n <= m, |v, l| compare(v, l) <= 0)
+            }
+            Op::DecJmpGtR { var, limit, target } => {
+                let l = Src::reg(limit);
+                loop_bottom!(@ var, rv!(limit), l, target, checked_sub, IncDec::PreDec,
+                    |n, m| m < n, |v, l| compare(l, v) < 0)
+            }
+            Op::DecJmpGtC { var, limit, target } => {
+                loop_bottom!(@ var, kv!(limit), limit, target, checked_sub, IncDec::PreDec,
+                    |n, m| m < n, |v, l| compare(l, v) < 0)
+            }
+            Op::DecJmpGeR { var, limit, target } => {
+                let l = Src::reg(limit);
+                loop_bottom!(@ var, rv!(limit), l, target, checked_sub, IncDec::PreDec,
+                    |n, m| m <= n, |v, l| compare(l, v) <= 0)
+            }
+            Op::DecJmpGeC { var, limit, target } => {
+                loop_bottom!(@ var, kv!(limit), limit, target, checked_sub, IncDec::PreDec,
+                    |n, m| m <= n, |v, l| compare(l, v) <= 0)
+            }
             Op::JmpLe { a, b, if_true, target } => jmp_cmp!(raw!(a), raw!(b), a, b, <=, if_true, target),
             Op::JmpLeRR { a, b, if_true, target } => {
                 jmp_cmp!(rv!(a), rv!(b), Src::reg(a), Src::reg(b), <=, if_true, target)
             }
             Op::JmpLeRC { a, k, if_true, target } => {
-                jmp_cmp!(rv!(a), kv!(k), Src::reg(a), Src::konst(k), <=, if_true, target)
+                jmp_cmp!(rv!(a), kv!(k), Src::reg(a), k, <=, if_true, target)
             }
             Op::JmpEq { a, b, if_true, target } => {
                 let r = match (raw!(a), raw!(b)) {
@@ -1173,7 +1217,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 };
                 tri!(check_limits(g));
                 // SAFETY: the argument registers are in the window.
-                let at = unsafe { base.add(args.idx()) };
+                let at = unsafe { base.byte_add(args.raw() * 8) };
                 let callee = &script.functions[fid as usize];
                 let n = argc as usize;
                 if callee.takes_plainly(n) {
@@ -1181,7 +1225,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 } else {
                     save_pc(g, cur!());
                     // SAFETY: the arguments are the top registers of the window.
-                    tri!(unsafe { call::push_frame(g, &script, fid, at, chunk!(), n, dst.0, None, false) });
+                    tri!(unsafe { call::push_frame(g, &script, fid, at, chunk!(), n, dst, None, false) });
                     load_frame!();
                     ip = code.as_ptr();
                 }
@@ -1195,7 +1239,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             } => {
                 tri!(check_limits(g));
                 // SAFETY: the argument registers are in the window.
-                let at = unsafe { base.add(args.idx()) };
+                let at = unsafe { base.byte_add(args.raw() * 8) };
                 debug_assert!((fid as usize) < script.functions.len());
                 // SAFETY: only the compiler's `bind_early_calls` writes
                 // `CallDirect`, with the id of one of the script's functions.
@@ -1207,7 +1251,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 debug_assert!(args.idx() + argc as usize <= func.num_regs as usize);
                 // SAFETY: the argument registers are in the window. frames
                 // a builtin's callbacks push go above the window.
-                let slice = unsafe { std::slice::from_raw_parts_mut(base.add(args.idx()), argc as usize) };
+                let slice = unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) };
                 let r = builtins::call(g, id, slice);
                 clear_args(slice);
                 let r = tri!(r);
@@ -1230,17 +1274,18 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     Callee::User { func: fid, closure } => {
                         tri!(check_limits(g));
                         // SAFETY: the argument registers are in the window.
-                        let at = unsafe { base.add(args.idx()) };
+                        let at = unsafe { base.byte_add(args.raw() * 8) };
                         // SAFETY: the arguments are the top registers.
                         tri!(unsafe {
-                            call::push_frame(g, &script, fid, at, chunk!(), argc as usize, dst.0, closure, false)
+                            call::push_frame(g, &script, fid, at, chunk!(), argc as usize, dst, closure, false)
                         });
                         load_frame!();
                         ip = code.as_ptr();
                     }
                     Callee::Builtin(id) => {
                         // SAFETY: as for `CallBuiltin`.
-                        let slice = unsafe { std::slice::from_raw_parts_mut(base.add(args.idx()), argc as usize) };
+                        let slice =
+                            unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) };
                         let r = builtins::call(g, id, slice);
                         clear_args(slice);
                         let r = tri!(r);
@@ -1328,8 +1373,8 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 ip = unsafe { caller.pc.add(1) };
                 consts = func.consts.values();
                 drop(closure);
-                if ret != u16::MAX {
-                    set!(Reg(ret), v);
+                if !ret.is_none() {
+                    set!(ret, v);
                 }
             }
             Op::JmpIfPassed { param, target } => {
@@ -1349,7 +1394,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 captures,
                 n,
             } => {
-                let bound: Vec<Value> = (0..n as u16).map(|i| reg!(Reg(captures.0 + i)).clone()).collect();
+                let bound: Vec<Value> = (0..n as u16).map(|i| reg!(captures.plus(i)).clone()).collect();
                 let handle = {
                     let eg = eg!(g);
                     eg.next_object_handle += 1;

@@ -122,7 +122,7 @@ fn start<G: Globals>(g: G, script: &Script) -> VmResult<Value> {
         base,
         chunk,
         pc: main.code.as_ptr(),
-        ret: u16::MAX,
+        ret: minizts_core::bytecode::Reg::NONE,
         argc: 0,
         closure: None,
         native: true,
