@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use hashbrown::HashMap;
-use minizts_core::bytecode::{FuncId, Op, Reg, Script};
+use minizts_core::bytecode::{FuncId, Function, Op, Reg, Script};
 use minizts_core::numfmt::MtRand;
 use minizts_core::value::Closure;
 use minizts_core::{PhpRef, PhpStr, Value};
@@ -66,10 +66,16 @@ pub enum FunctionRef {
 pub struct Frame {
     /// The function running.
     pub func: FuncId,
+    /// The same function, as a pointer into the running script's
+    /// functions, which outlive every frame of the request: a return
+    /// reloads its caller's function with one read instead of an indexed
+    /// lookup through the script.
+    pub function: *const Function,
     /// Its register window on the VM stack.
     pub base: *mut Value,
-    /// The stack chunk holding the window.
-    pub chunk: u32,
+    /// The end (one past the last slot) of the stack chunk holding the
+    /// window: a call checks that the callee's window fits below it.
+    pub chunk: *mut Value,
     /// The instruction executing in this frame, as a pointer into its
     /// function's code (PHP's `opline`): saved at calls, where execution
     /// resumes after the next one, and before anything that reports the
@@ -97,8 +103,10 @@ pub struct VmStack {
     chunks: Vec<Box<[Value]>>,
     /// Slots allowed in all chunks together (the nesting limit).
     max_slots: usize,
-    /// How far into the first chunk windows have reached this request.
-    high: usize,
+    /// The highest window end handed out this request, as an address
+    /// (`reset` clears the first chunk up to it; windows in a later chunk
+    /// at higher addresses make it clear the whole first chunk).
+    high: *mut Value,
 }
 
 /// The VM stack is full: calls nest too deeply.
@@ -116,7 +124,7 @@ impl VmStack {
         VmStack {
             chunks: Vec::new(),
             max_slots,
-            high: 0,
+            high: ptr::null_mut(),
         }
     }
 
@@ -124,25 +132,21 @@ impl VmStack {
         self.max_slots = max_slots;
     }
 
-    /// Where the first frame goes.
-    pub fn bottom(&mut self, n: usize) -> Result<(u32, *mut Value), StackOverflow> {
+    /// Where the first frame goes: its window, and the end of its chunk.
+    pub fn bottom(&mut self, n: usize) -> Result<(*mut Value, *mut Value), StackOverflow> {
         if self.chunks.is_empty() {
             let size = n.max(Self::FIRST_CHUNK);
             self.chunks.push(vec![Value::Undef; size].into_boxed_slice());
         }
-        if self.chunks[0].len() < n {
-            let at = self.chunks[0].as_mut_ptr();
-            // SAFETY: `at` is the start of chunk 0 and nothing is kept.
-            return unsafe { self.window(0, at, 0, n, n) };
-        }
+        let end = self.chunks[0].as_mut_ptr_range().end;
         let base = self.chunks[0].as_mut_ptr();
-        // SAFETY: `base..base+n` is inside chunk 0 (checked above).
-        unsafe { clear(base, 0, n) };
-        self.high = self.high.max(n);
-        Ok((0, base))
+        // SAFETY: `base` is the start of chunk 0 and nothing is kept; the
+        // window goes to the next chunk if it does not fit.
+        unsafe { self.window(end, base, 0, n, n) }
     }
 
-    /// A window of `n` registers starting at `at` (in chunk `chunk`),
+    /// A window of `n` registers starting at `at` (in the chunk that ends at
+    /// `chunk`; returned with the end of the chunk it went to),
     /// keeping the `keep` values already at `at` (the arguments). If it
     /// does not fit in the chunk, the window goes to the start of the next
     /// chunk and the kept values move with it. Registers `keep..cvs` (the
@@ -153,38 +157,55 @@ impl VmStack {
     /// ones.
     ///
     /// # Safety
-    /// `at` must point into chunk `chunk` (or one past its end), with the
-    /// `keep` values from `at` inside it, and no reference to the window's
-    /// registers may be alive.
+    /// `at` must point into the chunk that ends at `chunk` (or be `chunk`
+    /// itself), with the `keep` values from `at` inside it, and no
+    /// reference to the window's registers may be alive.
     #[inline(always)]
     pub unsafe fn window(
         &mut self,
-        chunk: u32,
+        chunk: *mut Value,
         at: *mut Value,
         keep: usize,
         cvs: usize,
         n: usize,
-    ) -> Result<(u32, *mut Value), StackOverflow> {
-        let c = chunk as usize;
-        debug_assert!(c < self.chunks.len());
-        // SAFETY: the caller's `at` points into chunk `c`, so it exists.
-        let chunk_c = unsafe { self.chunks.get_unchecked_mut(c) };
-        let start = chunk_c.as_mut_ptr();
-        let len = chunk_c.len();
-        // SAFETY: `at` points into chunk `c` (or one past its end), so the
-        // offset is in bounds of the same allocation.
-        let offset = unsafe { at.offset_from(start) } as usize;
-        debug_assert!(offset + keep <= len);
-        if offset + n <= len {
-            // SAFETY: `at..at+n` lies in chunk `c`.
-            unsafe { clear(at, keep, cvs.min(n)) };
-            // Only chunk 0 survives a request; an offset in a later chunk
-            // just makes `reset` clear more of it than needed.
-            self.high = self.high.max(offset + n);
+    ) -> Result<(*mut Value, *mut Value), StackOverflow> {
+        // SAFETY: forwarded from the caller.
+        let (chunk, base) = unsafe { self.reserve(chunk, at, keep, n) }?;
+        // SAFETY: `base..base+n` is the window just reserved.
+        unsafe { clear_variables(base, keep, cvs.min(n)) };
+        Ok((chunk, base))
+    }
+
+    /// [`VmStack::window`] without clearing the variables when the window
+    /// stays where it is: the caller clears them with [`clear_variables`]
+    /// once it has recorded the window (a call pushes its frame first, so
+    /// the clearing loop, which may drop values, does not keep the rest of
+    /// the call's state alive across it).
+    ///
+    /// # Safety
+    /// As for [`VmStack::window`].
+    #[inline(always)]
+    pub unsafe fn reserve(
+        &mut self,
+        chunk: *mut Value,
+        at: *mut Value,
+        keep: usize,
+        n: usize,
+    ) -> Result<(*mut Value, *mut Value), StackOverflow> {
+        debug_assert!(at.wrapping_add(keep) <= chunk);
+        // Compared as addresses: `at + n` may lie past the chunk, where an
+        // in-bounds `add` would be undefined.
+        let end = at.wrapping_add(n);
+        if end <= chunk {
+            // Only chunk 0 survives a request; a window in a later chunk
+            // can only make `reset` clear more of chunk 0 than needed.
+            if end > self.high {
+                self.high = end;
+            }
             return Ok((chunk, at));
         }
         // SAFETY: forwarded from the caller.
-        unsafe { self.window_in_next_chunk(c, at, keep, n) }
+        unsafe { self.window_in_next_chunk(chunk, at, keep, n) }
     }
 
     /// The window did not fit its chunk: it goes to the next one.
@@ -195,11 +216,16 @@ impl VmStack {
     #[inline(never)]
     unsafe fn window_in_next_chunk(
         &mut self,
-        c: usize,
+        chunk: *mut Value,
         at: *mut Value,
         keep: usize,
         n: usize,
-    ) -> Result<(u32, *mut Value), StackOverflow> {
+    ) -> Result<(*mut Value, *mut Value), StackOverflow> {
+        let c = self
+            .chunks
+            .iter_mut()
+            .position(|ch| ch.as_mut_ptr_range().end == chunk)
+            .expect("the window's chunk is one of the stack's");
         let next = c + 1;
         let below: usize = self.chunks[..next].iter().map(|ch| ch.len()).sum();
         let size = n.max(Self::CHUNK);
@@ -224,8 +250,8 @@ impl VmStack {
             unsafe { ptr::swap(at.add(i), base.add(i)) };
         }
         // SAFETY: `base..base+n` lies in chunk `next` (its size ≥ n).
-        unsafe { clear(base, keep, n) };
-        Ok((next as u32, base))
+        unsafe { clear_variables(base, keep, n) };
+        Ok((self.chunks[next].as_mut_ptr_range().end, base))
     }
 
     /// The end of the window `base..base+n` as a place for a nested frame
@@ -246,12 +272,14 @@ impl VmStack {
     pub fn reset(&mut self) {
         self.chunks.truncate(1);
         if let Some(first) = self.chunks.first_mut() {
-            let used = self.high.min(first.len());
+            let start = first.as_ptr() as usize;
+            let reached = (self.high as usize).saturating_sub(start) / std::mem::size_of::<Value>();
+            let used = reached.min(first.len());
             for v in &mut first[..used] {
                 *v = Value::Undef;
             }
         }
-        self.high = 0;
+        self.high = ptr::null_mut();
     }
 
     /// Bytes of stack currently allocated.
@@ -261,13 +289,13 @@ impl VmStack {
 }
 
 /// Sets registers `keep..n` of the window at `base` to `Undef`, dropping
-/// what they held.
+/// what they held (a new window's variables, past its arguments).
 ///
 /// # Safety
 /// `base..base+n` must be valid registers of one chunk, with no other
 /// reference to them alive.
 #[inline]
-unsafe fn clear(base: *mut Value, keep: usize, n: usize) {
+pub unsafe fn clear_variables(base: *mut Value, keep: usize, n: usize) {
     for i in keep..n {
         // SAFETY: forwarded from the caller.
         unsafe { &mut *base.add(i) }.clear();
@@ -506,5 +534,67 @@ impl ExecutorGlobals {
 impl Default for ExecutorGlobals {
     fn default() -> Self {
         ExecutorGlobals::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn is_str(v: &Value, s: &[u8]) -> bool {
+        matches!(v, Value::Str(t) if &**t == s)
+    }
+
+    #[test]
+    fn windows_fit_below_their_chunk_end_or_move_to_the_next_chunk() {
+        let mut stack = VmStack::new(1 << 20);
+        let (end0, base) = stack.bottom(4).unwrap();
+        // SAFETY (this test): every pointer is into a chunk of `stack`,
+        // which lives to the end, and no reference outlives its use.
+        assert_eq!(unsafe { end0.offset_from(base) }, VmStack::FIRST_CHUNK as isize);
+        // A window inside chunk 0 keeps its argument and clears its CVs.
+        let at = unsafe { base.add(4) };
+        unsafe { *at = Value::Int(7) };
+        unsafe { *at.add(1) = Value::Int(8) };
+        let (end, b) = unsafe { stack.window(end0, at, 1, 2, 3) }.unwrap();
+        assert_eq!((end, b), (end0, at));
+        assert!(matches!(unsafe { &*b }, Value::Int(7)));
+        assert!(matches!(unsafe { &*b.add(1) }, Value::Undef));
+        // One that would cross the chunk's end moves to a new chunk, and
+        // its kept values move with it.
+        let at = unsafe { end0.sub(2) };
+        unsafe { *at = Value::str("x") };
+        let (end1, b1) = unsafe { stack.window(end0, at, 1, 1, 8) }.unwrap();
+        assert_ne!(end1, end0);
+        assert_eq!(unsafe { end1.offset_from(b1) }, VmStack::CHUNK as isize);
+        assert!(is_str(unsafe { &*b1 }, b"x"));
+        // A window that exactly fills the rest of a chunk stays in it.
+        let at = unsafe { end1.sub(4) };
+        let (end, b) = unsafe { stack.window(end1, at, 0, 0, 4) }.unwrap();
+        assert_eq!((end, b), (end1, at));
+        // Reset drops what the windows of chunk 0 left behind and frees
+        // the later chunks.
+        unsafe { *base.add(5) = Value::str("y") };
+        stack.reset();
+        assert!(matches!(unsafe { &*base.add(5) }, Value::Undef));
+        assert_eq!(
+            stack.allocated_bytes(),
+            VmStack::FIRST_CHUNK * std::mem::size_of::<Value>()
+        );
+    }
+
+    #[test]
+    fn a_window_past_the_slot_limit_is_an_overflow() {
+        let mut stack = VmStack::new(VmStack::FIRST_CHUNK + 10);
+        let (end0, _) = stack.bottom(4).unwrap();
+        let at = unsafe { end0.sub(2) };
+        // SAFETY: `at` is in chunk 0; nothing is kept.
+        let r = unsafe { stack.window(end0, at, 0, 0, 8) };
+        assert_eq!(
+            r.err(),
+            Some(StackOverflow {
+                limit_bytes: (VmStack::FIRST_CHUNK + 10) * std::mem::size_of::<Value>()
+            })
+        );
     }
 }

@@ -88,13 +88,13 @@ pub fn param_by_ref<G: Globals>(_g: G, script: &Script, callee: &Callee, i: usiz
 }
 
 /// Pushes a frame for user function `func`, whose `argc` arguments are the
-/// values at `args` (in stack chunk `chunk`). The caller's current
-/// instruction must be saved in its frame (for messages).
+/// values at `args` (in the stack chunk that ends at `chunk`). The
+/// caller's current instruction must be saved in its frame (for messages).
 ///
 /// # Safety
-/// `args..args+argc` must be live registers of the VM stack in chunk
-/// `chunk`, at the top of the caller's window, with no reference to them
-/// alive.
+/// `args..args+argc` must be live registers of the VM stack in the chunk
+/// that ends at `chunk`, at the top of the caller's window, with no
+/// reference to them alive.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub unsafe fn push_frame<G: Globals>(
@@ -102,7 +102,7 @@ pub unsafe fn push_frame<G: Globals>(
     script: &Script,
     func: FuncId,
     args: *mut Value,
-    chunk: u32,
+    chunk: *mut Value,
     argc: usize,
     ret: Reg,
     closure: Option<Rc<Closure>>,
@@ -137,8 +137,8 @@ pub unsafe fn push_frame<G: Globals>(
     } else {
         argc.min(fixed)
     };
-    // SAFETY: `args` points at the caller's argument registers, in chunk
-    // `chunk`, and nothing refers to the new window yet.
+    // SAFETY: `args` points at the caller's argument registers, in the
+    // chunk that ends at `chunk`, and nothing refers to the new window yet.
     let (chunk, base) = match unsafe {
         eg!(g)
             .stack
@@ -166,6 +166,7 @@ pub unsafe fn push_frame<G: Globals>(
     }
     eg!(g).frames.push(Frame {
         func,
+        function: f,
         base,
         chunk,
         pc: f.code.as_ptr(),
@@ -259,7 +260,8 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
                     );
                 }
             }
-            // SAFETY: `at` is the end of the top frame's window, in `chunk`.
+            // SAFETY: `at` is the end of the top frame's window, in the
+            // chunk that ends at `chunk`.
             let (chunk, at) = match unsafe { eg!(g).stack.window(chunk, at, 0, 0, argc) } {
                 Ok(w) => w,
                 Err(o) => {

@@ -194,6 +194,13 @@ fn add_to_str_element(var: &mut Value, op: BinOp, k: &PhpStr, n: i64) -> bool {
     }
 }
 
+/// Makes room for more frames (the cold half of a call's frame push).
+#[cold]
+#[inline(never)]
+fn grow_frames(frames: &mut Vec<minizts_globals::Frame>) {
+    frames.reserve(1);
+}
+
 /// Overwrites a register that holds a counted value (the cold half of
 /// `put!`).
 #[cold]
@@ -230,7 +237,8 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         let start = func.index_of(frame.pc).expect("a frame starts inside its code");
         (func, frame.base, start)
     };
-    // The VM-stack chunk holding the current window (see `VmStack`): read
+    // The end of the VM-stack chunk holding the current window (see
+    // `VmStack`): read
     // from the frame when a call needs it rather than carried through the
     // loop.
     #[collapse_debuginfo(yes)]
@@ -555,29 +563,44 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             let callee: &Function = $callee;
             let pc = cur!();
             let eg = eg!(g);
+            // Room for the callee's frame first, so the frame below is
+            // written in place with the vector's length and address read
+            // once (a `push` would build it on the stack around its own
+            // capacity check).
+            if eg.frames.len() == eg.frames.capacity() {
+                grow_frames(&mut eg.frames);
+            }
             let n = eg.frames.len();
-            debug_assert!(n > 0, "a running frame");
+            debug_assert!(n > 0 && n < eg.frames.capacity(), "a running frame, room for one more");
+            let frames = eg.frames.as_mut_ptr();
             // SAFETY: the running frame is the top one.
-            let caller = unsafe { eg.frames.get_unchecked_mut(n - 1) };
+            let caller = unsafe { &mut *frames.add(n - 1) };
             caller.pc = pc;
             let chunk = caller.chunk;
             // SAFETY: the arguments are the top registers of the window, in
-            // chunk `chunk`, and nothing refers to them.
-            match unsafe {
-                eg.stack
-                    .window(chunk, $at, $n, callee.cv_names.len(), callee.num_regs as usize)
-            } {
+            // the chunk that ends at `chunk`, and nothing refers to them.
+            let nregs = callee.num_regs as usize;
+            match unsafe { eg.stack.reserve(chunk, $at, $n, nregs) } {
                 Ok((c, b)) => {
-                    eg.frames.push(minizts_globals::Frame {
-                        func: $fid,
-                        base: b,
-                        chunk: c,
-                        pc: callee.code.as_ptr(),
-                        ret: $dst,
-                        argc: $n as u16,
-                        closure: None,
-                        native: false,
-                    });
+                    // SAFETY: slot `n` is within the capacity reserved
+                    // above and holds no frame; the length then covers it.
+                    unsafe {
+                        frames.add(n).write(minizts_globals::Frame {
+                            func: $fid,
+                            function: callee,
+                            base: b,
+                            chunk: c,
+                            pc: callee.code.as_ptr(),
+                            ret: $dst,
+                            argc: $n as u16,
+                            closure: None,
+                            native: false,
+                        });
+                        eg.frames.set_len(n + 1);
+                    }
+                    // SAFETY: `b..b+nregs` is the window just reserved, and
+                    // nothing refers to its variables.
+                    unsafe { minizts_globals::executor::clear_variables(b, $n, callee.cv_names.len().min(nregs)) };
                     func = callee;
                     base = b;
                     code = &func.code;
@@ -1347,24 +1370,28 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 let eg = eg!(g);
                 let n = eg.frames.len();
                 debug_assert!(n > 0, "a frame to return from");
+                // The vector's address, read once: the writes to the frame
+                // below cannot then make LLVM read it again.
+                let frames = eg.frames.as_mut_ptr();
                 // SAFETY: the returning frame is the top one.
-                let top = unsafe { eg.frames.get_unchecked_mut(n - 1) };
+                let top = unsafe { &mut *frames.add(n - 1) };
                 if top.native {
                     eg.frames.pop();
                     return Ok(v);
                 }
                 let ret = top.ret;
-                let closure = top.closure.take();
-                // SAFETY: the top frame owns nothing once its closure is
-                // taken, so dropping it by shortening the vector leaks
-                // nothing.
+                // SAFETY: the closure is moved out and the frame is then
+                // forgotten by shortening the vector (nothing else in it
+                // owns anything), so the closure is dropped once, below.
+                let closure = unsafe { std::ptr::read(&top.closure) };
                 unsafe { eg.frames.set_len(n - 1) };
                 debug_assert!(n > 1, "a caller frame");
                 // SAFETY: a frame that is not `native` was pushed by a call
-                // in this loop, above its caller's frame; function ids in
-                // frames index the running script's functions.
-                let caller = unsafe { eg.frames.get_unchecked(n - 2) };
-                func = unsafe { script.functions.get_unchecked(caller.func as usize) };
+                // in this loop, above its caller's frame (still allocated:
+                // shortening the vector frees nothing); a frame's function
+                // pointer points into the running script's functions.
+                let caller = unsafe { &*frames.add(n - 2) };
+                func = unsafe { &*caller.function };
                 base = caller.base;
                 code = &func.code;
                 // SAFETY: the caller's saved instruction (the call) is
@@ -1409,7 +1436,10 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 }));
             }
             Op::BindGlobal { var, name } => {
-                let Value::Str(name) = &consts[name as usize] else {
+                // Through `func`, not `consts`: the run loop then never
+                // needs the pool's length, and calls and returns do not
+                // carry it.
+                let Value::Str(name) = &func.consts.values()[name as usize] else {
                     unreachable!("a global's name is a string constant")
                 };
                 let r = global_ref(g, &script, name);
@@ -1485,7 +1515,8 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
             Op::DeclareConst { name, src } => {
                 save_pc(g, cur!());
-                let Value::Str(name) = &consts[name as usize] else {
+                // Through `func`, as in `BindGlobal`.
+                let Value::Str(name) = &func.consts.values()[name as usize] else {
                     unreachable!("a constant's name is a string constant")
                 };
                 let v = opnd!(src).clone();

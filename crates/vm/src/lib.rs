@@ -119,6 +119,7 @@ fn start<G: Globals>(g: G, script: &Script) -> VmResult<Value> {
     };
     eg!(g).frames.push(Frame {
         func: 0,
+        function: main,
         base,
         chunk,
         pc: main.code.as_ptr(),
