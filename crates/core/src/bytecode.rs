@@ -26,6 +26,9 @@ use crate::value::Value;
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Reg(u16);
 
+// The run loop's `raw * 8` addressing relies on 16-byte values.
+const _: () = assert!(std::mem::size_of::<Value>() == 16);
+
 impl Reg {
     /// "No register" (an unused result, a missing key).
     pub const NONE: Reg = Reg(u16::MAX);

@@ -222,6 +222,21 @@ impl OpArrayBuilder {
             if let Some(t) = op.target() {
                 assert!(t < len, "jump target {t} outside the code ({len} instructions)");
             }
+            // The constant-operand forms address their `Src` as a
+            // constant without testing it: it must be one.
+            if let Op::AddRC { k, .. }
+            | Op::SubRC { k, .. }
+            | Op::MulRC { k, .. }
+            | Op::JmpLtRC { k, .. }
+            | Op::JmpLtCR { k, .. }
+            | Op::JmpLeRC { k, .. }
+            | Op::IncJmpLtC { limit: k, .. }
+            | Op::IncJmpLeC { limit: k, .. }
+            | Op::DecJmpGtC { limit: k, .. }
+            | Op::DecJmpGeC { limit: k, .. } = *op
+            {
+                assert!(k.is_const(), "a register where {op:?} needs a constant");
+            }
             op.operands(
                 |r, n| {
                     assert!(
