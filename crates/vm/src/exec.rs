@@ -238,9 +238,8 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         (func, frame.base, start)
     };
     // The end of the VM-stack chunk holding the current window (see
-    // `VmStack`): read
-    // from the frame when a call needs it rather than carried through the
-    // loop.
+    // `VmStack`): read from the frame when a call needs it rather than
+    // carried through the loop.
     #[collapse_debuginfo(yes)]
     macro_rules! chunk {
         () => {
