@@ -135,7 +135,7 @@ impl OpArrayBuilder {
     /// A fresh temporary.
     pub fn temp(&mut self) -> Result<Reg, TooLarge> {
         let r = self.temp_top;
-        if r >= 0x7ffe {
+        if r >= Reg::MAX_INDEX {
             return Err(TooLarge);
         }
         self.temp_top += 1;
@@ -146,7 +146,7 @@ impl OpArrayBuilder {
     /// `n` consecutive fresh temporaries; returns the first.
     pub fn temps(&mut self, n: usize) -> Result<Reg, TooLarge> {
         let first = self.temp_top;
-        if first as usize + n >= 0x7ffe {
+        if first as usize + n >= Reg::MAX_INDEX as usize {
             return Err(TooLarge);
         }
         self.temp_top += n as u16;

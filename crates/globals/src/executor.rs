@@ -90,6 +90,9 @@ pub struct Frame {
     /// How many arguments were passed.
     pub argc: u16,
     /// The closure object, when running one (it owns the static slots).
+    /// This must stay the frame's only owning field: a return takes it
+    /// out with `ptr::read` and then forgets the frame's slot, so any
+    /// other field with a destructor would leak or be freed twice.
     pub closure: Option<Rc<Closure>>,
     /// Whether returning from this frame goes back to native code (a
     /// builtin calling a callback) rather than to the caller's bytecode.
@@ -581,6 +584,36 @@ mod tests {
             stack.allocated_bytes(),
             VmStack::FIRST_CHUNK * std::mem::size_of::<Value>()
         );
+    }
+
+    #[test]
+    fn later_chunks_are_found_by_their_end_reused_and_replaced_when_small() {
+        let mut stack = VmStack::new(1 << 22);
+        let (end0, _) = stack.bottom(4).unwrap();
+        // SAFETY (this test): every pointer is into a live chunk of
+        // `stack`; a chunk that is replaced is not touched again.
+        let (end1, _) = unsafe { stack.window(end0, end0.sub(1), 0, 0, 8) }.unwrap();
+        // From chunk 1 to a new chunk 2, carrying a kept value.
+        let at = unsafe { end1.sub(1) };
+        unsafe { *at = Value::str("kept") };
+        let (end2, b2) = unsafe { stack.window(end1, at, 1, 1, 8) }.unwrap();
+        assert!(end2 != end1 && end2 != end0);
+        assert!(is_str(unsafe { &*b2 }, b"kept"));
+        assert_eq!(stack.chunks.len(), 3);
+        // After the frames in chunk 2 return, the next move out of chunk 1
+        // reuses chunk 2 as it is.
+        let (again, b) = unsafe { stack.window(end1, end1.sub(1), 0, 0, 8) }.unwrap();
+        assert_eq!((again, b), (end2, b2));
+        // A window larger than chunk 2 replaces it with one big enough
+        // and drops the chunks above it.
+        unsafe { stack.window(end2, end2.sub(1), 0, 0, 8) }.unwrap();
+        assert_eq!(stack.chunks.len(), 4);
+        let big = VmStack::CHUNK + 100;
+        let (endb, bb) = unsafe { stack.window(end1, end1.sub(1), 0, 0, big) }.unwrap();
+        assert_eq!(unsafe { endb.offset_from(bb) }, big as isize);
+        assert_eq!(stack.chunks.len(), 3);
+        stack.reset();
+        assert_eq!(stack.chunks.len(), 1);
     }
 
     #[test]
