@@ -21,7 +21,9 @@
 #   loop with all it inlines; what it calls and was not inlined
 #   (drop_in_place, clone_counted, hashing, ops::arith, builtins...) is
 #   counted in its own row, not in any handler.
-# - Handlers: the instructions of minizts_vm::exec::run, each attributed by
+# - Handlers: the instructions of minizts_vm::exec::run (and, in rows
+#   marked "hot:", of minizts_vm::exec::hot::run, the hot loop, the same
+#   way with exec/hot.rs), each attributed by
 #   the binary's debuginfo (addr2line -i) to the line of `fn run` it was
 #   inlined at, and that line to the `Op::Name { .. } =>` arm of
 #   `match *op` it belongs to (the last arm starting above it): the arm's
@@ -107,6 +109,7 @@ import collections, os, re, subprocess, sys
 mode, tmp, binary, top, unit, exec_rs, cmdline = sys.argv[1:]
 top = int(top)
 RUN = "minizts_vm::exec::run"
+HOT = "minizts_vm::exec::hot::run"
 
 # Symbols: mangled name -> (address, demangled name); `nm -p` and
 # `nm -p -C` list them in the same order (the symbol table's).
@@ -120,6 +123,7 @@ run_entries = sorted(addr for addr, name in syms.values() if name == RUN)
 
 fn_count = collections.Counter()  # function -> self count
 run_at = collections.Counter()    # address in run -> count
+hot_at = collections.Counter()    # address in the hot loop -> count
 total = 0
 
 if mode == "callgrind":
@@ -156,6 +160,8 @@ if mode == "callgrind":
             fn_count[fn] += n
             if fn == RUN:
                 run_at[last_a] += n
+            elif fn == HOT:
+                hot_at[last_a] += n
             continue
         key, _, value = line.rstrip("\n").partition("=")
         if key in ("fn", "cfn"):
@@ -176,6 +182,8 @@ else:
             fn_count[fname] += 1
             if fname == RUN:
                 run_at[addr + int(off or "0", 16)] += 1
+            elif fname == HOT:
+                hot_at[addr + int(off or "0", 16)] += 1
         else:
             fn_count[f"{sym} ({os.path.basename(dso)})"] += 1
 
@@ -201,7 +209,8 @@ def addr2line(addrs):
         chains[cur].append((file, int(line) if line.isdigit() else 0))
         i += 2
     return chains
-chains = addr2line(addrs + run_entries)
+hot_addrs = sorted(hot_at)
+chains = addr2line(addrs + run_entries + hot_addrs)
 
 # The source, and the label of each of its lines.
 outer_files = collections.Counter(chains[a][-1][0] for a in addrs if chains[a][-1][0].endswith("exec.rs"))
@@ -210,25 +219,30 @@ src_path = exec_rs or debug_path
 if not os.path.exists(src_path):
     sys.exit(f"{src_path} (the binary's exec.rs) is not here: give it as EXEC_RS=path")
 src = open(src_path).read().splitlines()
-label = [None] * (len(src) + 1)
-fn_name = macro = arm = None
-in_run = False
-for i, text in enumerate(src, 1):
-    m = re.match(r"(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?fn\s+(\w+)", text)
-    if m:
-        fn_name, in_run, macro, arm = m.group(1), m.group(1) == "run", None, None
-    if in_run:
-        if m := re.match(r"\s*macro_rules!\s*(\w+)", text):
-            macro = m.group(1)
-        if arm is None and re.match(r"\s*loop \{", text):
-            arm = "(dispatch)"
-        if m := re.match(r" {12}Op::(\w+)\b", text):
-            arm = m.group(1)
-        elif arm and arm != "(dispatch)" and re.match(r" {0,8}\}", text):
-            arm = "(dispatch)"  # the end of the match and of the loop
-        label[i] = arm or (f"macro {macro}!" if macro else "(run: entry)")
-    else:
-        label[i] = f"fn {fn_name}" if fn_name else "(top of file)"
+def labels(src, prefix=""):
+    """The label of each line: the `Op::Name` arm of `fn run`'s match it
+    is in, or the loop head, a macro of run's, another function."""
+    label = [None] * (len(src) + 1)
+    fn_name = macro = arm = None
+    in_run = False
+    for i, text in enumerate(src, 1):
+        m = re.match(r"(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?fn\s+(\w+)", text)
+        if m:
+            fn_name, in_run, macro, arm = m.group(1), m.group(1) == "run", None, None
+        if in_run:
+            if m := re.match(r"\s*macro_rules!\s*(\w+)", text):
+                macro = m.group(1)
+            if arm is None and re.match(r"\s*loop \{", text):
+                arm = "(dispatch)"
+            if m := re.match(r" {12}(?:\| )?Op::(\w+)\b", text):
+                arm = m.group(1)
+            elif arm and arm != "(dispatch)" and re.match(r" {0,8}\}", text):
+                arm = "(dispatch)"  # the end of the match and of the loop
+            label[i] = prefix + (arm or (f"macro {macro}!" if macro else "(run: entry)"))
+        else:
+            label[i] = prefix + (f"fn {fn_name}" if fn_name else "(top of file)")
+    return label
+label = labels(src)
 
 # Checks that the source is the one the binary was built from.
 run_lines = {chains[a][-1][1] for a in run_entries if chains[a][-1][0] == debug_path}
@@ -239,7 +253,7 @@ if bad:
 on_blank = sum(run_at[a] for a in addrs
                if chains[a][-1][0] == debug_path and 0 < chains[a][-1][1] <= len(src)
                and (not src[chains[a][-1][1] - 1].strip() or src[chains[a][-1][1] - 1].strip().startswith("//")))
-run_total = sum(run_at.values())
+run_total = sum(run_at.values()) + sum(hot_at.values())
 if run_total and on_blank > 0.01 * run_total:
     print(f"WARNING: {on_blank * 100 / run_total:.1f} % of run's count sits on blank or comment lines of "
           f"{src_path}: it is probably not the source the binary was built from (EXEC_RS=path)\n")
@@ -255,16 +269,36 @@ for a in addrs:
     else:
         by_label["(line 0: code merged from several places)"] += run_at[a]
 
+# The hot loop (crates/vm/src/exec/hot.rs, the loops made only of
+# instructions with call-free fast paths) the same way, its rows marked
+# "hot:". Its source is the hot.rs next to the exec.rs used above.
+if hot_addrs:
+    hot_debug = collections.Counter(chains[a][-1][0] for a in hot_addrs
+                                    if chains[a][-1][0].endswith("hot.rs")).most_common(1)
+    hot_path = os.path.join(os.path.dirname(src_path), "exec", "hot.rs") if exec_rs else (
+        hot_debug[0][0] if hot_debug else "")
+    if not os.path.exists(hot_path):
+        sys.exit(f"{hot_path} (the binary's exec/hot.rs) is not here")
+    hot_src = open(hot_path).read().splitlines()
+    hot_label = labels(hot_src, "hot: ")
+    for a in hot_addrs:
+        file, line = chains[a][-1]
+        if hot_debug and file == hot_debug[0][0] and 0 < line <= len(hot_src):
+            by_label[hot_label[line]] += hot_at[a]
+        else:
+            by_label["hot: (line 0: code merged from several places)"] += hot_at[a]
+
 def pct(n, d):
     return f"{n * 100 / d:.1f} %" if d else "-"
 def fmt(n):
     return f"{n:,}"
 
 print(f"`{binary} run {cmdline}`, {mode}: {fmt(total)} {unit} in all; "
-      f"{fmt(run_total)} ({pct(run_total, total)}) in {RUN}, the run loop with what it inlines")
-print(f"\nHandlers (top {top}): the run loop's {unit} by the arm of {os.path.relpath(src_path)} "
-      "they were inlined at\n")
-print(f"| handler | {unit} | % of total | % of run |")
+      f"{fmt(run_total)} ({pct(run_total, total)}) in {RUN} and {HOT}, the run loop and the hot "
+      "loop with what they inline")
+print(f"\nHandlers (top {top}): the two loops' {unit} by the arm of {os.path.relpath(src_path)} "
+      "or (rows marked hot:) exec/hot.rs they were inlined at\n")
+print(f"| handler | {unit} | % of total | % of the loops |")
 print("|---|---:|---:|---:|")
 for k, n in by_label.most_common(top):
     print(f"| {k} | {fmt(n)} | {pct(n, total)} | {pct(n, run_total)} |")

@@ -335,3 +335,52 @@ fn no_input_crashes_the_engine() {
         failures.join("\n")
     );
 }
+
+/// Endless loops the VM runs in its hot loop (loops made only of
+/// instructions with call-free fast paths: `crates/vm/src/exec/hot.rs`)
+/// still stop at the time limit: the hot loop checks the interrupt flag
+/// on its backward jumps, a jump to itself included.
+#[test]
+fn endless_hot_loops_stop_at_the_time_limit() {
+    let cases = [
+        "<?php function f() { while (true) {} } f();",
+        "<?php function f() { for (;;) {} } f();",
+        "<?php function f() { $i = 0; while (1) { $i = ($i + 1) % 7; } } f();",
+        "<?php function f() { for ($i = 0; $i < PHP_INT_MAX; $i++) { $x = $i * 2; } } f();",
+        "<?php function f() { $i = 0; do { $i = $i ^ 1; } while ($i >= 0); } f();",
+        "<?php function f() { $a = [0]; while ($a[0] == 0) { $a[0] += 0; } } f();",
+        "<?php while (true) {}",
+    ];
+    // A loop that does not stop must fail the test, not hang it.
+    let (done, finished) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        for src in cases {
+            let g: Tls = minizts_vm::thread_startup().expect("engine thread startup");
+            let script = minizts_compiler::compile(g, src.as_bytes(), "loop.mz").expect("it compiles");
+            {
+                let eg = eg!(g);
+                eg.settings.max_execution_time = Duration::from_millis(100);
+                eg.errors = ErrorSink::Discard;
+            }
+            let outcome = minizts_vm::run_request(g, script, &[], Sink::Discard);
+            // SAFETY: `g` is not used after this.
+            unsafe { minizts_vm::thread_shutdown(g) };
+            match outcome.error {
+                Some(minizts_vm::error::VmError::Fatal { message, .. }) => {
+                    assert!(message.starts_with("Maximum execution time"), "{src}: {message}")
+                }
+                other => panic!("{src}: ended with {other:?}"),
+            }
+        }
+        let _ = done.send(());
+    });
+    let stopped = finished.recv_timeout(Duration::from_secs(60));
+    if stopped.is_err() && worker.is_finished() {
+        // The worker panicked: report its message.
+        worker.join().expect("every loop stopped with the time limit's error");
+    }
+    assert!(
+        stopped.is_ok(),
+        "a loop did not stop within 60 s of a 100 ms time limit"
+    );
+}

@@ -709,6 +709,68 @@ impl Op {
         }
     }
 
+    /// Whether the VM's hot loop (`minizts_vm`'s `exec/hot.rs`) has a fast
+    /// path for the instruction: one that reads and writes registers,
+    /// constants and the int-keyed elements of unshared arrays, calling
+    /// nothing but an array's element insertion: moves and assignments of
+    /// values that own nothing, int and float arithmetic, int `% << >> & | ^`,
+    /// numeric compare-and-branch, `++`/`--` on a variable, `+= -= *=`,
+    /// int-key element reads and scalar element writes, jumps and the
+    /// fused loop bottoms. A loop made only of these runs in the hot loop
+    /// (see [`hot_loop_heads`]).
+    pub fn runs_in_hot_loop(&self) -> bool {
+        use Op::*;
+        matches!(
+            self,
+            Nop | Move { .. }
+                | Assign { .. }
+                | Add { .. }
+                | Sub { .. }
+                | Mul { .. }
+                | AddRR { .. }
+                | AddRC { .. }
+                | SubRR { .. }
+                | SubRC { .. }
+                | MulRR { .. }
+                | MulRC { .. }
+                | IncVar { .. }
+                | DecVar { .. }
+                | IncDecVar { .. }
+                | AssignOp {
+                    op: BinOp::Add | BinOp::Sub | BinOp::Mul,
+                    ..
+                }
+                | Binary {
+                    op: BinOp::Mod | BinOp::Shl | BinOp::Shr | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor,
+                    ..
+                }
+                | FetchDim { .. }
+                | FetchDim2 { .. }
+                | AssignDim1 { .. }
+                | AssignDimOp1 { .. }
+                | JmpIf { .. }
+                | JmpIfNot { .. }
+                | JmpEq { .. }
+                | Jmp { .. }
+                | JmpBack { .. }
+                | JmpLt { .. }
+                | JmpLtRR { .. }
+                | JmpLtRC { .. }
+                | JmpLtCR { .. }
+                | JmpLe { .. }
+                | JmpLeRR { .. }
+                | JmpLeRC { .. }
+                | IncJmpLtR { .. }
+                | IncJmpLtC { .. }
+                | IncJmpLeR { .. }
+                | IncJmpLeC { .. }
+                | DecJmpGtR { .. }
+                | DecJmpGtC { .. }
+                | DecJmpGeR { .. }
+                | DecJmpGeC { .. }
+        )
+    }
+
     /// The mutable jump target, for the compiler's back-patching.
     pub fn target_mut(&mut self) -> Option<&mut Target> {
         use Op::*;
@@ -1073,6 +1135,9 @@ pub struct Function {
     pub is_closure: bool,
     pub line_start: u32,
     pub line_end: u32,
+    /// One bit per instruction: set where a loop made only of
+    /// hot-loop instructions starts (see [`hot_loop_heads`]).
+    pub hot_loops: Box<[u64]>,
 }
 
 impl Function {
@@ -1086,6 +1151,20 @@ impl Function {
         argc >= self.required as usize && argc <= self.params.len() && !self.params.last().is_some_and(|p| p.variadic)
     }
 
+    /// Whether instruction `t` starts a loop made only of hot-loop
+    /// instructions (the VM runs it in its hot loop).
+    ///
+    /// # Safety
+    /// `t` is below the code's length (a checked jump target), so its bit
+    /// is inside the map (`hot_loop_heads` makes one bit per instruction).
+    #[inline(always)]
+    pub unsafe fn is_hot_loop_head(&self, t: usize) -> bool {
+        debug_assert!(t < self.code.len() && self.hot_loops.len() == self.code.len().div_ceil(64));
+        // SAFETY: see above. Unchecked, because the VM asks on every taken
+        // backward jump.
+        unsafe { self.hot_loops.get_unchecked(t / 64) & (1 << (t % 64)) != 0 }
+    }
+
     /// The index of the instruction `at` points to in this function's
     /// code, or `None` when it points elsewhere (a saved frame position
     /// turned back into an index for a line number).
@@ -1094,6 +1173,42 @@ impl Function {
         let size = std::mem::size_of::<Op>();
         (offset.is_multiple_of(size) && offset / size < self.code.len()).then_some(offset / size)
     }
+}
+
+/// The loops of `code` that can run in the VM's hot loop, as one bit per
+/// instruction set at each such loop's first instruction: a loop is the
+/// instructions from a backward jump's target to the jump, and it
+/// qualifies when every one of them is hot-loop
+/// instructions ([`Op::runs_in_hot_loop`]) for every backward jump to that target.
+/// Jumps out of such a loop are fine (the VM leaves its hot loop at the
+/// first instruction it does not handle).
+pub fn hot_loop_heads(code: &[Op]) -> Box<[u64]> {
+    // other[i]: how many of the first i instructions are not hot-loop ones.
+    let mut other = Vec::with_capacity(code.len() + 1);
+    other.push(0u32);
+    for op in code {
+        other.push(other.last().copied().unwrap_or(0) + u32::from(!op.runs_in_hot_loop()));
+    }
+    let mut heads = vec![0u64; code.len().div_ceil(64)];
+    let mut not_hot = vec![0u64; heads.len()];
+    for (pc, op) in code.iter().enumerate() {
+        let Some(t) = op.target().map(|t| t as usize) else {
+            continue;
+        };
+        if t > pc || t >= code.len() {
+            continue;
+        }
+        let bit = 1u64 << (t % 64);
+        if other[pc + 1] == other[t] {
+            heads[t / 64] |= bit;
+        } else {
+            not_hot[t / 64] |= bit;
+        }
+    }
+    for (h, n) in heads.iter_mut().zip(&not_hot) {
+        *h &= !n;
+    }
+    heads.into_boxed_slice()
 }
 
 /// Index of a function in its script.
@@ -1432,6 +1547,109 @@ impl From<PhpStr> for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The instructions `hot_loop_heads` marks.
+    fn heads(code: &[Op]) -> Vec<usize> {
+        let map = hot_loop_heads(code);
+        assert_eq!(map.len(), code.len().div_ceil(64));
+        (0..code.len())
+            .filter(|&t| map[t / 64] & (1 << (t % 64)) != 0)
+            .collect()
+    }
+
+    #[test]
+    fn hot_loop_heads_marks_loops_made_only_of_hot_loop_instructions() {
+        let (i, n, t) = (Reg::new(0), Reg::new(1), Reg::new(2));
+        let ret = Op::Return { src: Src::reg(i) };
+        // 0: a loop whose body is arithmetic (hot), 1..=3; then a loop at
+        // 5 whose body calls a builtin (not hot); then a loop at 8 with two
+        // back edges, one of them over an echo (not hot).
+        let code = vec![
+            Op::Move {
+                dst: i,
+                src: Src::konst(0),
+            },
+            Op::AddRR { dst: t, a: i, b: n },
+            Op::IncVar { var: i },
+            Op::JmpLtRR {
+                a: i,
+                b: n,
+                if_true: true,
+                target: 1,
+            },
+            Op::Nop,
+            Op::CallBuiltin {
+                dst: t,
+                id: 0,
+                args: t,
+                argc: 0,
+            },
+            Op::JmpLtRR {
+                a: i,
+                b: n,
+                if_true: true,
+                target: 5,
+            },
+            Op::Nop,
+            Op::IncVar { var: i },
+            Op::JmpLtRR {
+                a: i,
+                b: n,
+                if_true: true,
+                target: 8,
+            },
+            Op::Echo { src: Src::reg(t) },
+            Op::JmpBack { target: 8 },
+            ret,
+        ];
+        assert_eq!(heads(&code), [1]);
+        // A forward jump marks nothing, and more than 64 instructions use
+        // a second word of the map.
+        let mut code = vec![Op::Nop; 70];
+        code[0] = Op::Jmp { target: 68 };
+        code[68] = Op::JmpBack { target: 66 };
+        code[69] = ret;
+        assert_eq!(hot_loop_heads(&code).len(), 2);
+        assert_eq!(heads(&code), [66]);
+    }
+
+    #[test]
+    fn which_instructions_run_in_the_hot_loop() {
+        let (a, b) = (Reg::new(0), Reg::new(1));
+        assert!(Op::AssignOp {
+            op: BinOp::Add,
+            var: a,
+            src: Src::reg(b)
+        }
+        .runs_in_hot_loop());
+        assert!(!Op::AssignOp {
+            op: BinOp::Concat,
+            var: a,
+            src: Src::reg(b)
+        }
+        .runs_in_hot_loop());
+        assert!(Op::Binary {
+            op: BinOp::Mod,
+            dst: a,
+            a: Src::reg(a),
+            b: Src::reg(b)
+        }
+        .runs_in_hot_loop());
+        assert!(!Op::Binary {
+            op: BinOp::Div,
+            dst: a,
+            a: Src::reg(a),
+            b: Src::reg(b)
+        }
+        .runs_in_hot_loop());
+        assert!(!Op::Concat {
+            dst: a,
+            a: Src::reg(a),
+            b: Src::reg(b)
+        }
+        .runs_in_hot_loop());
+        assert!(!Op::Return { src: Src::reg(a) }.runs_in_hot_loop());
+    }
 
     #[test]
     fn instruction_size() {

@@ -258,7 +258,9 @@ impl OpArrayBuilder {
                 },
             );
         }
+        let hot_loops = minizts_core::bytecode::hot_loop_heads(&self.code);
         Function {
+            hot_loops,
             name: self.name,
             params: self.params,
             required: self.required,

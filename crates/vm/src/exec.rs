@@ -27,6 +27,8 @@ use crate::dim::{self, ReadMode};
 use crate::error::{error, fatal, locate, warning, VmError, VmResult};
 use crate::{builtins, ops, output};
 
+mod hot;
+
 /// A read operand: a register or constant as it is, or the value behind a
 /// reference, or null for an unset variable (after its warning).
 pub(crate) enum Operand<'a> {
@@ -478,6 +480,19 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             consts = func.consts.values();
         }};
     }
+    // Runs the loop body at `t` in the hot loop (`hot::run`), then checks
+    // the interrupt flag (the hot loop leaves when it is set) and carries
+    // on where the hot loop stopped.
+    #[collapse_debuginfo(yes)]
+    macro_rules! hot_loop {
+        ($t:expr) => {{
+            // SAFETY: `t` is in the running function's code, whose window
+            // and pool these are (the hot loop's contract).
+            let next = unsafe { hot::run(g, $t, base, code.as_ptr(), consts.as_ptr()) };
+            tri!(check_limits(g));
+            ip = next;
+        }};
+    }
     // Takes a jump; a backward one is a loop's back edge, where the VM
     // checks its interrupt flag.
     #[collapse_debuginfo(yes)]
@@ -485,10 +500,15 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         ($t:expr) => {{
             // SAFETY: jump targets are inside the code (see `ip`).
             let t = unsafe { code.as_ptr().add($t as usize) };
-            if t < ip {
+            if t >= ip {
+                ip = t;
+            // SAFETY: jump targets are inside the code (see `ip`).
+            } else if unsafe { func.is_hot_loop_head($t as usize) } {
+                hot_loop!(t);
+            } else {
                 tri!(check_limits(g));
+                ip = t;
             }
-            ip = t;
         }};
     }
     // The keys of a dimension chain (consecutive registers).
@@ -540,10 +560,17 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 }
             };
             if r {
-                // A loop bottom always jumps back: the back edge's
-                // interrupt check without comparing the target.
-                tri!(check_limits(g));
-                goto!($target);
+                // SAFETY: jump targets are inside the code (see `ip`).
+                if unsafe { func.is_hot_loop_head($target as usize) } {
+                    // SAFETY: jump targets are inside the code (see `ip`).
+                    let t = unsafe { code.as_ptr().add($target as usize) };
+                    hot_loop!(t);
+                } else {
+                    // A loop bottom always jumps back: the back edge's
+                    // interrupt check without comparing the target.
+                    tri!(check_limits(g));
+                    goto!($target);
+                }
             } else {
                 // SAFETY: the entry test follows (checked when the function
                 // was compiled), and the code ends with a return after it.

@@ -1,0 +1,488 @@
+//! The hot loop: a second, small run loop for the instructions of a loop
+//! body whose fast paths call nothing (moves, int and float arithmetic,
+//! numeric compare-and-branch, increments, fused loop bottoms).
+//!
+//! Why a second loop: the main run loop is one large function with calls
+//! in most of its handlers, so LLVM keeps its hot state (the instruction
+//! pointer, the register window) in stack slots and reloads it in every
+//! handler, and any change anywhere in it can move that allocation
+//! (docs/performance.md, "Where the remaining gap is"). This function
+//! makes no calls, so its few locals stay in registers whatever the main
+//! loop does. The main loop enters it on a taken backward jump and takes
+//! over again at the first instruction it does not handle, or whose fast
+//! path does not apply (a non-number operand, an overflow, a result
+//! register holding a value that needs dropping, a pending interrupt).
+//!
+//! The contract with the main loop: every instruction here either
+//! completes, with exactly the effect the main loop's handler would have,
+//! or is left untouched, and the returned pointer is the next instruction
+//! to execute. So the main loop can always carry on at the returned
+//! instruction with its own, general handler.
+
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+
+use minizts_core::bytecode::{BinOp, Op, Reg, Src, Target};
+use minizts_core::{Key, Value};
+use minizts_globals::{eg, Globals};
+
+/// Runs from `ip` while the instructions have fast paths that apply;
+/// returns the first instruction not executed.
+///
+/// # Safety
+/// `ip` points into `code`, the code of the running function, whose
+/// register window starts at `base` and whose constant pool starts at
+/// `consts`; the same invariants as the main loop's (`exec::run`): every
+/// register and constant operand is inside the window and the pool, every
+/// jump target inside the code.
+#[inline(never)]
+pub(super) unsafe fn run<G: Globals>(
+    g: G,
+    mut ip: *const Op,
+    base: *mut Value,
+    code: *const Op,
+    consts: *const Value,
+) -> *const Op {
+    // Register `r` (its raw form is its offset in 8-byte units).
+    #[collapse_debuginfo(yes)]
+    macro_rules! rv {
+        ($r:expr) => {{
+            let r: Reg = $r.to_owned();
+            // SAFETY: registers are inside the window (see above).
+            unsafe { &*base.byte_add(r.raw() * 8) }
+        }};
+    }
+    // Constant `k` (raw form twice the index plus one: see `Src`).
+    #[collapse_debuginfo(yes)]
+    macro_rules! kv {
+        ($k:expr) => {{
+            let k: Src = $k.to_owned();
+            // SAFETY: constants are inside the pool (see above).
+            unsafe { &*consts.byte_add(k.raw() * 8 - 8) }
+        }};
+    }
+    #[collapse_debuginfo(yes)]
+    macro_rules! raw {
+        ($s:expr) => {{
+            let s: Src = $s.to_owned();
+            match s.as_reg() {
+                None => kv!(s),
+                Some(r) => rv!(r),
+            }
+        }};
+    }
+    // Hands the current instruction to the main loop.
+    #[collapse_debuginfo(yes)]
+    macro_rules! leave {
+        () => {
+            return ip
+        };
+    }
+    // Goes on to the next instruction.
+    #[collapse_debuginfo(yes)]
+    macro_rules! next {
+        () => {{
+            // SAFETY: every function's code ends with a return, which is
+            // not handled here, so the next instruction exists.
+            ip = unsafe { ip.add(1) };
+            continue;
+        }};
+    }
+    // Writes scalar `v` to register `r` if what it holds needs no drop
+    // (otherwise the main loop does the write), then goes on.
+    #[collapse_debuginfo(yes)]
+    macro_rules! put {
+        ($r:expr, $v:expr) => {{
+            let r: Reg = $r.to_owned();
+            // SAFETY: as for `rv!`.
+            let slot: *mut Value = unsafe { base.byte_add(r.raw() * 8) };
+            if !unsafe { (*slot).is_scalar() } {
+                leave!();
+            }
+            // SAFETY: a scalar owns nothing; overwriting it leaks nothing.
+            // The value is computed before the write.
+            unsafe { slot.write($v) };
+            next!();
+        }};
+    }
+    // Jumps to `t`; a backward jump gives the main loop a pending
+    // interrupt (it checks after every return from here).
+    #[collapse_debuginfo(yes)]
+    macro_rules! jump {
+        ($t:expr) => {{
+            let t: Target = $t.to_owned();
+            // SAFETY: jump targets are inside the code.
+            let to = unsafe { code.add(t as usize) };
+            // (`ip` is still the jump itself, so `while (true) {}`, a
+            // jump to itself, is a backward one.)
+            if to <= ip && eg!(g).interrupt.pending.load(Ordering::Relaxed) {
+                return to;
+            }
+            ip = to;
+            continue;
+        }};
+    }
+    #[collapse_debuginfo(yes)]
+    macro_rules! arith {
+        ($dst:expr, $va:expr, $vb:expr, $checked:ident, $op:tt) => {{
+            match ($va, $vb) {
+                (Value::Int(x), Value::Int(y)) => match x.$checked(*y) {
+                    Some(n) => put!($dst, Value::Int(n)),
+                    None => leave!(),
+                },
+                (Value::Float(x), Value::Float(y)) => put!($dst, Value::Float(*x $op *y)),
+                (Value::Int(x), Value::Float(y)) => put!($dst, Value::Float(*x as f64 $op *y)),
+                (Value::Float(x), Value::Int(y)) => put!($dst, Value::Float(*x $op *y as f64)),
+                _ => leave!(),
+            }
+        }};
+    }
+    #[collapse_debuginfo(yes)]
+    macro_rules! jmp_cmp {
+        ($va:expr, $vb:expr, $op:tt, $if_true:expr, $target:expr) => {{
+            let r = match ($va, $vb) {
+                (Value::Int(x), Value::Int(y)) => x $op y,
+                (Value::Float(x), Value::Float(y)) => x $op y,
+                (Value::Int(x), Value::Float(y)) => (*x as f64) $op *y,
+                (Value::Float(x), Value::Int(y)) => *x $op (*y as f64),
+                _ => leave!(),
+            };
+            if r == *$if_true {
+                jump!($target);
+            }
+            next!();
+        }};
+    }
+    // A fused loop bottom: steps int `var` by one and jumps back to
+    // `target` while `test(var, limit)` holds, else skips the entry test
+    // that follows it.
+    #[collapse_debuginfo(yes)]
+    macro_rules! loop_bottom {
+        ($var:expr, $lv:expr, $target:expr, $step:ident, $test:expr) => {{
+            let test: fn(i64, i64) -> bool = $test;
+            let m = match $lv {
+                Value::Int(m) => *m,
+                _ => leave!(),
+            };
+            let var: Reg = $var.to_owned();
+            // SAFETY: as for `rv!`; no other reference to it is live.
+            let slot = unsafe { &mut *base.byte_add(var.raw() * 8) };
+            let Value::Int(n) = slot else { leave!() };
+            let Some(x) = n.$step(1) else { leave!() };
+            *n = x;
+            if test(x, m) {
+                // SAFETY: as for `jump!`.
+                let to = unsafe { code.add($target.to_owned() as usize) };
+                if eg!(g).interrupt.pending.load(Ordering::Relaxed) {
+                    return to;
+                }
+                ip = to;
+                continue;
+            }
+            // SAFETY: the entry test follows, and the code ends with a
+            // return after it.
+            ip = unsafe { ip.add(2) };
+            continue;
+        }};
+    }
+
+    loop {
+        // SAFETY: `ip` is inside the code (see above). The operands are
+        // read by reference, in the arm that uses them.
+        let op = unsafe { &*ip };
+        match op {
+            Op::Nop => next!(),
+            Op::Move { dst, src } => {
+                let v = raw!(src);
+                if !v.is_plain_copy() {
+                    leave!();
+                }
+                // SAFETY: the value owns nothing, and the copy is taken
+                // before the register is written.
+                put!(dst, std::ptr::read(v))
+            }
+            // `$x = v` at top level (where variables may be references:
+            // a register holding one is not a scalar, so `put!` leaves).
+            Op::Assign { var, src } => {
+                let v = raw!(src);
+                if !v.is_plain_copy() {
+                    leave!();
+                }
+                // SAFETY: as for `Move`.
+                put!(var, std::ptr::read(v))
+            }
+            Op::Add { dst, a, b } => arith!(dst, raw!(a), raw!(b), checked_add, +),
+            Op::Sub { dst, a, b } => arith!(dst, raw!(a), raw!(b), checked_sub, -),
+            Op::Mul { dst, a, b } => arith!(dst, raw!(a), raw!(b), checked_mul, *),
+            Op::AddRR { dst, a, b } => arith!(dst, rv!(a), rv!(b), checked_add, +),
+            Op::AddRC { dst, a, k } => arith!(dst, rv!(a), kv!(k), checked_add, +),
+            Op::SubRR { dst, a, b } => arith!(dst, rv!(a), rv!(b), checked_sub, -),
+            Op::SubRC { dst, a, k } => arith!(dst, rv!(a), kv!(k), checked_sub, -),
+            Op::MulRR { dst, a, b } => arith!(dst, rv!(a), rv!(b), checked_mul, *),
+            Op::MulRC { dst, a, k } => arith!(dst, rv!(a), kv!(k), checked_mul, *),
+            // SAFETY (both): as for `rv!`; no other reference to it is live.
+            Op::IncVar { var } => match unsafe { &mut *base.byte_add(var.to_owned().raw() * 8) } {
+                Value::Int(n) if *n < i64::MAX => {
+                    *n += 1;
+                    next!()
+                }
+                _ => leave!(),
+            },
+            Op::DecVar { var } => match unsafe { &mut *base.byte_add(var.to_owned().raw() * 8) } {
+                Value::Int(n) if *n > i64::MIN => {
+                    *n -= 1;
+                    next!()
+                }
+                _ => leave!(),
+            },
+            Op::IncDecVar { var, kind, dst } => {
+                let Value::Int(n) = *rv!(var) else { leave!() };
+                let Some(x) = (if kind.is_inc() {
+                    n.checked_add(1)
+                } else {
+                    n.checked_sub(1)
+                }) else {
+                    leave!()
+                };
+                // The result register is checked before the variable is
+                // written (all or nothing); it may be the variable itself,
+                // which then ends with the result, as in the main loop.
+                if !dst.is_none() && !rv!(dst).is_scalar() {
+                    leave!();
+                }
+                // SAFETY: as for `rv!`; no other reference to it is live.
+                if let Value::Int(n) = unsafe { &mut *base.byte_add(var.to_owned().raw() * 8) } {
+                    *n = x;
+                }
+                if dst.is_none() {
+                    next!();
+                }
+                put!(dst, Value::Int(if kind.is_pre() { x } else { n }))
+            }
+            Op::AssignOp { op, var, src } => {
+                let (x, y) = (rv!(var), raw!(src));
+                let v = match (op, x, y) {
+                    (BinOp::Add, Value::Int(x), Value::Int(y)) => match x.checked_add(*y) {
+                        Some(n) => Value::Int(n),
+                        None => leave!(),
+                    },
+                    (BinOp::Sub, Value::Int(x), Value::Int(y)) => match x.checked_sub(*y) {
+                        Some(n) => Value::Int(n),
+                        None => leave!(),
+                    },
+                    (BinOp::Mul, Value::Int(x), Value::Int(y)) => match x.checked_mul(*y) {
+                        Some(n) => Value::Int(n),
+                        None => leave!(),
+                    },
+                    (
+                        BinOp::Add | BinOp::Sub | BinOp::Mul,
+                        Value::Float(_) | Value::Int(_),
+                        Value::Float(_) | Value::Int(_),
+                    ) => {
+                        let (a, b) = (as_f64(x), as_f64(y));
+                        Value::Float(match op {
+                            BinOp::Add => a + b,
+                            BinOp::Sub => a - b,
+                            _ => a * b,
+                        })
+                    }
+                    _ => leave!(),
+                };
+                put!(*var, v)
+            }
+            Op::Binary { op, dst, a, b } => {
+                let (Value::Int(x), Value::Int(y)) = (raw!(a), raw!(b)) else {
+                    leave!()
+                };
+                let (x, y) = (*x, *y);
+                let n = match op {
+                    // PHP: `%` by zero throws; `x % -1` is 0 (no overflow).
+                    BinOp::Mod if y != 0 => x.wrapping_rem(y),
+                    // Shifts by 0..63 (negative ones throw, wider ones
+                    // saturate: the main loop's).
+                    BinOp::Shl if (0..64).contains(&y) => x.wrapping_shl(y as u32),
+                    BinOp::Shr if (0..64).contains(&y) => x >> y,
+                    BinOp::BitAnd => x & y,
+                    BinOp::BitOr => x | y,
+                    BinOp::BitXor => x ^ y,
+                    _ => leave!(),
+                };
+                put!(dst, Value::Int(n))
+            }
+            Op::FetchDim { dst, base: b, key } => {
+                let Value::Int(k) = raw!(key) else { leave!() };
+                let found = match raw!(b) {
+                    Value::Arr(a) => a.get_int(*k),
+                    // SAFETY: nothing borrows the reference mutably while
+                    // this instruction reads it.
+                    Value::Ref(r) => match unsafe { r.peek() } {
+                        Some(Value::Arr(a)) => a.get_int(*k),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                match found {
+                    // SAFETY: the value owns nothing, and the copy is
+                    // taken before the register is written.
+                    Some(v) if v.is_plain_copy() => put!(dst, std::ptr::read(v)),
+                    _ => leave!(),
+                }
+            }
+            Op::FetchDim2 { dst, base: b, k1, k2 } => {
+                let (Value::Arr(outer), Value::Int(i), Value::Int(j)) = (raw!(b), raw!(k1), raw!(k2)) else {
+                    leave!()
+                };
+                match outer.get_int(*i) {
+                    Some(Value::Arr(inner)) => match inner.get_int(*j) {
+                        // SAFETY: as for `FetchDim`.
+                        Some(v) if v.is_plain_copy() => put!(dst, std::ptr::read(v)),
+                        _ => leave!(),
+                    },
+                    _ => leave!(),
+                }
+            }
+            Op::AssignDim1 { var, key, src } => {
+                // An existing element of an unshared array, holding a
+                // scalar, overwritten by a value that owns nothing.
+                let (Value::Int(k), v) = (raw!(key), raw!(src)) else {
+                    leave!()
+                };
+                if !v.is_plain_copy() {
+                    leave!();
+                }
+                // SAFETY: as for `Move`; copied before the element is
+                // borrowed (the source may be the array's own element...
+                // it is a register or constant, never an element).
+                let (k, v) = (*k, unsafe { std::ptr::read(v) });
+                // SAFETY: as for `rv!`; no other reference to it is live.
+                let done = match unsafe { &mut *base.byte_add(var.to_owned().raw() * 8) } {
+                    Value::Arr(a) => overwrite_scalar_element(a, k, v),
+                    // A by-reference array parameter (heapsort's `&$ra`).
+                    Value::Ref(r) => match r.try_borrow_mut().as_deref_mut() {
+                        Ok(Value::Arr(a)) => overwrite_scalar_element(a, k, v),
+                        _ => false,
+                    },
+                    _ => false,
+                };
+                if !done {
+                    leave!();
+                }
+                next!()
+            }
+            Op::AssignDimOp1 { op, var, key, src } => {
+                let (BinOp::Add | BinOp::Sub, Value::Int(k), Value::Int(n)) = (op, raw!(key), raw!(src)) else {
+                    leave!()
+                };
+                let (k, n) = (*k, *n);
+                // SAFETY: as for `rv!`; the operands were copied out above.
+                let elem = match unsafe { &mut *base.byte_add(var.to_owned().raw() * 8) } {
+                    Value::Arr(a) => Rc::get_mut(a).and_then(|a| a.get_int_mut(k)),
+                    _ => None,
+                };
+                let Some(Value::Int(x)) = elem else { leave!() };
+                let r = if *op == BinOp::Add {
+                    x.checked_add(n)
+                } else {
+                    x.checked_sub(n)
+                };
+                let Some(r) = r else { leave!() };
+                *x = r;
+                next!()
+            }
+            Op::JmpIf { cond, target } | Op::JmpIfNot { cond, target } => {
+                let t = match raw!(cond) {
+                    Value::Bool(b) => *b,
+                    Value::Int(n) => *n != 0,
+                    Value::Null => false,
+                    _ => leave!(),
+                };
+                if t == matches!(op, Op::JmpIf { .. }) {
+                    jump!(target);
+                }
+                next!()
+            }
+            Op::JmpEq { a, b, if_true, target } => {
+                let (Value::Int(x), Value::Int(y)) = (raw!(a), raw!(b)) else {
+                    leave!()
+                };
+                if (x == y) == *if_true {
+                    jump!(target);
+                }
+                next!()
+            }
+            Op::Jmp { target } | Op::JmpBack { target } => jump!(target),
+            Op::JmpLt { a, b, if_true, target } => jmp_cmp!(raw!(a), raw!(b), <, if_true, target),
+            Op::JmpLtRR { a, b, if_true, target } => jmp_cmp!(rv!(a), rv!(b), <, if_true, target),
+            Op::JmpLtRC { a, k, if_true, target } => jmp_cmp!(rv!(a), kv!(k), <, if_true, target),
+            Op::JmpLtCR { k, b, if_true, target } => jmp_cmp!(kv!(k), rv!(b), <, if_true, target),
+            Op::JmpLe { a, b, if_true, target } => jmp_cmp!(raw!(a), raw!(b), <=, if_true, target),
+            Op::JmpLeRR { a, b, if_true, target } => jmp_cmp!(rv!(a), rv!(b), <=, if_true, target),
+            Op::JmpLeRC { a, k, if_true, target } => jmp_cmp!(rv!(a), kv!(k), <=, if_true, target),
+            Op::IncJmpLtR { var, limit, target } => {
+                loop_bottom!(var, rv!(limit), target, checked_add, |n, m| n < m)
+            }
+            Op::IncJmpLtC { var, limit, target } => {
+                loop_bottom!(var, kv!(limit), target, checked_add, |n, m| n < m)
+            }
+            Op::IncJmpLeR { var, limit, target } => {
+                loop_bottom!(var, rv!(limit), target, checked_add, |n, m| n <= m)
+            }
+            Op::IncJmpLeC { var, limit, target } => {
+                loop_bottom!(var, kv!(limit), target, checked_add, |n, m| n <= m)
+            }
+            Op::DecJmpGtR { var, limit, target } => {
+                loop_bottom!(var, rv!(limit), target, checked_sub, |n, m| m < n)
+            }
+            Op::DecJmpGtC { var, limit, target } => {
+                loop_bottom!(var, kv!(limit), target, checked_sub, |n, m| m < n)
+            }
+            Op::DecJmpGeR { var, limit, target } => {
+                loop_bottom!(var, rv!(limit), target, checked_sub, |n, m| m <= n)
+            }
+            Op::DecJmpGeC { var, limit, target } => {
+                loop_bottom!(var, kv!(limit), target, checked_sub, |n, m| m <= n)
+            }
+            // Named so that the jump table spans every instruction kind
+            // (the last one included), with no range check before it.
+            Op::Unsilence { .. } => leave!(),
+            _ => leave!(),
+        }
+    }
+}
+
+/// A number operand as a float (the caller matched an int or a float).
+#[inline(always)]
+fn as_f64(v: &Value) -> f64 {
+    match v {
+        Value::Int(n) => *n as f64,
+        Value::Float(x) => *x,
+        _ => unreachable!("a number"),
+    }
+}
+
+/// `$a[k] = v` when `a` is unshared and its element `k` holds a scalar or
+/// is new (so nothing is dropped), `v` owning nothing; `false`, with
+/// nothing done, otherwise (a new element is only made when it is then
+/// written).
+#[inline(always)]
+fn overwrite_scalar_element(a: &mut Rc<minizts_core::PhpArray>, k: i64, v: Value) -> bool {
+    let Some(a) = Rc::get_mut(a) else { return false };
+    // An existing element inline; a new one through `entry` (out of line).
+    if let Some(e) = a.get_int_mut(k) {
+        if !e.is_scalar() {
+            return false;
+        }
+        // SAFETY: as below.
+        unsafe { std::ptr::write(e, v) };
+        return true;
+    }
+    match a.entry(Key::Int(k)).0 {
+        e if e.is_scalar() => {
+            // SAFETY: a scalar owns nothing, so overwriting it leaks
+            // nothing; `v` owns nothing either.
+            unsafe { std::ptr::write(e, v) };
+            true
+        }
+        _ => false,
+    }
+}
