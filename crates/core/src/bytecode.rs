@@ -1178,8 +1178,8 @@ impl Function {
 /// The loops of `code` that can run in the VM's hot loop, as one bit per
 /// instruction set at each such loop's first instruction: a loop is the
 /// instructions from a backward jump's target to the jump, and it
-/// qualifies when every one of them is hot-loop
-/// instructions ([`Op::runs_in_hot_loop`]) for every backward jump to that target.
+/// qualifies when every one of them runs in the hot loop
+/// ([`Op::runs_in_hot_loop`]), for every backward jump to that target.
 /// Jumps out of such a loop are fine (the VM leaves its hot loop at the
 /// first instruction it does not handle).
 pub fn hot_loop_heads(code: &[Op]) -> Box<[u64]> {

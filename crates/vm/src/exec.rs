@@ -8,6 +8,10 @@
 //! loop returns when a frame marked `native` returns (the script's main
 //! frame, or a callback a builtin is running).
 //!
+//! A loop made only of instructions whose fast paths call nothing runs
+//! in a second, small loop (`hot`), entered on a taken backward jump to
+//! it; the hot loop hands back the first instruction it cannot complete.
+//!
 //! Per-thread state is reached through the globals strategy at the points
 //! PHP's VM reaches it: frames on call and return, the interrupt flag on
 //! backward jumps and calls, function and constant lookups, the symbol
@@ -494,7 +498,8 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         }};
     }
     // Takes a jump; a backward one is a loop's back edge, where the VM
-    // checks its interrupt flag.
+    // checks its interrupt flag, or enters the hot loop when the loop is
+    // one the compiler marked for it.
     #[collapse_debuginfo(yes)]
     macro_rules! jump {
         ($t:expr) => {{
@@ -502,8 +507,10 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             let t = unsafe { code.as_ptr().add($t as usize) };
             if t >= ip {
                 ip = t;
-            // SAFETY: jump targets are inside the code (see `ip`).
-            } else if unsafe { func.is_hot_loop_head($t as usize) } {
+            } else if unsafe {
+                // SAFETY: jump targets are inside the code (see `ip`).
+                func.is_hot_loop_head($t as usize)
+            } {
                 hot_loop!(t);
             } else {
                 tri!(check_limits(g));

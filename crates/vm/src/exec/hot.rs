@@ -1,6 +1,10 @@
 //! The hot loop: a second, small run loop for the instructions of a loop
 //! body whose fast paths call nothing (moves, int and float arithmetic,
-//! numeric compare-and-branch, increments, fused loop bottoms).
+//! int bit operations, numeric compare-and-branch, increments, int-key
+//! element reads and scalar element writes, fused loop bottoms; a new
+//! array element, the one exception, is made by the array's out-of-line
+//! `entry`). `Op::runs_in_hot_loop` lists them for the compiler, which
+//! marks the loops made only of them.
 //!
 //! Why a second loop: the main run loop is one large function with calls
 //! in most of its handlers, so LLVM keeps its hot state (the instruction
