@@ -56,6 +56,15 @@ pub(super) unsafe fn run<G: Globals>(
             unsafe { &*base.byte_add(r.raw() * 8) }
         }};
     }
+    // Register `r`, to write in place. SAFETY (all uses): as for `rv!`,
+    // and no other reference to the register is live while it is used.
+    #[collapse_debuginfo(yes)]
+    macro_rules! slot {
+        ($r:expr) => {{
+            let r: Reg = $r.to_owned();
+            unsafe { &mut *base.byte_add(r.raw() * 8) }
+        }};
+    }
     // Constant `k` (raw form twice the index plus one: see `Src`).
     #[collapse_debuginfo(yes)]
     macro_rules! kv {
@@ -168,10 +177,7 @@ pub(super) unsafe fn run<G: Globals>(
                 Value::Int(m) => *m,
                 _ => leave!(),
             };
-            let var: Reg = $var.to_owned();
-            // SAFETY: as for `rv!`; no other reference to it is live.
-            let slot = unsafe { &mut *base.byte_add(var.raw() * 8) };
-            let Value::Int(n) = slot else { leave!() };
+            let Value::Int(n) = slot!($var) else { leave!() };
             let Some(x) = n.$step(1) else { leave!() };
             *n = x;
             if test(x, m) {
@@ -224,15 +230,14 @@ pub(super) unsafe fn run<G: Globals>(
             Op::SubRC { dst, a, k } => arith!(dst, rv!(a), kv!(k), checked_sub, -),
             Op::MulRR { dst, a, b } => arith!(dst, rv!(a), rv!(b), checked_mul, *),
             Op::MulRC { dst, a, k } => arith!(dst, rv!(a), kv!(k), checked_mul, *),
-            // SAFETY (both): as for `rv!`; no other reference to it is live.
-            Op::IncVar { var } => match unsafe { &mut *base.byte_add(var.to_owned().raw() * 8) } {
+            Op::IncVar { var } => match slot!(var) {
                 Value::Int(n) if *n < i64::MAX => {
                     *n += 1;
                     next!()
                 }
                 _ => leave!(),
             },
-            Op::DecVar { var } => match unsafe { &mut *base.byte_add(var.to_owned().raw() * 8) } {
+            Op::DecVar { var } => match slot!(var) {
                 Value::Int(n) if *n > i64::MIN => {
                     *n -= 1;
                     next!()
@@ -254,8 +259,7 @@ pub(super) unsafe fn run<G: Globals>(
                 if !dst.is_none() && !rv!(dst).is_scalar() {
                     leave!();
                 }
-                // SAFETY: as for `rv!`; no other reference to it is live.
-                if let Value::Int(n) = unsafe { &mut *base.byte_add(var.to_owned().raw() * 8) } {
+                if let Value::Int(n) = slot!(var) {
                     *n = x;
                 }
                 if dst.is_none() {
@@ -346,20 +350,18 @@ pub(super) unsafe fn run<G: Globals>(
                 }
             }
             Op::AssignDim1 { var, key, src } => {
-                // An existing element of an unshared array, holding a
-                // scalar, overwritten by a value that owns nothing.
+                // An element of an unshared array that holds a scalar or
+                // is new, written with a value that owns nothing.
                 let (Value::Int(k), v) = (raw!(key), raw!(src)) else {
                     leave!()
                 };
                 if !v.is_plain_copy() {
                     leave!();
                 }
-                // SAFETY: as for `Move`; copied before the element is
-                // borrowed (the source may be the array's own element...
-                // it is a register or constant, never an element).
+                // SAFETY: as for `Move`; the source is a register or a
+                // constant, read before the variable is borrowed.
                 let (k, v) = (*k, unsafe { std::ptr::read(v) });
-                // SAFETY: as for `rv!`; no other reference to it is live.
-                let done = match unsafe { &mut *base.byte_add(var.to_owned().raw() * 8) } {
+                let done = match slot!(var) {
                     Value::Arr(a) => overwrite_scalar_element(a, k, v),
                     // A by-reference array parameter (heapsort's `&$ra`).
                     Value::Ref(r) => match r.try_borrow_mut().as_deref_mut() {
@@ -378,8 +380,8 @@ pub(super) unsafe fn run<G: Globals>(
                     leave!()
                 };
                 let (k, n) = (*k, *n);
-                // SAFETY: as for `rv!`; the operands were copied out above.
-                let elem = match unsafe { &mut *base.byte_add(var.to_owned().raw() * 8) } {
+                // (The operands were copied out above.)
+                let elem = match slot!(var) {
                     Value::Arr(a) => Rc::get_mut(a).and_then(|a| a.get_int_mut(k)),
                     _ => None,
                 };
