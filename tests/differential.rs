@@ -76,3 +76,37 @@ fn same_as_php() {
     }
     support::run_all("differential comparisons", &jobs, |(s, args)| compare(s, args));
 }
+
+/// Warnings and uncaught errors raised in functions the VM's hot loop
+/// called (`crates/vm/src/exec/hot.rs` pushes their frames itself) carry
+/// the same lines and stack traces as PHP's: the whole of stderr must be
+/// the same, not only the first line a golden `.err` file holds.
+#[test]
+fn stderr_of_hot_calls_is_php_s() {
+    if !support::php_available() {
+        if std::env::var_os("CI").is_some() {
+            panic!("php 8 is not on PATH: CI must install php8.2-cli (see .ci/run)");
+        }
+        eprintln!("SKIPPED: php 8 is not on PATH (install php8.2-cli to run it)");
+        return;
+    }
+    let script = support::root().join("tests/golden/fastpaths/hot_calls.mz");
+    let dir = script.parent().unwrap();
+    let mut php = Command::new("php");
+    php.current_dir(dir)
+        .args(["-n", "-d", "display_errors=stderr", "hot_calls.mz"]);
+    let want = support::run(php, Duration::from_secs(120));
+    assert!(
+        !want.stderr.is_empty(),
+        "the script warns and ends with an uncaught error"
+    );
+    let got = support::run_every_strategy(Duration::from_secs(120), |mz| {
+        mz.current_dir(dir).args(["run", "hot_calls.mz"]);
+    })
+    .unwrap_or_else(|report| panic!("strategies disagree\n{report}"));
+    assert!(
+        want.stderr == got.stderr,
+        "stderr differs from php's\n{}",
+        support::diff(&want.stderr, &got.stderr)
+    );
+}

@@ -339,7 +339,8 @@ fn no_input_crashes_the_engine() {
 /// Endless loops the VM runs in its hot loop (loops made only of
 /// instructions with call-free fast paths: `crates/vm/src/exec/hot.rs`)
 /// still stop at the time limit: the hot loop checks the interrupt flag
-/// on its backward jumps, a jump to itself included.
+/// on its backward jumps, a jump to itself included, and on its calls, so
+/// endless recursion that never runs out of stack stops too.
 #[test]
 fn endless_hot_loops_stop_at_the_time_limit() {
     let cases = [
@@ -350,6 +351,9 @@ fn endless_hot_loops_stop_at_the_time_limit() {
         "<?php function f() { $i = 0; do { $i = $i ^ 1; } while ($i >= 0); } f();",
         "<?php function f() { $a = [0]; while ($a[0] == 0) { $a[0] += 0; } } f();",
         "<?php while (true) {}",
+        "<?php function g($x) { return $x; } function f() { while (true) { g(1); } } f();",
+        "<?php function f($n) { return $n == 0 ? 0 : f($n - 1) + f($n - 1); } f(200);",
+        "<?php function a($n) { return $n < 1 ? 0 : b($n - 1) + b($n - 1); } function b($n) { return a($n); } a(300);",
     ];
     // A loop that does not stop must fail the test, not hang it.
     let (done, finished) = std::sync::mpsc::channel();

@@ -101,6 +101,7 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
         .map(|f| f.expect("every function id is filled"))
         .collect();
     bind_early_calls(&mut functions, &c.early);
+    minizts_core::bytecode::mark_hot_code(&mut functions);
     let cg = cg!(g);
     Ok(Arc::new(Script {
         file: file.into(),

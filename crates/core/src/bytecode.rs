@@ -716,13 +716,17 @@ impl Op {
     /// values that own nothing, int and float arithmetic, int `% << >> & | ^`,
     /// numeric compare-and-branch, `++`/`--` on a variable, `+= -= *=`,
     /// int-key element reads and scalar element writes, jumps and the
-    /// fused loop bottoms. A loop made only of these runs in the hot loop
-    /// (see [`hot_loop_heads`]).
+    /// fused loop bottoms; and bound calls and returns whose windows and
+    /// values own nothing but interned strings. A loop made only of these
+    /// runs in the hot loop (see [`hot_loop_heads`]), and so does a
+    /// function made only of them (see [`mark_hot_code`]).
     pub fn runs_in_hot_loop(&self) -> bool {
         use Op::*;
         matches!(
             self,
             Nop | Move { .. }
+                | CallDirect { .. }
+                | Return { .. }
                 | Assign { .. }
                 | Add { .. }
                 | Sub { .. }
@@ -1138,6 +1142,10 @@ pub struct Function {
     /// One bit per instruction: set where a loop made only of
     /// hot-loop instructions starts (see [`hot_loop_heads`]).
     pub hot_loops: Box<[u64]>,
+    /// Whether the function is made only of hot-loop instructions, its
+    /// calls only of such functions (see [`mark_hot_code`]): the VM runs
+    /// a call of it in the hot loop from its first instruction.
+    pub hot_entry: bool,
 }
 
 impl Function {
@@ -1182,12 +1190,16 @@ impl Function {
 /// ([`Op::runs_in_hot_loop`]), for every backward jump to that target.
 /// Jumps out of such a loop are fine (the VM leaves its hot loop at the
 /// first instruction it does not handle).
-pub fn hot_loop_heads(code: &[Op]) -> Box<[u64]> {
+///
+/// A bound call (`CallDirect`) counts when `hot_callee` says its callee is
+/// itself a hot function: the hot loop would make any call, but one into a
+/// function it cannot run would leave it on every pass.
+pub fn hot_loop_heads(code: &[Op], hot_callee: impl Fn(FuncId) -> bool) -> Box<[u64]> {
     // other[i]: how many of the first i instructions are not hot-loop ones.
     let mut other = Vec::with_capacity(code.len() + 1);
     other.push(0u32);
     for op in code {
-        other.push(other.last().copied().unwrap_or(0) + u32::from(!op.runs_in_hot_loop()));
+        other.push(other.last().copied().unwrap_or(0) + u32::from(!runs_hot(op, &hot_callee)));
     }
     let mut heads = vec![0u64; code.len().div_ceil(64)];
     let mut not_hot = vec![0u64; heads.len()];
@@ -1209,6 +1221,46 @@ pub fn hot_loop_heads(code: &[Op]) -> Box<[u64]> {
         *h &= !n;
     }
     heads.into_boxed_slice()
+}
+
+/// Whether `op` runs in the hot loop, a bound call only into a function
+/// `hot_callee` calls hot.
+fn runs_hot(op: &Op, hot_callee: &impl Fn(FuncId) -> bool) -> bool {
+    match *op {
+        Op::CallDirect { func, .. } => hot_callee(func),
+        _ => op.runs_in_hot_loop(),
+    }
+}
+
+/// Marks what of a whole script's functions the VM runs in its hot loop,
+/// once its calls are bound (`CallDirect`): the functions made only of
+/// hot-loop instructions whose bound calls all go to such functions
+/// ([`Function::hot_entry`]), then the loops made only of hot-loop
+/// instructions, counting calls of those functions ([`hot_loop_heads`]).
+/// A function calling itself (fibo) qualifies: every function starts as a
+/// candidate, and the ones calling a non-candidate drop out until none
+/// does.
+pub fn mark_hot_code(functions: &mut [Function]) {
+    let mut hot: Vec<bool> = functions
+        .iter()
+        .map(|f| f.code.iter().all(Op::runs_in_hot_loop))
+        .collect();
+    loop {
+        let mut dropped = false;
+        for (id, f) in functions.iter().enumerate() {
+            if hot[id] && !f.code.iter().all(|op| runs_hot(op, &|c| hot[c as usize])) {
+                hot[id] = false;
+                dropped = true;
+            }
+        }
+        if !dropped {
+            break;
+        }
+    }
+    for (f, &h) in functions.iter_mut().zip(&hot) {
+        f.hot_entry = h;
+        f.hot_loops = hot_loop_heads(&f.code, |c| hot[c as usize]);
+    }
 }
 
 /// Index of a function in its script.
@@ -1550,7 +1602,7 @@ mod tests {
 
     /// The instructions `hot_loop_heads` marks.
     fn heads(code: &[Op]) -> Vec<usize> {
-        let map = hot_loop_heads(code);
+        let map = hot_loop_heads(code, |_| false);
         assert_eq!(map.len(), code.len().div_ceil(64));
         (0..code.len())
             .filter(|&t| map[t / 64] & (1 << (t % 64)) != 0)
@@ -1609,7 +1661,7 @@ mod tests {
         code[0] = Op::Jmp { target: 68 };
         code[68] = Op::JmpBack { target: 66 };
         code[69] = ret;
-        assert_eq!(hot_loop_heads(&code).len(), 2);
+        assert_eq!(hot_loop_heads(&code, |_| false).len(), 2);
         assert_eq!(heads(&code), [66]);
     }
 
@@ -1648,7 +1700,74 @@ mod tests {
             b: Src::reg(b)
         }
         .runs_in_hot_loop());
-        assert!(!Op::Return { src: Src::reg(a) }.runs_in_hot_loop());
+        assert!(!Op::CallBuiltin {
+            dst: a,
+            id: 0,
+            args: b,
+            argc: 0
+        }
+        .runs_in_hot_loop());
+        assert!(Op::Return { src: Src::reg(a) }.runs_in_hot_loop());
+    }
+
+    /// A function with `code` and one register, for the marking tests.
+    fn function(code: Vec<Op>) -> Function {
+        Function {
+            name: "f".into(),
+            params: Vec::new(),
+            required: 0,
+            cv_names: Vec::new(),
+            num_regs: 1,
+            lines: vec![1; code.len()],
+            hot_loops: hot_loop_heads(&code, |_| false),
+            code,
+            consts: ConstPool::new(Vec::new()).expect("an empty pool"),
+            sites: Vec::new(),
+            num_statics: 0,
+            bound_cvs: Vec::new(),
+            is_closure: false,
+            line_start: 1,
+            line_end: 1,
+            hot_entry: false,
+        }
+    }
+
+    #[test]
+    fn mark_hot_code_follows_bound_calls() {
+        let r = Reg::new(0);
+        let ret = Op::Return { src: Src::reg(r) };
+        let call = |func| Op::CallDirect {
+            dst: r,
+            site: 0,
+            args: r,
+            argc: 0,
+            func,
+        };
+        let echo = Op::Echo { src: Src::reg(r) };
+        // 0 calls itself (recursion is hot); 1 and 2 call each other; 3
+        // echoes; 4 calls 3; 5 loops over a call of 0 and, in a second
+        // loop, over a call of 4.
+        let mut fns = vec![
+            function(vec![call(0), ret]),
+            function(vec![call(2), ret]),
+            function(vec![call(1), ret]),
+            function(vec![echo, ret]),
+            function(vec![call(3), ret]),
+            function(vec![
+                call(0),
+                Op::JmpBack { target: 0 },
+                call(4),
+                Op::JmpBack { target: 2 },
+                ret,
+            ]),
+        ];
+        mark_hot_code(&mut fns);
+        let entries: Vec<bool> = fns.iter().map(|f| f.hot_entry).collect();
+        assert_eq!(entries, [true, true, true, false, false, false]);
+        // The loop calling 0 is hot, the one calling 4 is not.
+        assert_eq!(fns[5].hot_loops[0], 1);
+        // Before the calls are known, a call never counts.
+        assert_eq!(hot_loop_heads(&fns[5].code, |_| false)[0], 0);
     }
 
     #[test]

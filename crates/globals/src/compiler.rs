@@ -258,9 +258,12 @@ impl OpArrayBuilder {
                 },
             );
         }
-        let hot_loops = minizts_core::bytecode::hot_loop_heads(&self.code);
+        // Calls are bound, and callees known, only once the whole script
+        // is compiled (`mark_hot_code` then marks again).
+        let hot_loops = minizts_core::bytecode::hot_loop_heads(&self.code, |_| false);
         Function {
             hot_loops,
+            hot_entry: false,
             name: self.name,
             params: self.params,
             required: self.required,

@@ -196,19 +196,31 @@ impl VmStack {
         n: usize,
     ) -> Result<(*mut Value, *mut Value), StackOverflow> {
         debug_assert!(at.wrapping_add(keep) <= chunk);
-        // Compared as addresses: `at + n` may lie past the chunk, where an
-        // in-bounds `add` would be undefined.
-        let end = at.wrapping_add(n);
-        if end <= chunk {
-            // Only chunk 0 survives a request; a window in a later chunk
-            // can only make `reset` clear more of chunk 0 than needed.
-            if end > self.high {
-                self.high = end;
-            }
+        if self.reserve_in_chunk(chunk, at, n) {
             return Ok((chunk, at));
         }
         // SAFETY: forwarded from the caller.
         unsafe { self.window_in_next_chunk(chunk, at, keep, n) }
+    }
+
+    /// The fast half of [`VmStack::reserve`]: whether the window of `n`
+    /// registers at `at` fits in the chunk that ends at `chunk`, where it
+    /// then is (the VM's hot loop takes a call only then, and otherwise
+    /// leaves it to the general path).
+    #[inline(always)]
+    pub fn reserve_in_chunk(&mut self, chunk: *mut Value, at: *mut Value, n: usize) -> bool {
+        // Compared as addresses: `at + n` may lie past the chunk, where an
+        // in-bounds `add` would be undefined.
+        let end = at.wrapping_add(n);
+        if end > chunk {
+            return false;
+        }
+        // Only chunk 0 survives a request; a window in a later chunk can
+        // only make `reset` clear more of chunk 0 than needed.
+        if end > self.high {
+            self.high = end;
+        }
+        true
     }
 
     /// The window did not fit its chunk: it goes to the next one.

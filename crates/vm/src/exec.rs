@@ -484,17 +484,24 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             consts = func.consts.values();
         }};
     }
-    // Runs the loop body at `t` in the hot loop (`hot::run`), then checks
-    // the interrupt flag (the hot loop leaves when it is set) and carries
-    // on where the hot loop stopped.
+    // Runs the code at `t` (a loop body, or a function's start) in the
+    // hot loop (`hot::run`), then carries on where it stopped, in the frame
+    // then on top when it made calls or returns, after checking the
+    // interrupt flag (the hot loop leaves when it is set).
     #[collapse_debuginfo(yes)]
     macro_rules! hot_loop {
         ($t:expr) => {{
             // SAFETY: `t` is in the running function's code, whose window
             // and pool these are (the hot loop's contract).
-            let next = unsafe { hot::run(g, $t, base, code.as_ptr(), consts.as_ptr()) };
-            tri!(check_limits(g));
-            ip = next;
+            let left = unsafe { hot::run(g, $t, base, code.as_ptr(), consts.as_ptr(), script.functions.as_ptr()) };
+            if left.base != base || !code.as_ptr_range().contains(&left.at) {
+                load_frame!();
+            }
+            ip = left.at;
+            if let Err(e) = check_limits(g) {
+                save_pc(g, left.at);
+                return Err(e);
+            }
         }};
     }
     // Takes a jump; a backward one is a loop's back edge, where the VM
@@ -639,6 +646,9 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     code = &func.code;
                     consts = func.consts.values();
                     ip = code.as_ptr();
+                    if callee.hot_entry {
+                        hot_loop!(ip);
+                    }
                 }
                 Err(o) => {
                     tri!(fatal::<()>(format!(

@@ -26,27 +26,43 @@
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
-use minizts_core::bytecode::{BinOp, Op, Reg, Src, Target};
+use minizts_core::bytecode::{BinOp, Function, Op, Reg, Src, Target};
 use minizts_core::{Key, Value};
-use minizts_globals::{eg, Globals};
+use minizts_globals::{eg, Frame, Globals};
+
+/// Where the hot loop stopped.
+pub(super) struct Left {
+    /// The first instruction not executed.
+    pub at: *const Op,
+    /// The register window of its frame, the one now on top of EG's frame
+    /// stack. When this is the window the hot loop was entered with and
+    /// `at` is in the same code, it is the same function on the same
+    /// window, so the main loop's locals still hold; otherwise calls or
+    /// returns were made and the main loop reloads them from the frame.
+    /// (Returned rather than a flag kept up to date in the loop, which
+    /// would hold one more register in every arm.)
+    pub base: *mut Value,
+}
 
 /// Runs from `ip` while the instructions have fast paths that apply;
-/// returns the first instruction not executed.
+/// returns where it stopped.
 ///
 /// # Safety
-/// `ip` points into `code`, the code of the running function, whose
-/// register window starts at `base` and whose constant pool starts at
-/// `consts`; the same invariants as the main loop's (`exec::run`): every
-/// register and constant operand is inside the window and the pool, every
-/// jump target inside the code.
+/// `ip` points into `code`, the code of the running function (the top
+/// frame's), whose register window starts at `base` and whose constant
+/// pool starts at `consts`; `fns` is the running script's functions. The
+/// same invariants as the main loop's (`exec::run`): every register and
+/// constant operand is inside the window and the pool, every jump target
+/// inside the code, every bound call's function one of `fns`.
 #[inline(never)]
 pub(super) unsafe fn run<G: Globals>(
     g: G,
     mut ip: *const Op,
-    base: *mut Value,
-    code: *const Op,
-    consts: *const Value,
-) -> *const Op {
+    mut base: *mut Value,
+    mut code: *const Op,
+    mut consts: *const Value,
+    fns: *const Function,
+) -> Left {
     // Register `r` (its raw form is its offset in 8-byte units).
     #[collapse_debuginfo(yes)]
     macro_rules! rv {
@@ -88,15 +104,15 @@ pub(super) unsafe fn run<G: Globals>(
     #[collapse_debuginfo(yes)]
     macro_rules! leave {
         () => {
-            return ip
+            return Left { at: ip, base }
         };
     }
     // Goes on to the next instruction.
     #[collapse_debuginfo(yes)]
     macro_rules! next {
         () => {{
-            // SAFETY: every function's code ends with a return, which is
-            // not handled here, so the next instruction exists.
+            // SAFETY: every function's code ends with a return, which
+            // does not go on to the next instruction, so it exists.
             ip = unsafe { ip.add(1) };
             continue;
         }};
@@ -129,7 +145,7 @@ pub(super) unsafe fn run<G: Globals>(
             // (`ip` is still the jump itself, so `while (true) {}`, a
             // jump to itself, is a backward one.)
             if to <= ip && eg!(g).interrupt.pending.load(Ordering::Relaxed) {
-                return to;
+                return Left { at: to, base };
             }
             ip = to;
             continue;
@@ -184,7 +200,7 @@ pub(super) unsafe fn run<G: Globals>(
                 // SAFETY: as for `jump!`.
                 let to = unsafe { code.add($target.to_owned() as usize) };
                 if eg!(g).interrupt.pending.load(Ordering::Relaxed) {
-                    return to;
+                    return Left { at: to, base };
                 }
                 ip = to;
                 continue;
@@ -230,18 +246,27 @@ pub(super) unsafe fn run<G: Globals>(
             Op::SubRC { dst, a, k } => arith!(dst, rv!(a), kv!(k), checked_sub, -),
             Op::MulRR { dst, a, b } => arith!(dst, rv!(a), rv!(b), checked_mul, *),
             Op::MulRC { dst, a, k } => arith!(dst, rv!(a), kv!(k), checked_mul, *),
+            // (`checked_*` rather than a compare with the limit: an
+            // increment and an overflow test, not a 10-byte constant, a
+            // decrement and a compare.)
             Op::IncVar { var } => match slot!(var) {
-                Value::Int(n) if *n < i64::MAX => {
-                    *n += 1;
-                    next!()
-                }
+                Value::Int(n) => match n.checked_add(1) {
+                    Some(x) => {
+                        *n = x;
+                        next!()
+                    }
+                    None => leave!(),
+                },
                 _ => leave!(),
             },
             Op::DecVar { var } => match slot!(var) {
-                Value::Int(n) if *n > i64::MIN => {
-                    *n -= 1;
-                    next!()
-                }
+                Value::Int(n) => match n.checked_sub(1) {
+                    Some(x) => {
+                        *n = x;
+                        next!()
+                    }
+                    None => leave!(),
+                },
                 _ => leave!(),
             },
             Op::IncDecVar { var, kind, dst } => {
@@ -269,17 +294,19 @@ pub(super) unsafe fn run<G: Globals>(
             }
             Op::AssignOp { op, var, src } => {
                 let (x, y) = (rv!(var), raw!(src));
-                let v = match (op, x, y) {
+                // Each result is written where it is made: a `Value` built
+                // by a `match` and written once went through a stack slot.
+                match (op, x, y) {
                     (BinOp::Add, Value::Int(x), Value::Int(y)) => match x.checked_add(*y) {
-                        Some(n) => Value::Int(n),
+                        Some(n) => put!(*var, Value::Int(n)),
                         None => leave!(),
                     },
                     (BinOp::Sub, Value::Int(x), Value::Int(y)) => match x.checked_sub(*y) {
-                        Some(n) => Value::Int(n),
+                        Some(n) => put!(*var, Value::Int(n)),
                         None => leave!(),
                     },
                     (BinOp::Mul, Value::Int(x), Value::Int(y)) => match x.checked_mul(*y) {
-                        Some(n) => Value::Int(n),
+                        Some(n) => put!(*var, Value::Int(n)),
                         None => leave!(),
                     },
                     (
@@ -288,15 +315,15 @@ pub(super) unsafe fn run<G: Globals>(
                         Value::Float(_) | Value::Int(_),
                     ) => {
                         let (a, b) = (as_f64(x), as_f64(y));
-                        Value::Float(match op {
+                        let r = match op {
                             BinOp::Add => a + b,
                             BinOp::Sub => a - b,
                             _ => a * b,
-                        })
+                        };
+                        put!(*var, Value::Float(r))
                     }
                     _ => leave!(),
-                };
-                put!(*var, v)
+                }
             }
             Op::Binary { op, dst, a, b } => {
                 let (Value::Int(x), Value::Int(y)) = (raw!(a), raw!(b)) else {
@@ -447,6 +474,135 @@ pub(super) unsafe fn run<G: Globals>(
             }
             Op::DecJmpGeC { var, limit, target } => {
                 loop_bottom!(var, kv!(limit), target, checked_sub, |n, m| m <= n)
+            }
+            // A bound call (the main loop's `enter!`), when the callee's
+            // window fits in the stack chunk, the frame vector has room
+            // and no interrupt is pending (the main loop checks at every
+            // call). Its variables past the arguments are dead slots that
+            // hold no counted value after a return; one that does (left by
+            // something unusual) goes to the main loop, which drops it.
+            Op::CallDirect {
+                dst,
+                args,
+                argc,
+                func: fid,
+                ..
+            } => {
+                let eg = eg!(g);
+                if eg.interrupt.pending.load(Ordering::Relaxed) {
+                    leave!();
+                }
+                // SAFETY: `CallDirect` names one of the script's functions.
+                let callee = unsafe { &*fns.add(*fid as usize) };
+                let n = eg.frames.len();
+                if n == eg.frames.capacity() {
+                    leave!();
+                }
+                let frames = eg.frames.as_mut_ptr();
+                // SAFETY: the running frame is the top one.
+                let caller = unsafe { &mut *frames.add(n - 1) };
+                // SAFETY: the argument registers are in the window.
+                let at = unsafe { base.byte_add(args.raw() * 8) };
+                let nregs = callee.num_regs as usize;
+                if !eg.stack.reserve_in_chunk(caller.chunk, at, nregs) {
+                    leave!();
+                }
+                let argc = *argc as usize;
+                for i in argc..callee.cv_names.len().min(nregs) {
+                    // SAFETY: `at..at+nregs` is the window just reserved,
+                    // past the caller's registers except the arguments.
+                    let v = unsafe { &mut *at.add(i) };
+                    if !v.is_scalar() {
+                        leave!();
+                    }
+                    // SAFETY: a scalar owns nothing.
+                    unsafe { std::ptr::write(v, Value::Undef) };
+                }
+                caller.pc = ip;
+                // SAFETY: slot `n` is below the capacity (checked above)
+                // and holds no frame; the length then covers it.
+                unsafe {
+                    frames.add(n).write(Frame {
+                        func: *fid,
+                        function: callee,
+                        base: at,
+                        chunk: caller.chunk,
+                        pc: callee.code.as_ptr(),
+                        ret: *dst,
+                        argc: argc as u16,
+                        closure: None,
+                        native: false,
+                    });
+                    eg.frames.set_len(n + 1);
+                }
+                base = at;
+                code = callee.code.as_ptr();
+                consts = callee.consts.values().as_ptr();
+                ip = code;
+                continue;
+            }
+            // A return of a value that owns nothing from a frame a call in
+            // bytecode pushed, whose window holds nothing but scalars and
+            // interned strings, into a caller register that holds a scalar
+            // (the main loop's `Return`, all or nothing: the checks come
+            // before any write).
+            Op::Return { src } => {
+                let v = raw!(src);
+                if !v.is_plain_copy() {
+                    leave!();
+                }
+                // SAFETY: the value owns nothing (a bit copy), taken before
+                // the window is cleared.
+                let v = unsafe { std::ptr::read(v) };
+                let eg = eg!(g);
+                let n = eg.frames.len();
+                let frames = eg.frames.as_mut_ptr();
+                // SAFETY: the running frame is the top one.
+                let top = unsafe { &*frames.add(n - 1) };
+                if top.native || top.closure.is_some() {
+                    leave!();
+                }
+                // SAFETY: a frame that is not native has a caller below it
+                // (a call in bytecode pushed it); its function pointer
+                // points into the script's functions.
+                let (caller, nregs) = unsafe { (&*frames.add(n - 2), (*top.function).num_regs as usize) };
+                let ret = top.ret;
+                // SAFETY: the caller's return register is in its window.
+                let dst = (!ret.is_none()).then(|| unsafe { caller.base.byte_add(ret.raw() * 8) });
+                if dst.is_some_and(|d| !unsafe { (*d).is_scalar() }) {
+                    leave!();
+                }
+                // SAFETY: `base..base+nregs` is the returning window, which
+                // nothing else refers to.
+                let window = unsafe { std::slice::from_raw_parts_mut(base, nregs) };
+                // Scalars need nothing: one tight pass finds the first
+                // register that holds anything else.
+                if let Some(first) = window.iter().position(|v| !v.is_scalar()) {
+                    let rest = &mut window[first..];
+                    if !rest.iter().all(|v| v.is_scalar() || v.is_interned_str()) {
+                        leave!();
+                    }
+                    for v in rest.iter_mut().filter(|v| !v.is_scalar()) {
+                        // SAFETY: an interned string owns nothing (the main
+                        // loop's `release_counted` clears it the same way).
+                        unsafe { std::ptr::write(v, Value::Undef) };
+                    }
+                }
+                // SAFETY: as for the main loop's `Return`: the frame owns
+                // nothing (no closure), and its caller's saved instruction
+                // is the call, followed by more code.
+                unsafe {
+                    eg.frames.set_len(n - 1);
+                    let f = &*caller.function;
+                    base = caller.base;
+                    code = f.code.as_ptr();
+                    consts = f.consts.values().as_ptr();
+                    ip = caller.pc.add(1);
+                    if let Some(d) = dst {
+                        d.write(v);
+                    }
+                }
+                continue;
             }
             _ => leave!(),
         }
