@@ -604,7 +604,70 @@ pub(super) unsafe fn run<G: Globals>(
                 }
                 continue;
             }
-            _ => leave!(),
+            // Every other kind, named rather than `_`: with a catch-all
+            // arm LLVM checks the kind's range before the jump table on
+            // every dispatch (the table then covers only some kinds);
+            // with every kind named, the table covers them all and the
+            // check goes, as in the main loop. A new instruction kind
+            // must be placed here or given an arm.
+            Op::AssignRef { .. }
+            | Op::Concat { .. }
+            | Op::Lt { .. }
+            | Op::Le { .. }
+            | Op::Eq { .. }
+            | Op::Identical { .. }
+            | Op::Not { .. }
+            | Op::Neg { .. }
+            | Op::Plus { .. }
+            | Op::BitNot { .. }
+            | Op::ToBool { .. }
+            | Op::Cast { .. }
+            | Op::Quiet { .. }
+            | Op::IsSet { .. }
+            | Op::UnsetVar { .. }
+            | Op::FetchDimQuiet { .. }
+            | Op::FetchDimList { .. }
+            | Op::AssignDim { .. }
+            | Op::AssignDimRef { .. }
+            | Op::AssignDimOp { .. }
+            | Op::IncDecDim { .. }
+            | Op::UnsetDim { .. }
+            | Op::MakeRef { .. }
+            | Op::MakeRefDim { .. }
+            | Op::NewArray { .. }
+            | Op::ArrayPush { .. }
+            | Op::ArraySet { .. }
+            | Op::ArraySpread { .. }
+            | Op::ConcatN { .. }
+            | Op::JmpIfNotNull { .. }
+            | Op::IncJmpLt { .. }
+            | Op::IncJmpLe { .. }
+            | Op::DecJmpGt { .. }
+            | Op::DecJmpGe { .. }
+            | Op::JmpIdentical { .. }
+            | Op::CallUser { .. }
+            | Op::CallBuiltin { .. }
+            | Op::CallValue { .. }
+            | Op::CallSpread { .. }
+            | Op::SendVarEx { .. }
+            | Op::JmpIfPassed { .. }
+            | Op::DeclareFunction { .. }
+            | Op::MakeClosure { .. }
+            | Op::BindGlobal { .. }
+            | Op::BindStatic { .. }
+            | Op::InitStatic { .. }
+            | Op::FetchConst { .. }
+            | Op::DeclareConst { .. }
+            | Op::FeReset { .. }
+            | Op::FeResetRef { .. }
+            | Op::FeResetRefFrom { .. }
+            | Op::FeFetch { .. }
+            | Op::FeFetchRef { .. }
+            | Op::FeFree { .. }
+            | Op::Echo { .. }
+            | Op::Exit { .. }
+            | Op::Silence { .. }
+            | Op::Unsilence { .. } => leave!(),
         }
     }
 }
