@@ -1126,6 +1126,10 @@ pub struct Function {
     pub cv_names: Vec<Box<str>>,
     /// Registers in the window (CVs + temporaries).
     pub num_regs: u16,
+    /// How many of the window's first registers are CVs (`cv_names.len()`
+    /// within `num_regs`), stored for calls: they clear the callee's CVs
+    /// past its arguments.
+    pub num_cvs: u16,
     pub code: Vec<Op>,
     /// The source line of each instruction.
     pub lines: Vec<u32>,
@@ -1718,6 +1722,7 @@ mod tests {
             required: 0,
             cv_names: Vec::new(),
             num_regs: 1,
+            num_cvs: 0,
             lines: vec![1; code.len()],
             hot_loops: hot_loop_heads(&code, |_| false),
             code,

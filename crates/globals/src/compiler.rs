@@ -261,9 +261,11 @@ impl OpArrayBuilder {
         // Calls are bound, and callees known, only once the whole script
         // is compiled (`mark_hot_code` then marks again).
         let hot_loops = minizts_core::bytecode::hot_loop_heads(&self.code, |_| false);
+        let num_cvs = self.cv_names.len().min(self.max_regs as usize) as u16;
         Function {
             hot_loops,
             hot_entry: false,
+            num_cvs,
             name: self.name,
             params: self.params,
             required: self.required,

@@ -640,7 +640,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     }
                     // SAFETY: `b..b+nregs` is the window just reserved, and
                     // nothing refers to its variables.
-                    unsafe { minizts_globals::executor::clear_variables(b, $n, callee.cv_names.len().min(nregs)) };
+                    unsafe { minizts_globals::executor::clear_variables(b, $n, callee.num_cvs as usize) };
                     func = callee;
                     base = b;
                     code = &func.code;

@@ -508,7 +508,7 @@ pub(super) unsafe fn run<G: Globals>(
                     leave!();
                 }
                 let argc = *argc as usize;
-                for i in argc..callee.cv_names.len().min(nregs) {
+                for i in argc..callee.num_cvs as usize {
                     // SAFETY: `at..at+nregs` is the window just reserved,
                     // past the caller's registers except the arguments.
                     let v = unsafe { &mut *at.add(i) };
