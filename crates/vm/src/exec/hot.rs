@@ -547,10 +547,18 @@ pub(super) unsafe fn run<G: Globals>(
             // (the main loop's `Return`, all or nothing: the checks come
             // before any write).
             Op::Return { src } => {
-                let v = raw!(src);
-                if !v.is_plain_copy() {
-                    leave!();
-                }
+                let v = match src.as_reg() {
+                    // A constant is a scalar or an interned string (the
+                    // pool holds nothing else): a plain copy.
+                    None => kv!(src),
+                    Some(r) => {
+                        let v = rv!(r);
+                        if !v.is_plain_copy() {
+                            leave!();
+                        }
+                        v
+                    }
+                };
                 // SAFETY: the value owns nothing (a bit copy), taken before
                 // the window is cleared.
                 let v = unsafe { std::ptr::read(v) };
