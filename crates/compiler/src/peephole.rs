@@ -41,11 +41,12 @@ pub(crate) fn shorten_returns(code: &mut [Op], lines: &mut [u32], cvs: usize) {
 
 /// Gives `Add`, `Sub`, `Mul`, `JmpLt`, `JmpLe` and the fused loop bottoms
 /// their operand-specialised forms (`AddRR`, `JmpLtRC`, `IncJmpLtC`, ...;
-/// see [`Op::specialised`]). Last, because the other rewrites and the loop
-/// fusion look for the general forms.
+/// see [`Op::specialised`]), the loop bottoms with the distance back to
+/// their target ([`Op::with_back`]). Last, because the other rewrites and
+/// the loop fusion look for the general forms, and nothing moves after it.
 pub(crate) fn specialise(code: &mut [Op]) {
-    for op in code {
-        *op = op.specialised();
+    for (pc, op) in code.iter_mut().enumerate() {
+        *op = op.specialised().with_back(pc);
     }
 }
 
@@ -236,6 +237,7 @@ mod tests {
                     var: a,
                     limit: b,
                     target: 7,
+                    back: 24,
                 },
             ),
             (
@@ -248,6 +250,7 @@ mod tests {
                     var: a,
                     limit: k(3),
                     target: 7,
+                    back: 24,
                 },
             ),
             (
@@ -260,6 +263,7 @@ mod tests {
                     var: a,
                     limit: b,
                     target: 7,
+                    back: 24,
                 },
             ),
             (
@@ -272,6 +276,7 @@ mod tests {
                     var: a,
                     limit: k(3),
                     target: 7,
+                    back: 24,
                 },
             ),
             (
@@ -284,6 +289,7 @@ mod tests {
                     var: a,
                     limit: b,
                     target: 7,
+                    back: 24,
                 },
             ),
             (
@@ -296,6 +302,7 @@ mod tests {
                     var: a,
                     limit: k(3),
                     target: 7,
+                    back: 24,
                 },
             ),
             (
@@ -308,6 +315,7 @@ mod tests {
                     var: a,
                     limit: b,
                     target: 7,
+                    back: 24,
                 },
             ),
             (
@@ -320,16 +328,34 @@ mod tests {
                     var: a,
                     limit: k(3),
                     target: 7,
+                    back: 24,
                 },
             ),
         ];
+        // At index 9, so a loop bottom's target 7 is 2 instructions (24
+        // bytes) behind it.
         for (general, special) in cases {
-            let mut code = [general];
+            let mut code = [Op::Nop; 10];
+            code[9] = general;
             specialise(&mut code);
-            assert_eq!(code[0], special);
+            assert_eq!(code[9], special);
             assert_eq!(special.generic(), general);
             assert_eq!(special.target(), general.target());
         }
+        // A loop bottom whose target is not behind it, or too far behind
+        // for `back`, keeps its general form.
+        let bottom = |target| Op::IncJmpLt {
+            var: a,
+            limit: k(3),
+            target,
+        };
+        let mut code = vec![Op::Nop; 6000];
+        code[3] = bottom(7);
+        code[5999] = bottom(0);
+        code[5998] = bottom(5000);
+        specialise(&mut code);
+        assert_eq!((code[3], code[5999]), (bottom(7), bottom(0)));
+        assert_eq!(code[5998].back(), Some(998 * 12));
         // Forms with no specialisation stay general: a constant first
         // operand (but for `JmpLt`), two constants, other instructions.
         let kept = [

@@ -357,22 +357,27 @@ pub enum Op {
     DecJmpGt { var: Reg, limit: Src, target: Target },
     /// The same with `$var >= limit` (`JMP_LE (limit <= $var)`).
     DecJmpGe { var: Reg, limit: Src, target: Target },
+    // The specialised loop bottoms below also hold `back`: how many bytes
+    // the instruction is past its target (set by the compiler's last
+    // pass, `with_back`, and checked when the function is finished). The
+    // hot loop jumps back with it, without the code's address, which it
+    // keeps in a stack slot.
     /// `IncJmpLt` with the limit in a register.
-    IncJmpLtR { var: Reg, limit: Reg, target: Target },
+    IncJmpLtR { var: Reg, limit: Reg, target: Target, back: u16 },
     /// `IncJmpLt` with a constant limit (a constant `Src`).
-    IncJmpLtC { var: Reg, limit: Src, target: Target },
+    IncJmpLtC { var: Reg, limit: Src, target: Target, back: u16 },
     /// `IncJmpLe` with the limit in a register.
-    IncJmpLeR { var: Reg, limit: Reg, target: Target },
+    IncJmpLeR { var: Reg, limit: Reg, target: Target, back: u16 },
     /// `IncJmpLe` with a constant limit.
-    IncJmpLeC { var: Reg, limit: Src, target: Target },
+    IncJmpLeC { var: Reg, limit: Src, target: Target, back: u16 },
     /// `DecJmpGt` with the limit in a register.
-    DecJmpGtR { var: Reg, limit: Reg, target: Target },
+    DecJmpGtR { var: Reg, limit: Reg, target: Target, back: u16 },
     /// `DecJmpGt` with a constant limit.
-    DecJmpGtC { var: Reg, limit: Src, target: Target },
+    DecJmpGtC { var: Reg, limit: Src, target: Target, back: u16 },
     /// `DecJmpGe` with the limit in a register.
-    DecJmpGeR { var: Reg, limit: Reg, target: Target },
+    DecJmpGeR { var: Reg, limit: Reg, target: Target, back: u16 },
     /// `DecJmpGe` with a constant limit.
-    DecJmpGeC { var: Reg, limit: Src, target: Target },
+    DecJmpGeC { var: Reg, limit: Src, target: Target, back: u16 },
     /// Jump if `(a <= b) == if_true`.
     JmpLe {
         a: Src,
@@ -589,30 +594,30 @@ impl Op {
                 if_true,
                 target,
             },
-            IncJmpLtR { var, limit, target } => IncJmpLt {
+            IncJmpLtR { var, limit, target, .. } => IncJmpLt {
                 var,
                 limit: r(limit),
                 target,
             },
-            IncJmpLtC { var, limit, target } => IncJmpLt { var, limit, target },
-            IncJmpLeR { var, limit, target } => IncJmpLe {
+            IncJmpLtC { var, limit, target, .. } => IncJmpLt { var, limit, target },
+            IncJmpLeR { var, limit, target, .. } => IncJmpLe {
                 var,
                 limit: r(limit),
                 target,
             },
-            IncJmpLeC { var, limit, target } => IncJmpLe { var, limit, target },
-            DecJmpGtR { var, limit, target } => DecJmpGt {
+            IncJmpLeC { var, limit, target, .. } => IncJmpLe { var, limit, target },
+            DecJmpGtR { var, limit, target, .. } => DecJmpGt {
                 var,
                 limit: r(limit),
                 target,
             },
-            DecJmpGtC { var, limit, target } => DecJmpGt { var, limit, target },
-            DecJmpGeR { var, limit, target } => DecJmpGe {
+            DecJmpGtC { var, limit, target, .. } => DecJmpGt { var, limit, target },
+            DecJmpGeR { var, limit, target, .. } => DecJmpGe {
                 var,
                 limit: r(limit),
                 target,
             },
-            DecJmpGeC { var, limit, target } => DecJmpGe { var, limit, target },
+            DecJmpGeC { var, limit, target, .. } => DecJmpGe { var, limit, target },
             op => op,
         }
     }
@@ -626,26 +631,26 @@ impl Op {
             Add { a, b, .. } | Sub { a, b, .. } | Mul { a, b, .. } | JmpLt { a, b, .. } | JmpLe { a, b, .. } => (a, b),
             IncJmpLt { var, limit, target } => {
                 return match limit.as_reg() {
-                    Some(limit) => IncJmpLtR { var, limit, target },
-                    None => IncJmpLtC { var, limit, target },
+                    Some(limit) => IncJmpLtR { var, limit, target, back: 0 },
+                    None => IncJmpLtC { var, limit, target, back: 0 },
                 }
             }
             IncJmpLe { var, limit, target } => {
                 return match limit.as_reg() {
-                    Some(limit) => IncJmpLeR { var, limit, target },
-                    None => IncJmpLeC { var, limit, target },
+                    Some(limit) => IncJmpLeR { var, limit, target, back: 0 },
+                    None => IncJmpLeC { var, limit, target, back: 0 },
                 }
             }
             DecJmpGt { var, limit, target } => {
                 return match limit.as_reg() {
-                    Some(limit) => DecJmpGtR { var, limit, target },
-                    None => DecJmpGtC { var, limit, target },
+                    Some(limit) => DecJmpGtR { var, limit, target, back: 0 },
+                    None => DecJmpGtC { var, limit, target, back: 0 },
                 }
             }
             DecJmpGe { var, limit, target } => {
                 return match limit.as_reg() {
-                    Some(limit) => DecJmpGeR { var, limit, target },
-                    None => DecJmpGeC { var, limit, target },
+                    Some(limit) => DecJmpGeR { var, limit, target, back: 0 },
+                    None => DecJmpGeC { var, limit, target, back: 0 },
                 }
             }
             op => return op,
@@ -773,6 +778,48 @@ impl Op {
                 | DecJmpGeR { .. }
                 | DecJmpGeC { .. }
         )
+    }
+
+    /// For a specialised loop bottom, `back` set for the instruction at
+    /// index `pc` (how many bytes it is past its target); its general
+    /// form instead when that does not fit `back` (a loop of more than
+    /// 5,461 instructions) or the target is not behind it. Any other
+    /// instruction as it is.
+    pub fn with_back(self, pc: usize) -> Op {
+        let mut op = self;
+        let Some(t) = op.target() else { return op };
+        let Some(back) = op.back_mut() else { return op };
+        match pc
+            .checked_sub(t as usize)
+            .and_then(|d| u16::try_from(d * std::mem::size_of::<Op>()).ok())
+        {
+            Some(d) => {
+                *back = d;
+                op
+            }
+            None => op.generic(),
+        }
+    }
+
+    /// A specialised loop bottom's `back` (see [`Op::with_back`]).
+    pub fn back(&self) -> Option<u16> {
+        let mut op = *self;
+        op.back_mut().map(|b| *b)
+    }
+
+    fn back_mut(&mut self) -> Option<&mut u16> {
+        use Op::*;
+        match self {
+            IncJmpLtR { back, .. }
+            | IncJmpLtC { back, .. }
+            | IncJmpLeR { back, .. }
+            | IncJmpLeC { back, .. }
+            | DecJmpGtR { back, .. }
+            | DecJmpGtC { back, .. }
+            | DecJmpGeR { back, .. }
+            | DecJmpGeC { back, .. } => Some(back),
+            _ => None,
+        }
     }
 
     /// The mutable jump target, for the compiler's back-patching.

@@ -221,6 +221,14 @@ impl OpArrayBuilder {
             }
             if let Some(t) = op.target() {
                 assert!(t < len, "jump target {t} outside the code ({len} instructions)");
+                // The hot loop jumps by `back` alone: it must lead to the
+                // target.
+                if let Some(back) = op.back() {
+                    assert!(
+                        (t as usize) <= pc && usize::from(back) == (pc - t as usize) * std::mem::size_of::<Op>(),
+                        "a loop bottom's distance back ({back} bytes) must lead to its target {t}"
+                    );
+                }
             }
             // The constant-operand forms address their `Src` as a
             // constant without testing it: it must be one.

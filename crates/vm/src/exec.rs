@@ -1206,39 +1206,39 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     |v, l| compare(l, v) <= 0
                 )
             }
-            Op::IncJmpLtR { var, limit, target } => {
+            Op::IncJmpLtR { var, limit, target, .. } => {
                 let l = Src::reg(limit);
                 loop_bottom!(@ var, rv!(limit), l, target, checked_add, IncDec::PreInc,
                     |n, m| n < m, |v, l| compare(v, l) < 0)
             }
-            Op::IncJmpLtC { var, limit, target } => {
+            Op::IncJmpLtC { var, limit, target, .. } => {
                 loop_bottom!(@ var, kv!(limit), limit, target, checked_add, IncDec::PreInc,
                     |n, m| n < m, |v, l| compare(v, l) < 0)
             }
-            Op::IncJmpLeR { var, limit, target } => {
+            Op::IncJmpLeR { var, limit, target, .. } => {
                 let l = Src::reg(limit);
                 loop_bottom!(@ var, rv!(limit), l, target, checked_add, IncDec::PreInc,
                     |n, m| n <= m, |v, l| compare(v, l) <= 0)
             }
-            Op::IncJmpLeC { var, limit, target } => {
+            Op::IncJmpLeC { var, limit, target, .. } => {
                 loop_bottom!(@ var, kv!(limit), limit, target, checked_add, IncDec::PreInc,
                     |n, m| n <= m, |v, l| compare(v, l) <= 0)
             }
-            Op::DecJmpGtR { var, limit, target } => {
+            Op::DecJmpGtR { var, limit, target, .. } => {
                 let l = Src::reg(limit);
                 loop_bottom!(@ var, rv!(limit), l, target, checked_sub, IncDec::PreDec,
                     |n, m| m < n, |v, l| compare(l, v) < 0)
             }
-            Op::DecJmpGtC { var, limit, target } => {
+            Op::DecJmpGtC { var, limit, target, .. } => {
                 loop_bottom!(@ var, kv!(limit), limit, target, checked_sub, IncDec::PreDec,
                     |n, m| m < n, |v, l| compare(l, v) < 0)
             }
-            Op::DecJmpGeR { var, limit, target } => {
+            Op::DecJmpGeR { var, limit, target, .. } => {
                 let l = Src::reg(limit);
                 loop_bottom!(@ var, rv!(limit), l, target, checked_sub, IncDec::PreDec,
                     |n, m| m <= n, |v, l| compare(l, v) <= 0)
             }
-            Op::DecJmpGeC { var, limit, target } => {
+            Op::DecJmpGeC { var, limit, target, .. } => {
                 loop_bottom!(@ var, kv!(limit), limit, target, checked_sub, IncDec::PreDec,
                     |n, m| m <= n, |v, l| compare(l, v) <= 0)
             }

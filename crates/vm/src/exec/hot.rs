@@ -182,12 +182,12 @@ pub(super) unsafe fn run<G: Globals>(
             next!();
         }};
     }
-    // A fused loop bottom: steps int `var` by one and jumps back to
-    // `target` while `test(var, limit)` holds, else skips the entry test
-    // that follows it.
+    // A fused loop bottom: steps int `var` by one and jumps `back` bytes
+    // back, to its target, while `test(var, limit)` holds, else skips the
+    // entry test that follows it.
     #[collapse_debuginfo(yes)]
     macro_rules! loop_bottom {
-        ($var:expr, $lv:expr, $target:expr, $step:ident, $test:expr) => {{
+        ($var:expr, $lv:expr, $back:expr, $step:ident, $test:expr) => {{
             let test: fn(i64, i64) -> bool = $test;
             let m = match $lv {
                 Value::Int(m) => *m,
@@ -197,8 +197,9 @@ pub(super) unsafe fn run<G: Globals>(
             let Some(x) = n.$step(1) else { leave!() };
             *n = x;
             if test(x, m) {
-                // SAFETY: as for `jump!`.
-                let to = unsafe { code.add($target.to_owned() as usize) };
+                // SAFETY: `back` leads to the target, inside the code
+                // (checked when the function was finished).
+                let to = unsafe { ip.byte_sub(usize::from(*$back)) };
                 if eg!(g).interrupt.pending.load(Ordering::Relaxed) {
                     return Left { at: to, base };
                 }
@@ -451,29 +452,29 @@ pub(super) unsafe fn run<G: Globals>(
             Op::JmpLe { a, b, if_true, target } => jmp_cmp!(raw!(a), raw!(b), <=, if_true, target),
             Op::JmpLeRR { a, b, if_true, target } => jmp_cmp!(rv!(a), rv!(b), <=, if_true, target),
             Op::JmpLeRC { a, k, if_true, target } => jmp_cmp!(rv!(a), kv!(k), <=, if_true, target),
-            Op::IncJmpLtR { var, limit, target } => {
-                loop_bottom!(var, rv!(limit), target, checked_add, |n, m| n < m)
+            Op::IncJmpLtR { var, limit, back, .. } => {
+                loop_bottom!(var, rv!(limit), back, checked_add, |n, m| n < m)
             }
-            Op::IncJmpLtC { var, limit, target } => {
-                loop_bottom!(var, kv!(limit), target, checked_add, |n, m| n < m)
+            Op::IncJmpLtC { var, limit, back, .. } => {
+                loop_bottom!(var, kv!(limit), back, checked_add, |n, m| n < m)
             }
-            Op::IncJmpLeR { var, limit, target } => {
-                loop_bottom!(var, rv!(limit), target, checked_add, |n, m| n <= m)
+            Op::IncJmpLeR { var, limit, back, .. } => {
+                loop_bottom!(var, rv!(limit), back, checked_add, |n, m| n <= m)
             }
-            Op::IncJmpLeC { var, limit, target } => {
-                loop_bottom!(var, kv!(limit), target, checked_add, |n, m| n <= m)
+            Op::IncJmpLeC { var, limit, back, .. } => {
+                loop_bottom!(var, kv!(limit), back, checked_add, |n, m| n <= m)
             }
-            Op::DecJmpGtR { var, limit, target } => {
-                loop_bottom!(var, rv!(limit), target, checked_sub, |n, m| m < n)
+            Op::DecJmpGtR { var, limit, back, .. } => {
+                loop_bottom!(var, rv!(limit), back, checked_sub, |n, m| m < n)
             }
-            Op::DecJmpGtC { var, limit, target } => {
-                loop_bottom!(var, kv!(limit), target, checked_sub, |n, m| m < n)
+            Op::DecJmpGtC { var, limit, back, .. } => {
+                loop_bottom!(var, kv!(limit), back, checked_sub, |n, m| m < n)
             }
-            Op::DecJmpGeR { var, limit, target } => {
-                loop_bottom!(var, rv!(limit), target, checked_sub, |n, m| m <= n)
+            Op::DecJmpGeR { var, limit, back, .. } => {
+                loop_bottom!(var, rv!(limit), back, checked_sub, |n, m| m <= n)
             }
-            Op::DecJmpGeC { var, limit, target } => {
-                loop_bottom!(var, kv!(limit), target, checked_sub, |n, m| m <= n)
+            Op::DecJmpGeC { var, limit, back, .. } => {
+                loop_bottom!(var, kv!(limit), back, checked_sub, |n, m| m <= n)
             }
             // A bound call (the main loop's `enter!`), when the callee's
             // window fits in the stack chunk, the frame vector has room
