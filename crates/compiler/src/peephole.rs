@@ -109,6 +109,7 @@ mod tests {
         let (a, b, d) = (Reg::new(0), Reg::new(1), Reg::new(2));
         let (r, k) = (Src::reg, konst);
         let cases = [
+            (Op::Move { dst: d, src: k(3) }, Op::MoveC { dst: d, k: konst(3) }),
             (
                 Op::Add {
                     dst: d,

@@ -363,21 +363,61 @@ pub enum Op {
     // hot loop jumps back with it, without the code's address, which it
     // keeps in a stack slot.
     /// `IncJmpLt` with the limit in a register.
-    IncJmpLtR { var: Reg, limit: Reg, target: Target, back: u16 },
+    IncJmpLtR {
+        var: Reg,
+        limit: Reg,
+        target: Target,
+        back: u16,
+    },
     /// `IncJmpLt` with a constant limit (a constant `Src`).
-    IncJmpLtC { var: Reg, limit: Src, target: Target, back: u16 },
+    IncJmpLtC {
+        var: Reg,
+        limit: Src,
+        target: Target,
+        back: u16,
+    },
     /// `IncJmpLe` with the limit in a register.
-    IncJmpLeR { var: Reg, limit: Reg, target: Target, back: u16 },
+    IncJmpLeR {
+        var: Reg,
+        limit: Reg,
+        target: Target,
+        back: u16,
+    },
     /// `IncJmpLe` with a constant limit.
-    IncJmpLeC { var: Reg, limit: Src, target: Target, back: u16 },
+    IncJmpLeC {
+        var: Reg,
+        limit: Src,
+        target: Target,
+        back: u16,
+    },
     /// `DecJmpGt` with the limit in a register.
-    DecJmpGtR { var: Reg, limit: Reg, target: Target, back: u16 },
+    DecJmpGtR {
+        var: Reg,
+        limit: Reg,
+        target: Target,
+        back: u16,
+    },
     /// `DecJmpGt` with a constant limit.
-    DecJmpGtC { var: Reg, limit: Src, target: Target, back: u16 },
+    DecJmpGtC {
+        var: Reg,
+        limit: Src,
+        target: Target,
+        back: u16,
+    },
     /// `DecJmpGe` with the limit in a register.
-    DecJmpGeR { var: Reg, limit: Reg, target: Target, back: u16 },
+    DecJmpGeR {
+        var: Reg,
+        limit: Reg,
+        target: Target,
+        back: u16,
+    },
     /// `DecJmpGe` with a constant limit.
-    DecJmpGeC { var: Reg, limit: Src, target: Target, back: u16 },
+    DecJmpGeC {
+        var: Reg,
+        limit: Src,
+        target: Target,
+        back: u16,
+    },
     /// Jump if `(a <= b) == if_true`.
     JmpLe {
         a: Src,
@@ -391,6 +431,9 @@ pub enum Op {
     // its operands' kinds (register or constant) are part of the opcode,
     // so the VM reads them without testing (PHP specialises its handlers
     // by operand type the same way). They print as their general forms.
+    /// `Move` of constant `k` (a constant `Src`: a scalar or an interned
+    /// string, so a copy of its bits).
+    MoveC { dst: Reg, k: Src },
     /// `Add` with two registers.
     AddRR { dst: Reg, a: Reg, b: Reg },
     /// `Add` with a register and constant `k` (a constant `Src`).
@@ -543,6 +586,7 @@ impl Op {
         use Op::*;
         let r = Src::reg;
         match self {
+            MoveC { dst, k } => Move { dst, src: k },
             AddRR { dst, a, b } => Add { dst, a: r(a), b: r(b) },
             AddRC { dst, a, k: c } => Add { dst, a: r(a), b: c },
             SubRR { dst, a, b } => Sub { dst, a: r(a), b: r(b) },
@@ -631,28 +675,69 @@ impl Op {
             Add { a, b, .. } | Sub { a, b, .. } | Mul { a, b, .. } | JmpLt { a, b, .. } | JmpLe { a, b, .. } => (a, b),
             IncJmpLt { var, limit, target } => {
                 return match limit.as_reg() {
-                    Some(limit) => IncJmpLtR { var, limit, target, back: 0 },
-                    None => IncJmpLtC { var, limit, target, back: 0 },
+                    Some(limit) => IncJmpLtR {
+                        var,
+                        limit,
+                        target,
+                        back: 0,
+                    },
+                    None => IncJmpLtC {
+                        var,
+                        limit,
+                        target,
+                        back: 0,
+                    },
                 }
             }
             IncJmpLe { var, limit, target } => {
                 return match limit.as_reg() {
-                    Some(limit) => IncJmpLeR { var, limit, target, back: 0 },
-                    None => IncJmpLeC { var, limit, target, back: 0 },
+                    Some(limit) => IncJmpLeR {
+                        var,
+                        limit,
+                        target,
+                        back: 0,
+                    },
+                    None => IncJmpLeC {
+                        var,
+                        limit,
+                        target,
+                        back: 0,
+                    },
                 }
             }
             DecJmpGt { var, limit, target } => {
                 return match limit.as_reg() {
-                    Some(limit) => DecJmpGtR { var, limit, target, back: 0 },
-                    None => DecJmpGtC { var, limit, target, back: 0 },
+                    Some(limit) => DecJmpGtR {
+                        var,
+                        limit,
+                        target,
+                        back: 0,
+                    },
+                    None => DecJmpGtC {
+                        var,
+                        limit,
+                        target,
+                        back: 0,
+                    },
                 }
             }
             DecJmpGe { var, limit, target } => {
                 return match limit.as_reg() {
-                    Some(limit) => DecJmpGeR { var, limit, target, back: 0 },
-                    None => DecJmpGeC { var, limit, target, back: 0 },
+                    Some(limit) => DecJmpGeR {
+                        var,
+                        limit,
+                        target,
+                        back: 0,
+                    },
+                    None => DecJmpGeC {
+                        var,
+                        limit,
+                        target,
+                        back: 0,
+                    },
                 }
             }
+            Move { dst, src } if src.is_const() => return MoveC { dst, k: src },
             op => return op,
         };
         match (self, a.as_reg(), b.as_reg()) {
@@ -730,6 +815,7 @@ impl Op {
         matches!(
             self,
             Nop | Move { .. }
+                | MoveC { .. }
                 | CallDirect { .. }
                 | Return { .. }
                 | Assign { .. }
@@ -881,7 +967,8 @@ impl Op {
             };
         }
         match self.generic() {
-            AddRR { .. }
+            MoveC { .. }
+            | AddRR { .. }
             | AddRC { .. }
             | SubRR { .. }
             | SubRC { .. }
@@ -1433,7 +1520,8 @@ impl fmt::Display for DisplayOp<'_> {
         use Op::*;
         let (r, s) = (|x| self.reg(x), |x| self.src(x));
         match self.op.generic() {
-            AddRR { .. }
+            MoveC { .. }
+            | AddRR { .. }
             | AddRC { .. }
             | SubRR { .. }
             | SubRC { .. }

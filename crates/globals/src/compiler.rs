@@ -232,7 +232,8 @@ impl OpArrayBuilder {
             }
             // The constant-operand forms address their `Src` as a
             // constant without testing it: it must be one.
-            if let Op::AddRC { k, .. }
+            if let Op::MoveC { k, .. }
+            | Op::AddRC { k, .. }
             | Op::SubRC { k, .. }
             | Op::MulRC { k, .. }
             | Op::JmpLtRC { k, .. }

@@ -692,6 +692,14 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 let v = opnd!(src).clone();
                 set!(dst, v);
             }
+            Op::MoveC { dst, k } => {
+                let v = kv!(k);
+                // SAFETY: a constant owns nothing (the pool holds scalars
+                // and interned strings), and the copy is taken before the
+                // register is written.
+                let v = unsafe { std::ptr::read(v) };
+                put!(dst, v);
+            }
             Op::Assign { var, src } => {
                 let v = opnd!(src).clone();
                 tri!(assign_slot(reg!(var), v));

@@ -1,10 +1,13 @@
-//! The hot loop: a second, small run loop for the instructions of a loop
-//! body whose fast paths call nothing (moves, int and float arithmetic,
-//! int bit operations, numeric compare-and-branch, increments, int-key
-//! element reads and scalar element writes, fused loop bottoms; a new
-//! array element, the one exception, is made by the array's out-of-line
-//! `entry`). `Op::runs_in_hot_loop` lists them for the compiler, which
-//! marks the loops made only of them.
+//! The hot loop: a second, small run loop for code whose fast paths call
+//! nothing (moves, int and float arithmetic, int bit operations, numeric
+//! compare-and-branch, increments, int-key element reads and scalar
+//! element writes, fused loop bottoms; a new array element, the one
+//! exception, is made by the array's out-of-line `entry`), and for bound
+//! calls and returns between such code (`CallDirect` pushes the frame the
+//! main loop would; `Return` pops it when the window and the value own
+//! nothing but interned strings). `Op::runs_in_hot_loop` lists them for
+//! the compiler, which marks the loops, and the functions, made only of
+//! them (`mark_hot_code`).
 //!
 //! Why a second loop: the main run loop is one large function with calls
 //! in most of its handlers, so LLVM keeps its hot state (the instruction
@@ -12,16 +15,20 @@
 //! handler, and any change anywhere in it can move that allocation
 //! (docs/performance.md, "Where the remaining gap is"). This function
 //! makes no calls, so its few locals stay in registers whatever the main
-//! loop does. The main loop enters it on a taken backward jump and takes
-//! over again at the first instruction it does not handle, or whose fast
-//! path does not apply (a non-number operand, an overflow, a result
-//! register holding a value that needs dropping, a pending interrupt).
+//! loop does. The main loop enters it on a taken backward jump to a marked
+//! loop and at the start of a marked function, and takes over again at
+//! the first instruction it does not handle, or whose fast path does not
+//! apply (a non-number operand, an overflow, a result register holding a
+//! value that needs dropping, a pending interrupt, a full frame vector or
+//! stack chunk).
 //!
 //! The contract with the main loop: every instruction here either
 //! completes, with exactly the effect the main loop's handler would have,
 //! or is left untouched, and the returned pointer is the next instruction
-//! to execute. So the main loop can always carry on at the returned
-//! instruction with its own, general handler.
+//! to execute, in the function of the frame then on top of EG's frames.
+//! So the main loop can always carry on at the returned instruction with
+//! its own, general handler, after reloading its locals from that frame
+//! when the hot loop called or returned.
 
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
@@ -226,6 +233,11 @@ pub(super) unsafe fn run<G: Globals>(
                 }
                 // SAFETY: the value owns nothing, and the copy is taken
                 // before the register is written.
+                put!(dst, std::ptr::read(v))
+            }
+            Op::MoveC { dst, k } => {
+                let v = kv!(k);
+                // SAFETY: as for `Move` (a constant is a plain copy).
                 put!(dst, std::ptr::read(v))
             }
             // `$x = v` at top level (where variables may be references:
