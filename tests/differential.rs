@@ -53,13 +53,23 @@ fn compare(script: &Path, args: &[&str]) -> Option<String> {
     }
 }
 
+/// Whether `php` is there to compare with. Without it a test is skipped
+/// with a visible message, except under CI (`CI` set), where a missing
+/// php is a failure.
+fn php_or_skip(what: &str) -> bool {
+    if support::php_available() {
+        return true;
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("php 8 is not on PATH: CI must install php8.2-cli (see .ci/run)");
+    }
+    eprintln!("SKIPPED {what}: php 8 is not on PATH (install php8.2-cli to run them)");
+    false
+}
+
 #[test]
 fn same_as_php() {
-    if !support::php_available() {
-        if std::env::var_os("CI").is_some() {
-            panic!("php 8 is not on PATH: CI must install php8.2-cli (see .ci/run)");
-        }
-        eprintln!("SKIPPED differential tests: php 8 is not on PATH (install php8.2-cli to run them)");
+    if !php_or_skip("differential tests") {
         return;
     }
     let root = support::root();
@@ -83,11 +93,7 @@ fn same_as_php() {
 /// the same, not only the first line a golden `.err` file holds.
 #[test]
 fn stderr_of_hot_calls_is_php_s() {
-    if !support::php_available() {
-        if std::env::var_os("CI").is_some() {
-            panic!("php 8 is not on PATH: CI must install php8.2-cli (see .ci/run)");
-        }
-        eprintln!("SKIPPED: php 8 is not on PATH (install php8.2-cli to run it)");
+    if !php_or_skip("the stderr comparison of hot calls") {
         return;
     }
     let script = support::root().join("tests/golden/fastpaths/hot_calls.mz");
