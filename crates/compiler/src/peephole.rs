@@ -159,6 +159,18 @@ mod tests {
                 Op::MulRC { dst: d, a, k: konst(3) },
             ),
             (
+                Op::Mul {
+                    dst: d,
+                    a: k(3),
+                    b: r(a),
+                },
+                Op::MulCR {
+                    dst: d,
+                    k: konst(3),
+                    b: a,
+                },
+            ),
+            (
                 Op::JmpLt {
                     a: r(a),
                     b: r(b),

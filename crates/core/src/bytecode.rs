@@ -446,6 +446,8 @@ pub enum Op {
     MulRR { dst: Reg, a: Reg, b: Reg },
     /// `Mul` with a register and constant `k`.
     MulRC { dst: Reg, a: Reg, k: Src },
+    /// `Mul` with constant `k` first and a register (`2 * $z`).
+    MulCR { dst: Reg, k: Src, b: Reg },
     /// `JmpLt` with two registers.
     JmpLtRR {
         a: Reg,
@@ -593,6 +595,7 @@ impl Op {
             SubRC { dst, a, k: c } => Sub { dst, a: r(a), b: c },
             MulRR { dst, a, b } => Mul { dst, a: r(a), b: r(b) },
             MulRC { dst, a, k: c } => Mul { dst, a: r(a), b: c },
+            MulCR { dst, k: c, b } => Mul { dst, a: c, b: r(b) },
             JmpLtRR { a, b, if_true, target } => JmpLt {
                 a: r(a),
                 b: r(b),
@@ -747,6 +750,7 @@ impl Op {
             (Sub { dst, .. }, Some(a), None) => SubRC { dst, a, k: b },
             (Mul { dst, .. }, Some(a), Some(b)) => MulRR { dst, a, b },
             (Mul { dst, .. }, Some(a), None) => MulRC { dst, a, k: b },
+            (Mul { dst, .. }, None, Some(b)) => MulCR { dst, k: a, b },
             (JmpLt { if_true, target, .. }, Some(a), Some(b)) => JmpLtRR { a, b, if_true, target },
             (JmpLt { if_true, target, .. }, Some(a), None) => JmpLtRC {
                 a,
@@ -828,6 +832,7 @@ impl Op {
                 | SubRC { .. }
                 | MulRR { .. }
                 | MulRC { .. }
+                | MulCR { .. }
                 | IncVar { .. }
                 | DecVar { .. }
                 | IncDecVar { .. }
@@ -974,6 +979,7 @@ impl Op {
             | SubRC { .. }
             | MulRR { .. }
             | MulRC { .. }
+            | MulCR { .. }
             | JmpLtRR { .. }
             | JmpLtRC { .. }
             | JmpLtCR { .. }
@@ -1527,6 +1533,7 @@ impl fmt::Display for DisplayOp<'_> {
             | SubRC { .. }
             | MulRR { .. }
             | MulRC { .. }
+            | MulCR { .. }
             | JmpLtRR { .. }
             | JmpLtRC { .. }
             | JmpLtCR { .. }

@@ -236,6 +236,7 @@ impl OpArrayBuilder {
             | Op::AddRC { k, .. }
             | Op::SubRC { k, .. }
             | Op::MulRC { k, .. }
+            | Op::MulCR { k, .. }
             | Op::JmpLtRC { k, .. }
             | Op::JmpLtCR { k, .. }
             | Op::JmpLeRC { k, .. }

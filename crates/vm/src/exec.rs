@@ -729,6 +729,9 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             Op::MulRC { dst, a, k } => {
                 arith!(@ dst, rv!(a), kv!(k), Src::reg(a), k, checked_mul, *, BinOp::Mul)
             }
+            Op::MulCR { dst, k, b } => {
+                arith!(@ dst, kv!(k), rv!(b), k, Src::reg(b), checked_mul, *, BinOp::Mul)
+            }
             Op::Concat { dst, a, b } => {
                 save_pc(g, cur!());
                 let r = tri!(ops::concat(g, &opnd!(a), &opnd!(b)));

@@ -259,6 +259,7 @@ pub(super) unsafe fn run<G: Globals>(
             Op::SubRC { dst, a, k } => arith!(dst, rv!(a), kv!(k), checked_sub, -),
             Op::MulRR { dst, a, b } => arith!(dst, rv!(a), rv!(b), checked_mul, *),
             Op::MulRC { dst, a, k } => arith!(dst, rv!(a), kv!(k), checked_mul, *),
+            Op::MulCR { dst, k, b } => arith!(dst, kv!(k), rv!(b), checked_mul, *),
             // (`checked_*` rather than a compare with the limit: an
             // increment and an overflow test, not a 10-byte constant, a
             // decrement and a compare.)
