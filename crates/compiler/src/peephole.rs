@@ -39,8 +39,9 @@ pub(crate) fn shorten_returns(code: &mut [Op], lines: &mut [u32], cvs: usize) {
     }
 }
 
-/// Gives `Add`, `Sub`, `Mul`, `JmpLt`, `JmpLe` and the fused loop bottoms
-/// their operand-specialised forms (`AddRR`, `JmpLtRC`, `IncJmpLtC`, ...;
+/// Gives `Move`, `Add`, `Sub`, `Mul`, `JmpLt`, `JmpLe` and the fused loop
+/// bottoms their operand-specialised forms (`MoveC`, `AddRR`, `MulCR`,
+/// `JmpLtRC`, `IncJmpLtC`, ...;
 /// see [`Op::specialised`]), the loop bottoms with the distance back to
 /// their target ([`Op::with_back`]). Last, because the other rewrites and
 /// the loop fusion look for the general forms, and nothing moves after it.

@@ -669,9 +669,10 @@ impl Op {
         }
     }
 
-    /// The operand-specialised form of `Add`, `Sub`, `Mul`, `JmpLt`,
-    /// `JmpLe` or a fused loop bottom whose operands' kinds have one (the
-    /// instruction itself otherwise).
+    /// The operand-specialised form of `Move`, `Add`, `Sub`, `Mul`,
+    /// `JmpLt`, `JmpLe` or a fused loop bottom whose operands' kinds have
+    /// one (the instruction itself otherwise). A loop bottom's comes with
+    /// `back` 0, for [`Op::with_back`] to set.
     pub fn specialised(self) -> Op {
         use Op::*;
         let (a, b) = match self {
