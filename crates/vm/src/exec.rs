@@ -8,9 +8,11 @@
 //! loop returns when a frame marked `native` returns (the script's main
 //! frame, or a callback a builtin is running).
 //!
-//! A loop made only of instructions whose fast paths call nothing runs
-//! in a second, small loop (`hot`), entered on a taken backward jump to
-//! it; the hot loop hands back the first instruction it cannot complete.
+//! Loops and functions made only of instructions whose fast paths call
+//! nothing (bound calls and returns included) run in a second, small loop
+//! (`hot`), entered on a taken backward jump to such a loop or a call of
+//! such a function; the hot loop hands back the first instruction it
+//! cannot complete, in the frame then on top.
 //!
 //! Per-thread state is reached through the globals strategy at the points
 //! PHP's VM reaches it: frames on call and return, the interrupt flag on
