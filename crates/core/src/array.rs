@@ -15,6 +15,8 @@
 //! Values hold arrays through `Rc`, so copying an array is a count bump and
 //! the first write to a shared array copies it (copy-on-write).
 
+use std::rc::Rc;
+
 use hashbrown::HashTable;
 
 use crate::string::PhpStr;
@@ -142,6 +144,55 @@ impl Clone for PhpArray {
             h.buckets.iter_mut().for_each(|b| unref_lone(&mut b.val));
         }
         copy
+    }
+}
+
+/// Freeing an array frees the arrays only it holds, and theirs, without
+/// recursing: a chain of arrays nested millions deep (`$a = [$a]` in a
+/// loop) would otherwise take a native stack frame per level and
+/// overflow. Elements are released in one pass; an element that is the
+/// last holder of an array (directly, or through a reference nobody else
+/// holds) hands that array's elements to a work list instead of freeing
+/// them from inside this call.
+impl Drop for PhpArray {
+    fn drop(&mut self) {
+        let mut pending = Vec::new();
+        release_elements(
+            std::mem::replace(&mut self.repr, Repr::Packed(Vec::new())),
+            &mut pending,
+        );
+        while let Some(repr) = pending.pop() {
+            release_elements(repr, &mut pending);
+        }
+    }
+}
+
+/// Drops the elements of `repr`, moving the elements of arrays they held
+/// alone onto `pending`.
+fn release_elements(repr: Repr, pending: &mut Vec<Repr>) {
+    match repr {
+        Repr::Packed(values) => values.into_iter().for_each(|v| release(v, pending)),
+        Repr::Hashed(h) => h.buckets.into_iter().for_each(|b| release(b.val, pending)),
+    }
+}
+
+#[inline]
+fn release(v: Value, pending: &mut Vec<Repr>) {
+    let inner = match v {
+        Value::Arr(a) => Rc::into_inner(a),
+        Value::Ref(r) => match r.into_inner() {
+            Some(Value::Arr(a)) => Rc::into_inner(a),
+            _ => None,
+        },
+        other => {
+            other.release();
+            None
+        }
+    };
+    if let Some(mut a) = inner {
+        if !a.is_empty() {
+            pending.push(std::mem::replace(&mut a.repr, Repr::Packed(Vec::new())));
+        }
     }
 }
 
@@ -727,6 +778,36 @@ impl std::fmt::Debug for PhpArray {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn freeing_deeply_nested_arrays_does_not_recurse() {
+        // Deeper than any test thread's native stack could take with a
+        // frame per level: by value, through references, and hashed.
+        let mut v = Value::Int(1);
+        for i in 0..1_000_000 {
+            v = match i % 3 {
+                0 => Value::arr(PhpArray::from_list(vec![v])),
+                1 => Value::arr(PhpArray::from_list(vec![Value::Ref(crate::PhpRef::new(v))])),
+                _ => {
+                    let mut a = PhpArray::new();
+                    a.insert(Key::from_bytes(b"k"), v);
+                    Value::arr(a)
+                }
+            };
+        }
+        drop(v);
+    }
+
+    #[test]
+    fn freeing_an_array_leaves_shared_elements_alive() {
+        let shared = Rc::new(PhpArray::from_list(vec![Value::Int(5)]));
+        let r = crate::PhpRef::new(Value::Arr(shared.clone()));
+        let outer = PhpArray::from_list(vec![Value::Arr(shared.clone()), Value::Ref(r.clone())]);
+        drop(outer);
+        assert_eq!(Rc::strong_count(&shared), 2);
+        assert_eq!(r.count(), 1);
+        assert_eq!(r.get(), Value::Arr(shared));
+    }
 
     #[test]
     fn canonical_ints_are_the_strings_php_turns_into_int_keys() {

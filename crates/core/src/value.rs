@@ -10,12 +10,15 @@
 
 use std::borrow::Cow;
 use std::cell::{Ref, RefCell, RefMut};
-use std::cmp::Ordering;
 use std::rc::Rc;
 
 use crate::array::{Key, PhpArray};
 use crate::numfmt::{self, Number};
 use crate::string::PhpStr;
+
+mod compare;
+
+pub use compare::{compare, identical, loose_equals, NestingError, MAX_COMPARE_DEPTH};
 
 /// A PHP value (see the module docs).
 #[derive(Debug, Default)]
@@ -98,6 +101,12 @@ impl PhpRef {
 
     pub fn get(&self) -> Value {
         self.0.borrow().clone()
+    }
+
+    /// The value, if this was the reference's last holder (otherwise the
+    /// reference just loses a holder).
+    pub fn into_inner(self) -> Option<Value> {
+        Rc::into_inner(self.0).map(RefCell::into_inner)
     }
 
     /// The referenced value without a borrow guard, or `None` while it is
@@ -427,150 +436,6 @@ impl Value {
     }
 }
 
-/// `==` on values is PHP's `===` (for tests and assertions; the VM calls
-/// [`loose_equals`] and [`identical`] explicitly).
-impl PartialEq for Value {
-    fn eq(&self, other: &Value) -> bool {
-        identical(self, other)
-    }
-}
-
-/// `$a === $b`.
-pub fn identical(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Ref(r), _) => identical(&r.borrow(), b),
-        (_, Value::Ref(r)) => identical(a, &r.borrow()),
-        (Value::Undef | Value::Null, Value::Undef | Value::Null) => true,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Int(x), Value::Int(y)) => x == y,
-        (Value::Float(x), Value::Float(y)) => x == y,
-        (Value::Str(x), Value::Str(y)) => x.as_bytes() == y.as_bytes(),
-        (Value::Arr(x), Value::Arr(y)) => {
-            Rc::ptr_eq(x, y)
-                || (x.len() == y.len()
-                    && x.iter()
-                        .zip(y.iter())
-                        .all(|((k1, v1), (k2, v2))| k1 == k2 && identical(v1, v2)))
-        }
-        (Value::Closure(x), Value::Closure(y)) => Rc::ptr_eq(x, y),
-        _ => false,
-    }
-}
-
-/// `$a == $b` (PHP 8 rules).
-pub fn loose_equals(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Str(x), Value::Str(y)) => numfmt::smart_str_equals(x, y),
-        (Value::Int(x), Value::Int(y)) => x == y,
-        _ => compare(a, b) == 0,
-    }
-}
-
-fn three_way_f(a: f64, b: f64) -> i32 {
-    if a == b {
-        0
-    } else if a < b {
-        -1
-    } else {
-        1
-    }
-}
-
-fn ord_i32(o: Ordering) -> i32 {
-    o as i32
-}
-
-/// PHP 8's `zend_compare`: -1, 0 or 1 (1 also for "uncomparable", so that
-/// both `$a < $b` and `$b < $a` are false for such arrays).
-pub fn compare(a: &Value, b: &Value) -> i32 {
-    use Value::*;
-    match (a, b) {
-        (Ref(r), _) => compare(&r.borrow(), b),
-        (_, Ref(r)) => compare(a, &r.borrow()),
-        (Int(x), Int(y)) => ord_i32(x.cmp(y)),
-        (Int(x), Float(y)) => three_way_f(*x as f64, *y),
-        (Float(x), Int(y)) => three_way_f(*x, *y as f64),
-        (Float(x), Float(y)) => three_way_f(*x, *y),
-        (Str(x), Str(y)) => ord_i32(numfmt::smart_str_compare(x, y)),
-        (Undef | Null, Undef | Null) => 0,
-        (Undef | Null, Bool(y)) => -(*y as i32),
-        (Bool(x), Undef | Null) => *x as i32,
-        (Bool(x), _) => ord_i32(x.cmp(&b.to_bool())),
-        (_, Bool(y)) => ord_i32(a.to_bool().cmp(y)),
-        (Undef | Null, Str(y)) => {
-            if y.is_empty() {
-                0
-            } else {
-                -1
-            }
-        }
-        (Str(x), Undef | Null) => {
-            if x.is_empty() {
-                0
-            } else {
-                1
-            }
-        }
-        (Undef | Null, _) => -(b.to_bool() as i32),
-        (_, Undef | Null) => a.to_bool() as i32,
-        (Int(_) | Float(_), Str(s)) => compare_number_string(a, s, false),
-        (Str(s), Int(_) | Float(_)) => compare_number_string(b, s, true),
-        (Arr(x), Arr(y)) => compare_arrays(x, y),
-        (Arr(_), _) => 1,
-        (_, Arr(_)) => -1,
-        (Closure(x), Closure(y)) => {
-            if Rc::ptr_eq(x, y) {
-                0
-            } else {
-                1
-            }
-        }
-        (Closure(_), _) => 1,
-        (_, Closure(_)) => -1,
-        _ => 0,
-    }
-}
-
-/// A number against a string: numerically if the string is numeric,
-/// otherwise as strings (PHP 8's "saner string to number comparisons").
-fn compare_number_string(num: &Value, s: &PhpStr, swapped: bool) -> i32 {
-    let r = match numfmt::is_numeric_str(s) {
-        Some(n) => match (num, n) {
-            (Value::Int(x), Number::Int(y)) => ord_i32(x.cmp(&y)),
-            _ => three_way_f(num.to_float(), n.to_f64()),
-        },
-        None => {
-            let mut text = Vec::new();
-            let precision = 14;
-            let _ = num.write_string(&mut text, precision);
-            ord_i32(text.as_slice().cmp(s.as_bytes()))
-        }
-    };
-    if swapped {
-        -r
-    } else {
-        r
-    }
-}
-
-fn compare_arrays(x: &PhpArray, y: &PhpArray) -> i32 {
-    match x.len().cmp(&y.len()) {
-        Ordering::Less => return -1,
-        Ordering::Greater => return 1,
-        Ordering::Equal => {}
-    }
-    for (k, v1) in x.iter() {
-        let Some(v2) = y.get(&k.to_key()) else {
-            return 1;
-        };
-        let c = compare(v1, v2);
-        if c != 0 {
-            return c;
-        }
-    }
-    0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -582,33 +447,6 @@ mod tests {
     #[test]
     fn sixteen_bytes() {
         assert_eq!(std::mem::size_of::<Value>(), 16);
-    }
-
-    #[test]
-    fn php8_comparisons() {
-        assert!(!loose_equals(&s("abc"), &Value::Int(0)));
-        assert!(loose_equals(&s("1"), &s("01")));
-        assert!(loose_equals(&s("10"), &s("1e1")));
-        assert!(loose_equals(&Value::Int(100), &s("1e2")));
-        assert!(loose_equals(&Value::Null, &Value::Bool(false)));
-        assert!(loose_equals(&Value::empty_array(), &Value::Bool(false)));
-        assert!(loose_equals(&Value::Null, &s("")));
-        assert!(!loose_equals(&Value::Null, &s("0")));
-        assert!(loose_equals(&s("1 "), &Value::Int(1)));
-        assert!(!loose_equals(&s("1abc"), &Value::Int(1)));
-        assert_eq!(compare(&s("abc"), &Value::Int(5)), 1);
-        assert_eq!(compare(&Value::Int(5), &s("abc")), -1);
-        assert_eq!(compare(&Value::Float(f64::NAN), &Value::Float(f64::NAN)), 1);
-    }
-
-    #[test]
-    fn identity() {
-        assert!(identical(&Value::Int(1), &Value::Int(1)));
-        assert!(!identical(&Value::Int(1), &Value::Float(1.0)));
-        assert!(!identical(&Value::Float(f64::NAN), &Value::Float(f64::NAN)));
-        let a = Value::arr(PhpArray::from_list(vec![Value::Int(1), s("x")]));
-        let b = Value::arr(PhpArray::from_list(vec![Value::Int(1), s("x")]));
-        assert!(identical(&a, &b));
     }
 
     #[test]

@@ -72,6 +72,18 @@ pub fn fatal<T>(message: impl Into<String>) -> VmResult<T> {
     }))
 }
 
+/// A comparison that met a reference to an array it was comparing:
+/// PHP's fatal "Nesting level too deep - recursive dependency?".
+impl From<minizts_core::value::NestingError> for Box<VmError> {
+    #[cold]
+    fn from(e: minizts_core::value::NestingError) -> Box<VmError> {
+        Box::new(VmError::Fatal {
+            message: e.to_string(),
+            at: None,
+        })
+    }
+}
+
 /// Levels of non-fatal diagnostics (PHP's `E_*` constants).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {

@@ -23,7 +23,7 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
 use minizts_core::bytecode::{BinOp, Function, IncDec, Op, Reg, Src};
-use minizts_core::value::{compare, identical, loose_equals, Closure, RefIter};
+use minizts_core::value::{compare, identical, loose_equals, Closure, NestingError, RefIter};
 use minizts_core::{Key, PhpArray, PhpRef, PhpStr, Value};
 use minizts_globals::executor::CacheEntry;
 use minizts_globals::{eg, memory, Globals};
@@ -435,7 +435,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         ($va:expr, $vb:expr, $a:expr, $b:expr, $op:tt, $if_true:expr, $target:expr) => {{
             let r = match num_cmp!(@ $va, $vb, $op) {
                 Some(r) => r,
-                None => minizts_core::value::compare(&opnd!($a), &opnd!($b)) $op 0,
+                None => tri!(compare(&opnd!($a), &opnd!($b))) $op 0,
             };
             if r == $if_true {
                 jump!($target);
@@ -469,7 +469,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 Ok(v) => v,
                 Err(e) => {
                     save_pc(g, cur!());
-                    return Err(e);
+                    return Err(e.into());
                 }
             }
         };
@@ -553,7 +553,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         // caller: the specialised forms know whether it is a register.
         (@ $var:expr, $lv:expr, $limit:expr, $target:expr, $step:ident, $kind:expr, $test:expr, $slow_test:expr) => {{
             let test: fn(i64, i64) -> bool = $test;
-            let slow_test: fn(&Value, &Value) -> bool = $slow_test;
+            let slow_test: fn(&Value, &Value) -> Result<bool, NestingError> = $slow_test;
             // The limit is read before the variable is borrowed (it may be
             // the variable itself).
             let m = match $lv {
@@ -572,7 +572,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 None => {
                     save_pc(g, cur!());
                     tri!(step_var_slow(g, $var, reg!($var), $kind));
-                    slow_test(&opnd!(Src::reg($var)), &opnd!($limit))
+                    tri!(slow_test(&opnd!(Src::reg($var)), &opnd!($limit)))
                 }
             };
             if r {
@@ -743,25 +743,25 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 if let Some(r) = num_cmp!(a, b, <) {
                     put!(dst, Value::Bool(r));
                 }
-                let r = minizts_core::value::compare(&opnd!(a), &opnd!(b)) < 0;
+                let r = tri!(compare(&opnd!(a), &opnd!(b))) < 0;
                 set!(dst, Value::Bool(r));
             }
             Op::Le { dst, a, b } => {
                 if let Some(r) = num_cmp!(a, b, <=) {
                     put!(dst, Value::Bool(r));
                 }
-                let r = minizts_core::value::compare(&opnd!(a), &opnd!(b)) <= 0;
+                let r = tri!(compare(&opnd!(a), &opnd!(b))) <= 0;
                 set!(dst, Value::Bool(r));
             }
             Op::Eq { dst, a, b } => {
                 let r = match (raw!(a), raw!(b)) {
                     (Value::Int(x), Value::Int(y)) => x == y,
-                    _ => loose_equals(&opnd!(a), &opnd!(b)),
+                    _ => tri!(loose_equals(&opnd!(a), &opnd!(b))),
                 };
                 set!(dst, Value::Bool(r));
             }
             Op::Identical { dst, a, b } => {
-                let r = identical(&opnd!(a), &opnd!(b));
+                let r = tri!(identical(&opnd!(a), &opnd!(b)));
                 set!(dst, Value::Bool(r));
             }
             Op::Binary { op, dst, a, b } => {
@@ -1183,7 +1183,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     checked_add,
                     IncDec::PreInc,
                     |n, m| n < m,
-                    |v, l| compare(v, l) < 0
+                    |v, l| Ok(compare(v, l)? < 0)
                 )
             }
             Op::IncJmpLe { var, limit, target } => {
@@ -1194,7 +1194,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     checked_add,
                     IncDec::PreInc,
                     |n, m| n <= m,
-                    |v, l| compare(v, l) <= 0
+                    |v, l| Ok(compare(v, l)? <= 0)
                 )
             }
             Op::DecJmpGt { var, limit, target } => {
@@ -1205,7 +1205,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     checked_sub,
                     IncDec::PreDec,
                     |n, m| m < n,
-                    |v, l| compare(l, v) < 0
+                    |v, l| Ok(compare(l, v)? < 0)
                 )
             }
             Op::DecJmpGe { var, limit, target } => {
@@ -1216,44 +1216,44 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     checked_sub,
                     IncDec::PreDec,
                     |n, m| m <= n,
-                    |v, l| compare(l, v) <= 0
+                    |v, l| Ok(compare(l, v)? <= 0)
                 )
             }
             Op::IncJmpLtR { var, limit, target, .. } => {
                 let l = Src::reg(limit);
                 loop_bottom!(@ var, rv!(limit), l, target, checked_add, IncDec::PreInc,
-                    |n, m| n < m, |v, l| compare(v, l) < 0)
+                    |n, m| n < m, |v, l| Ok(compare(v, l)? < 0))
             }
             Op::IncJmpLtC { var, limit, target, .. } => {
                 loop_bottom!(@ var, kv!(limit), limit, target, checked_add, IncDec::PreInc,
-                    |n, m| n < m, |v, l| compare(v, l) < 0)
+                    |n, m| n < m, |v, l| Ok(compare(v, l)? < 0))
             }
             Op::IncJmpLeR { var, limit, target, .. } => {
                 let l = Src::reg(limit);
                 loop_bottom!(@ var, rv!(limit), l, target, checked_add, IncDec::PreInc,
-                    |n, m| n <= m, |v, l| compare(v, l) <= 0)
+                    |n, m| n <= m, |v, l| Ok(compare(v, l)? <= 0))
             }
             Op::IncJmpLeC { var, limit, target, .. } => {
                 loop_bottom!(@ var, kv!(limit), limit, target, checked_add, IncDec::PreInc,
-                    |n, m| n <= m, |v, l| compare(v, l) <= 0)
+                    |n, m| n <= m, |v, l| Ok(compare(v, l)? <= 0))
             }
             Op::DecJmpGtR { var, limit, target, .. } => {
                 let l = Src::reg(limit);
                 loop_bottom!(@ var, rv!(limit), l, target, checked_sub, IncDec::PreDec,
-                    |n, m| m < n, |v, l| compare(l, v) < 0)
+                    |n, m| m < n, |v, l| Ok(compare(l, v)? < 0))
             }
             Op::DecJmpGtC { var, limit, target, .. } => {
                 loop_bottom!(@ var, kv!(limit), limit, target, checked_sub, IncDec::PreDec,
-                    |n, m| m < n, |v, l| compare(l, v) < 0)
+                    |n, m| m < n, |v, l| Ok(compare(l, v)? < 0))
             }
             Op::DecJmpGeR { var, limit, target, .. } => {
                 let l = Src::reg(limit);
                 loop_bottom!(@ var, rv!(limit), l, target, checked_sub, IncDec::PreDec,
-                    |n, m| m <= n, |v, l| compare(l, v) <= 0)
+                    |n, m| m <= n, |v, l| Ok(compare(l, v)? <= 0))
             }
             Op::DecJmpGeC { var, limit, target, .. } => {
                 loop_bottom!(@ var, kv!(limit), limit, target, checked_sub, IncDec::PreDec,
-                    |n, m| m <= n, |v, l| compare(l, v) <= 0)
+                    |n, m| m <= n, |v, l| Ok(compare(l, v)? <= 0))
             }
             Op::JmpLe { a, b, if_true, target } => jmp_cmp!(raw!(a), raw!(b), a, b, <=, if_true, target),
             Op::JmpLeRR { a, b, if_true, target } => {
@@ -1265,14 +1265,14 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             Op::JmpEq { a, b, if_true, target } => {
                 let r = match (raw!(a), raw!(b)) {
                     (Value::Int(x), Value::Int(y)) => x == y,
-                    _ => loose_equals(&opnd!(a), &opnd!(b)),
+                    _ => tri!(loose_equals(&opnd!(a), &opnd!(b))),
                 };
                 if r == if_true {
                     jump!(target);
                 }
             }
             Op::JmpIdentical { a, b, if_true, target } => {
-                let r = identical(&opnd!(a), &opnd!(b));
+                let r = tri!(identical(&opnd!(a), &opnd!(b)));
                 if r == if_true {
                     jump!(target);
                 }

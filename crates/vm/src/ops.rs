@@ -21,13 +21,13 @@ pub fn binary<G: Globals>(g: G, op: BinOp, a: &Value, b: &Value) -> VmResult<Val
         BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod | BinOp::Pow => return arith(g, op, a, b),
         BinOp::Concat => return concat(g, a, b),
         BinOp::Shl | BinOp::Shr | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => return bitwise(g, op, a, b),
-        BinOp::Eq => Value::Bool(loose_equals(a, b)),
-        BinOp::NotEq => Value::Bool(!loose_equals(a, b)),
-        BinOp::Identical => Value::Bool(identical(a, b)),
-        BinOp::NotIdentical => Value::Bool(!identical(a, b)),
-        BinOp::Lt => Value::Bool(compare(a, b) < 0),
-        BinOp::Le => Value::Bool(compare(a, b) <= 0),
-        BinOp::Spaceship => Value::Int(compare(a, b) as i64),
+        BinOp::Eq => Value::Bool(loose_equals(a, b)?),
+        BinOp::NotEq => Value::Bool(!loose_equals(a, b)?),
+        BinOp::Identical => Value::Bool(identical(a, b)?),
+        BinOp::NotIdentical => Value::Bool(!identical(a, b)?),
+        BinOp::Lt => Value::Bool(compare(a, b)? < 0),
+        BinOp::Le => Value::Bool(compare(a, b)? <= 0),
+        BinOp::Spaceship => Value::Int(compare(a, b)? as i64),
     })
 }
 

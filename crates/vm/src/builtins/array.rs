@@ -421,32 +421,38 @@ fn range_int<G: Globals>(g: G, a: &Args, low: i64, high: i64, step: f64) -> VmRe
     Ok(Value::arr(PhpArray::from_list(out)))
 }
 
+/// Whether `v` matches `needle` by `==`, or `===` when strict.
+fn matches(v: &Value, needle: &Value, strict: bool) -> VmResult<bool> {
+    Ok(if strict {
+        identical(v, needle)?
+    } else {
+        loose_equals(&v.deref(), needle)?
+    })
+}
+
 /// The key of the first element of `hay` equal to `needle` (`==`, or
 /// `===` when strict).
-fn search<'a>(hay: &'a PhpArray, needle: &Value, strict: bool) -> Option<KeyRef<'a>> {
-    hay.iter()
-        .find(|(_, v)| {
-            if strict {
-                identical(v, needle)
-            } else {
-                loose_equals(&v.deref(), needle)
-            }
-        })
-        .map(|(k, _)| k)
+fn search<'a>(hay: &'a PhpArray, needle: &Value, strict: bool) -> VmResult<Option<KeyRef<'a>>> {
+    for (k, v) in hay.iter() {
+        if matches(v, needle, strict)? {
+            return Ok(Some(k));
+        }
+    }
+    Ok(None)
 }
 
 fn in_array<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let needle = a.get(0);
     let hay = a.array(1)?;
     let strict = a.opt_bool(g, 2, false)?;
-    Ok(Value::Bool(search(&hay, &needle, strict).is_some()))
+    Ok(Value::Bool(search(&hay, &needle, strict)?.is_some()))
 }
 
 fn array_search<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let needle = a.get(0);
     let hay = a.array(1)?;
     let strict = a.opt_bool(g, 2, false)?;
-    Ok(search(&hay, &needle, strict).map_or(Value::Bool(false), KeyRef::to_value))
+    Ok(search(&hay, &needle, strict)?.map_or(Value::Bool(false), KeyRef::to_value))
 }
 
 fn array_keys<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
@@ -457,16 +463,13 @@ fn array_keys<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     }
     let keys: Vec<Value> = if a.has(1) {
         let needle = a.get(1);
-        arr.iter()
-            .filter(|(_, v)| {
-                if strict {
-                    identical(v, &needle)
-                } else {
-                    loose_equals(&v.deref(), &needle)
-                }
-            })
-            .map(|(k, _)| k.to_value())
-            .collect()
+        let mut keys = Vec::new();
+        for (k, v) in arr.iter() {
+            if matches(v, &needle, strict)? {
+                keys.push(k.to_value());
+            }
+        }
+        keys
     } else {
         arr.iter().map(|(k, _)| k.to_value()).collect()
     };

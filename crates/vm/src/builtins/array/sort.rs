@@ -286,7 +286,7 @@ fn bytes_case_cmp(a: &[u8], b: &[u8]) -> i32 {
 /// into strings, as PHP gives).
 pub(super) fn data_compare<G: Globals>(g: G, fl: Flavor, a: &Value, b: &Value) -> VmResult<i32> {
     Ok(match fl {
-        Flavor::Regular => compare(a, b),
+        Flavor::Regular => compare(a, b)?,
         Flavor::Numeric => three_way(a.to_float(), b.to_float()),
         Flavor::Str | Flavor::StrCase | Flavor::Natural | Flavor::NaturalCase => {
             let x = crate::ops::to_str(g, &a.deref())?;
@@ -319,7 +319,8 @@ fn key_compare(fl: Flavor, a: &Key, b: &Key) -> i32 {
             }
         }
         (Flavor::Regular, Key::Str(x), Key::Str(y)) => numfmt::smart_str_compare(x, y) as i32,
-        (Flavor::Regular, _, _) => compare(&a.to_value(), &b.to_value()),
+        // Keys are ints and strings, which always compare.
+        (Flavor::Regular, _, _) => compare(&a.to_value(), &b.to_value()).unwrap_or(0),
         (Flavor::Numeric, _, _) => {
             let f = |k: &Key| match k {
                 Key::Int(n) => *n as f64,
@@ -603,7 +604,7 @@ fn min_max<G: Globals>(_g: G, a: &mut Args, want_max: bool) -> VmResult<Value> {
             return a.value_error(0, "must contain at least one element");
         };
         for v in it {
-            let c = compare(best, v);
+            let c = compare(best, v)?;
             if (want_max && c < 0) || (!want_max && c > 0) {
                 best = v;
             }
@@ -613,7 +614,7 @@ fn min_max<G: Globals>(_g: G, a: &mut Args, want_max: bool) -> VmResult<Value> {
     let mut best = a.get(0);
     for i in 1..a.len() {
         let v = a.get(i);
-        let c = compare(&v, &best);
+        let c = compare(&v, &best)?;
         if (want_max && c > 0) || (!want_max && c < 0) {
             best = v;
         }
