@@ -787,7 +787,10 @@ mod tests {
         for i in 0..1_000_000 {
             v = match i % 3 {
                 0 => Value::arr(PhpArray::from_list(vec![v])),
-                1 => Value::arr(PhpArray::from_list(vec![Value::Ref(crate::PhpRef::new(v))])),
+                1 => Value::arr(PhpArray::from_list(vec![Value::Ref(crate::PhpRef::new(
+                    v,
+                    &mut crate::gc::Collector::new(),
+                ))])),
                 _ => {
                     let mut a = PhpArray::new();
                     a.insert(Key::from_bytes(b"k"), v);
@@ -801,7 +804,7 @@ mod tests {
     #[test]
     fn freeing_an_array_leaves_shared_elements_alive() {
         let shared = Rc::new(PhpArray::from_list(vec![Value::Int(5)]));
-        let r = crate::PhpRef::new(Value::Arr(shared.clone()));
+        let r = crate::PhpRef::new(Value::Arr(shared.clone()), &mut crate::gc::Collector::new());
         let outer = PhpArray::from_list(vec![Value::Arr(shared.clone()), Value::Ref(r.clone())]);
         drop(outer);
         assert_eq!(Rc::strong_count(&shared), 2);

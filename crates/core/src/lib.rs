@@ -8,6 +8,7 @@
 
 pub mod array;
 pub mod bytecode;
+pub mod gc;
 pub mod numfmt;
 pub mod string;
 pub mod value;

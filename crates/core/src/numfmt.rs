@@ -37,7 +37,9 @@ pub use numeric::{
     smart_str_compare, smart_str_equals, str_to_float, str_to_int, write_int, Number, NumericInfo,
 };
 pub use round::{number_format, php_round, php_round_mode, RoundMode};
-pub use sprintf::{php_sprintf, php_sprintf_into, ArgSource, FormatArg, SprintfError, SprintfErrorKind};
+pub use sprintf::{
+    php_sprintf, php_sprintf_bounded, php_sprintf_into, ArgSource, FormatArg, SprintfError, SprintfErrorKind,
+};
 
 #[cfg(test)]
 mod tests;

@@ -82,6 +82,11 @@ impl PhpStr {
         unsafe { &mut *(self.vec_ptr() as *mut Vec<u8>) }
     }
 
+    /// The string's address: the same for every value sharing it.
+    pub fn identity(&self) -> usize {
+        self.vec_ptr() as usize
+    }
+
     /// How many values share this refcounted string (0 when interned).
     pub fn strong_count(&self) -> usize {
         if self.is_interned_ptr() {

@@ -13,6 +13,7 @@ use std::cell::{Ref, RefCell, RefMut};
 use std::rc::Rc;
 
 use crate::array::{Key, PhpArray};
+use crate::gc::Collector;
 use crate::numfmt::{self, Number};
 use crate::string::PhpStr;
 
@@ -81,12 +82,35 @@ impl Value {
 pub struct PhpRef(Rc<RefCell<Value>>);
 
 impl PhpRef {
-    pub fn new(v: Value) -> PhpRef {
-        PhpRef(Rc::new(RefCell::new(v)))
+    /// A new reference holding `v`, made known to the request's cycle
+    /// collector (every cycle passes through a reference).
+    pub fn new(v: Value, gc: &mut Collector) -> PhpRef {
+        let rc = Rc::new(RefCell::new(v));
+        gc.track(&rc);
+        PhpRef(rc)
+    }
+
+    pub(crate) fn from_rc(rc: Rc<RefCell<Value>>) -> PhpRef {
+        PhpRef(rc)
+    }
+
+    /// The slot's address: the same for every holder.
+    pub(crate) fn identity(&self) -> usize {
+        Rc::as_ptr(&self.0) as *const () as usize
+    }
+
+    #[cfg(test)]
+    pub(crate) fn downgrade(&self) -> std::rc::Weak<RefCell<Value>> {
+        Rc::downgrade(&self.0)
     }
 
     pub fn borrow(&self) -> Ref<'_, Value> {
         self.0.borrow()
+    }
+
+    /// Shared access, or an error while the slot is mutably borrowed.
+    pub fn try_borrow(&self) -> Result<Ref<'_, Value>, std::cell::BorrowError> {
+        self.0.try_borrow()
     }
 
     pub fn borrow_mut(&self) -> RefMut<'_, Value> {

@@ -474,6 +474,9 @@ pub struct ExecutorGlobals {
     pub mt_rand: Option<MtRand>,
     /// The next object handle (`var_dump` shows closures as `#N`).
     pub next_object_handle: u32,
+    /// The cycle collector: every reference the request made, and its
+    /// figures (PHP's `GC_G`).
+    pub gc: minizts_core::gc::Collector,
     /// The peak of memory use this request (bytes), for
     /// `memory_get_peak_usage`.
     pub memory_base: usize,
@@ -503,6 +506,7 @@ impl ExecutorGlobals {
             exit_status: 0,
             mt_rand: None,
             next_object_handle: 1,
+            gc: minizts_core::gc::Collector::new(),
             memory_base: 0,
         }
     }
@@ -537,6 +541,8 @@ impl ExecutorGlobals {
         self.extra_globals.clear();
         self.statics.clear();
         self.argv.clear();
+        // Last, what only cycles still hold.
+        self.gc.free_all();
         let sink = std::mem::replace(&mut self.output, Output::new(Sink::Discard)).sink;
         if let Some(settings) = self.saved_settings.take() {
             self.settings = settings;

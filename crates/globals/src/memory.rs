@@ -32,6 +32,9 @@ thread_local! {
     static LIMIT: Cell<isize> = const { Cell::new(isize::MAX) };
     /// The running request's interrupt flag (null: none).
     static TRIPWIRE: Cell<*const AtomicBool> = const { Cell::new(std::ptr::null()) };
+    /// The size of the first allocation that took live bytes past `LIMIT`
+    /// since [`take_exceeded`] last looked (0: none).
+    static EXCEEDED: Cell<usize> = const { Cell::new(0) };
     /// Allocator calls (allocations, reallocations and frees) so far.
     static CALLS: Cell<u64> = const { Cell::new(0) };
     /// The small-block free lists (see the module docs). No destructor on
@@ -129,8 +132,10 @@ unsafe fn small_free(p: *mut u8, c: usize) {
 }
 
 /// Hands this thread's cached free blocks back to the system (a thread's
-/// engine calls it at shutdown, so a finished thread keeps nothing).
-pub fn release_thread_cache() {
+/// engine calls it at shutdown, so a finished thread keeps nothing);
+/// returns how many bytes they were.
+pub fn release_thread_cache() -> usize {
+    let mut bytes = 0;
     let _ = BINS.try_with(|b| {
         for c in 0..CLASSES {
             let mut p = b.heads[c].replace(ptr::null_mut());
@@ -141,10 +146,12 @@ pub fn release_thread_cache() {
                 let next = unsafe { (*p).next };
                 // SAFETY: allocated from the system with this layout.
                 unsafe { System.dealloc(p.cast(), class_layout(c)) };
+                bytes += class_layout(c).size();
                 p = next;
             }
         }
     });
+    bytes
 }
 
 /// How many free blocks this thread's lists hold, per size class.
@@ -171,7 +178,7 @@ fn add(n: isize) {
                 }
             });
             if v > LIMIT.try_with(Cell::get).unwrap_or(isize::MAX) {
-                trip();
+                trip(n as usize);
             }
         }
     });
@@ -267,7 +274,12 @@ unsafe impl GlobalAlloc for CountingAlloc {
 }
 
 #[cold]
-fn trip() {
+fn trip(bytes: usize) {
+    let _ = EXCEEDED.try_with(|e| {
+        if e.get() == 0 {
+            e.set(bytes);
+        }
+    });
     let flag = TRIPWIRE.try_with(Cell::get).unwrap_or(std::ptr::null());
     if !flag.is_null() {
         // SAFETY: `watch` requires the flag to stay valid until `unwatch`.
@@ -290,6 +302,14 @@ pub unsafe fn watch(limit: usize, flag: &AtomicBool) {
 pub fn unwatch() {
     LIMIT.with(|l| l.set(isize::MAX));
     TRIPWIRE.with(|t| t.set(std::ptr::null()));
+    EXCEEDED.with(|e| e.set(0));
+}
+
+/// Whether live bytes passed the [`watch`]ed limit since the last call:
+/// the size of the allocation that first took them past it.
+pub fn take_exceeded() -> Option<usize> {
+    let bytes = EXCEEDED.with(|e| e.replace(0));
+    (bytes > 0).then_some(bytes)
 }
 
 /// Bytes this thread has allocated and not freed (0 if the counting

@@ -199,15 +199,20 @@ pub fn info(id: u16) -> &'static BuiltinInfo {
 
 /// Calls builtin `id` (checking the argument count as PHP does).
 pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
-    if id as usize >= COUNT {
-        return crate::extensions::call(g, id as usize - COUNT, args);
-    }
-    let info = INFOS[id as usize];
-    let n = args.len();
-    if n < info.min as usize || info.max().is_some_and(|max| n > max) {
-        return builtin_arity(info.name, info.min as usize, info.max(), n);
-    }
-    Dispatch::<G>::FNS[id as usize](g, &mut Args { v: args, info })
+    let r = if id as usize >= COUNT {
+        crate::extensions::call(g, id as usize - COUNT, args)
+    } else {
+        let info = INFOS[id as usize];
+        let n = args.len();
+        if n < info.min as usize || info.max().is_some_and(|max| n > max) {
+            return builtin_arity(info.name, info.min as usize, info.max(), n);
+        }
+        Dispatch::<G>::FNS[id as usize](g, &mut Args { v: args, info })
+    };
+    // A limit passed inside the builtin stops the request at its call, as
+    // PHP's allocator or timer would have stopped it inside.
+    crate::limits::check(g)?;
+    r
 }
 
 /// Registers every builtin and internal constant in this thread's compiler
@@ -538,18 +543,4 @@ impl Args<'_> {
     pub fn name(&self) -> &'static str {
         self.info.name
     }
-}
-
-/// Checks that a result of `bytes` more bytes fits under `memory_limit`
-/// before allocating it (PHP's allocator refuses such a request).
-pub fn reserve<G: Globals>(g: G, bytes: usize) -> VmResult<()> {
-    if let Some(limit) = eg!(g).settings.memory_limit {
-        let used = minizts_globals::memory::usage();
-        if used.saturating_add(bytes) > limit {
-            return crate::error::fatal(format!(
-                "Allowed memory size of {limit} bytes exhausted (tried to allocate {bytes} bytes)"
-            ));
-        }
-    }
-    Ok(())
 }

@@ -317,6 +317,7 @@ fn assign_string_offset<G: Globals>(g: G, s: &mut PhpStr, key: &Value, v: &Value
     let buf = s.make_mut();
     let i = i as usize;
     if i >= buf.len() {
+        crate::limits::grow_string(g, buf, i + 1 - buf.len())?;
         buf.resize(i, b' ');
         buf.push(text[0]);
     } else {
@@ -418,22 +419,8 @@ pub fn make_ref<G: Globals>(g: G, slot: &mut Value, keys: &[Value]) -> VmResult<
             return error("Cannot create references to/from string offsets");
         }
         let elem = element(g, container, key, false)?;
-        Ok(make_slot_ref(elem))
+        Ok(crate::gc::slot_ref(g, elem))
     })
-}
-
-/// Makes a slot a reference if it is not one; returns the reference.
-pub fn make_slot_ref(slot: &mut Value) -> PhpRef {
-    if let Value::Ref(r) = slot {
-        return r.clone();
-    }
-    let v = match std::mem::take(slot) {
-        Value::Undef => Value::Null,
-        v => v,
-    };
-    let r = PhpRef::new(v);
-    *slot = Value::Ref(r.clone());
-    r
 }
 
 /// `unset(slot[k1]…[kn])`: never creates anything on the way.

@@ -20,13 +20,12 @@
 //! table, output, error state.
 
 use std::rc::Rc;
-use std::sync::atomic::Ordering;
 
 use minizts_core::bytecode::{BinOp, Function, IncDec, Op, Reg, Src};
 use minizts_core::value::{compare, identical, loose_equals, Closure, NestingError, RefIter};
 use minizts_core::{Key, PhpArray, PhpRef, PhpStr, Value};
 use minizts_globals::executor::CacheEntry;
-use minizts_globals::{eg, memory, Globals};
+use minizts_globals::{eg, Globals};
 
 use crate::call::{self, Callee};
 use crate::dim::{self, ReadMode};
@@ -99,38 +98,10 @@ fn undefined_variable<G: Globals>(g: G, reg: usize) {
     warning(g, &format!("Undefined variable ${name}"));
 }
 
-/// Handles a raised interrupt: the time limit, the memory limit, or a
-/// memory spike that has already passed (then execution goes on).
-#[cold]
-fn interrupted<G: Globals>(g: G) -> VmResult<()> {
-    let eg = eg!(g);
-    eg.interrupt.pending.store(false, Ordering::Relaxed);
-    if eg.interrupt.timed_out.swap(false, Ordering::Relaxed) {
-        let secs = eg.settings.max_execution_time.as_secs();
-        return fatal(format!(
-            "Maximum execution time of {secs} second{} exceeded",
-            if secs == 1 { "" } else { "s" }
-        ));
-    }
-    if let Some(limit) = eg.settings.memory_limit {
-        let used = memory::usage();
-        if used > limit {
-            return fatal(format!(
-                "Allowed memory size of {limit} bytes exhausted (tried to allocate {} bytes)",
-                used - limit
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// The VM's interrupt check, at backward jumps and calls.
 #[inline(always)]
 fn check_limits<G: Globals>(g: G) -> VmResult<()> {
-    if eg!(g).interrupt.pending.load(Ordering::Relaxed) {
-        return interrupted(g);
-    }
-    Ok(())
+    crate::limits::check(g)
 }
 
 /// Writes `v` to variable slot `slot` (through a reference if it is one).
@@ -779,7 +750,11 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 match (op, &mut *slot, &v) {
                     (BinOp::Add, Value::Int(x), Value::Int(y)) if x.checked_add(*y).is_some() => *x += *y,
                     (BinOp::Sub, Value::Int(x), Value::Int(y)) if x.checked_sub(*y).is_some() => *x -= *y,
-                    (BinOp::Concat, Value::Str(s), Value::Str(t)) => s.make_mut().extend_from_slice(t),
+                    (BinOp::Concat, Value::Str(s), Value::Str(t))
+                        if s.len() + t.len() <= crate::limits::SMALL_STRING =>
+                    {
+                        s.make_mut().extend_from_slice(t)
+                    }
                     _ => {
                         save_pc(g, cur!());
                         tri!(dim::apply_op(g, slot, op, &v));
@@ -1007,7 +982,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             Op::AssignDimRef { var, keys, depth, src } => {
                 let r = match reg!(src) {
                     Value::Ref(r) => r.clone(),
-                    other => PhpRef::new(other.clone()),
+                    other => crate::gc::new_ref(g, other.clone()),
                 };
                 save_pc(g, cur!());
                 let keys = keys!(keys, depth);
@@ -1070,7 +1045,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 tri!(dim::unset(g, reg!(var), keys));
             }
             Op::MakeRef { dst, var } => {
-                let r = dim::make_slot_ref(reg!(var));
+                let r = crate::gc::slot_ref(g, reg!(var));
                 *reg!(dst) = Value::Ref(r);
             }
             Op::MakeRefDim { dst, var, keys, depth } => {
@@ -1129,7 +1104,20 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
             Op::ConcatN { dst, start, n } => {
                 save_pc(g, cur!());
-                let mut out = Vec::new();
+                // The strings' lengths first, so the result is allocated
+                // (and checked against the memory limit) once, as PHP's
+                // rope does.
+                let len: usize = (0..n as u16)
+                    .map(|i| match raw!(Src::reg(start.plus(i))) {
+                        Value::Str(s) => s.len(),
+                        Value::Ref(r) => match &*r.borrow() {
+                            Value::Str(s) => s.len(),
+                            _ => 0,
+                        },
+                        _ => 0,
+                    })
+                    .sum();
+                let mut out = tri!(crate::limits::string_with_capacity(g, len));
                 for i in 0..n as u16 {
                     let part = opnd!(Src::reg(start.plus(i)));
                     match &*part {
@@ -1402,7 +1390,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     Err(_) => false,
                 };
                 let v = if by_ref {
-                    Value::Ref(dim::make_slot_ref(reg!(var)))
+                    Value::Ref(crate::gc::slot_ref(g, reg!(var)))
                 } else {
                     opnd!(Src::reg(var)).clone()
                 };
@@ -1521,7 +1509,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 }
             }
             Op::InitStatic { var, slot, src } => {
-                let r = PhpRef::new(opnd!(src).clone());
+                let r = crate::gc::new_ref(g, opnd!(src).clone());
                 {
                     let eg = eg!(g);
                     let frame = eg.frames.last().expect("a frame");
@@ -1604,7 +1592,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 }
             }
             Op::FeResetRef { iter, var, end } => {
-                let r = dim::make_slot_ref(reg!(var));
+                let r = crate::gc::slot_ref(g, reg!(var));
                 if tri!(start_ref_iteration(g, cur!(), &r)) {
                     *reg!(iter) = Value::IterRef(Box::new(RefIter {
                         array: r,
@@ -1619,7 +1607,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             Op::FeResetRefFrom { iter, src, end } => {
                 let r = match reg!(src) {
                     Value::Ref(r) => r.clone(),
-                    other => PhpRef::new(other.clone()),
+                    other => crate::gc::new_ref(g, other.clone()),
                 };
                 if tri!(start_ref_iteration(g, cur!(), &r)) {
                     *reg!(iter) = Value::IterRef(Box::new(RefIter {
@@ -1656,7 +1644,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
             Op::FeFetchRef { iter, value, key, end } => {
                 let next = match reg!(iter) {
-                    Value::IterRef(state) => next_ref_element(state),
+                    Value::IterRef(state) => next_ref_element(g, state),
                     _ => None,
                 };
                 match next {
@@ -1731,7 +1719,7 @@ fn start_ref_iteration<G: Globals>(g: G, at: *const Op, r: &PhpRef) -> VmResult<
 }
 
 /// The next element of a by-reference foreach, made a reference.
-fn next_ref_element(state: &mut RefIter) -> Option<(Value, PhpRef)> {
+fn next_ref_element<G: Globals>(g: G, state: &mut RefIter) -> Option<(Value, PhpRef)> {
     let mut inner = state.array.try_borrow_mut().ok()?;
     let arr = inner.array_mut()?;
     // If the array was rebuilt since the last step, find our place again
@@ -1750,7 +1738,7 @@ fn next_ref_element(state: &mut RefIter) -> Option<(Value, PhpRef)> {
         (i, k.to_key())
     };
     let slot = arr.value_at_mut(i)?;
-    let r = dim::make_slot_ref(slot);
+    let r = crate::gc::slot_ref(g, slot);
     state.pos = (i + 1) as u32;
     let key_value = k.to_value();
     state.key = Some(k);
@@ -1763,17 +1751,17 @@ fn global_ref<G: Globals>(g: G, script: &minizts_core::bytecode::Script, name: &
     let main = script.main();
     let name_str = String::from_utf8_lossy(name);
     let slot_index = main.cv_names.iter().position(|n| **n == *name_str);
-    let eg = eg!(g);
-    if let (Some(i), Some(frame)) = (slot_index, eg.frames.first()) {
-        if frame.func == 0 {
-            // SAFETY: the main frame lives as long as the request and its
-            // window holds every top-level variable.
-            let slot = unsafe { &mut *frame.base.add(i) };
-            return dim::make_slot_ref(slot);
-        }
+    let main_base = eg!(g).frames.first().filter(|f| f.func == 0).map(|f| f.base);
+    if let (Some(i), Some(base)) = (slot_index, main_base) {
+        // SAFETY: the main frame lives as long as the request and its
+        // window holds every top-level variable.
+        let slot = unsafe { &mut *base.add(i) };
+        return crate::gc::slot_ref(g, slot);
     }
-    eg.extra_globals
-        .entry(name.as_bytes().into())
-        .or_insert_with(|| PhpRef::new(Value::Null))
-        .clone()
+    if let Some(r) = eg!(g).extra_globals.get(name.as_bytes()) {
+        return r.clone();
+    }
+    let r = crate::gc::new_ref(g, Value::Null);
+    eg!(g).extra_globals.insert(name.as_bytes().into(), r.clone());
+    r
 }

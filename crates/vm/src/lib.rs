@@ -12,6 +12,8 @@ pub mod dtoa;
 pub mod error;
 pub mod exec;
 pub mod extensions;
+mod gc;
+mod limits;
 mod ops;
 mod output;
 pub mod timer;

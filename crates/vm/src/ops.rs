@@ -348,7 +348,10 @@ pub fn write_str<G: Globals>(g: G, out: &mut Vec<u8>, v: &Value) -> VmResult<()>
 
 /// `a . b`
 pub fn concat<G: Globals>(g: G, a: &Value, b: &Value) -> VmResult<Value> {
-    let mut out = Vec::new();
+    let mut out = match (a, b) {
+        (Value::Str(x), Value::Str(y)) => crate::limits::string_with_capacity(g, x.len() + y.len())?,
+        _ => Vec::new(),
+    };
     write_str(g, &mut out, a)?;
     write_str(g, &mut out, b)?;
     Ok(Value::Str(PhpStr::new(out)))
@@ -358,6 +361,11 @@ pub fn concat<G: Globals>(g: G, a: &Value, b: &Value) -> VmResult<Value> {
 /// string is not shared.
 pub fn concat_assign<G: Globals>(g: G, slot: &mut Value, v: &Value) -> VmResult<()> {
     if let Value::Str(s) = slot {
+        if let Value::Str(t) = v {
+            if s.len() + t.len() > crate::limits::SMALL_STRING {
+                crate::limits::grow_string(g, s.make_mut(), t.len())?;
+            }
+        }
         let buf = s.make_mut();
         return write_str(g, buf, v);
     }

@@ -68,6 +68,9 @@ pub enum SprintfErrorKind {
     /// `E_ERROR` "Field width N is too long": a fatal error, not an
     /// exception.
     Fatal,
+    /// The output would pass the caller's budget (its memory limit):
+    /// this many bytes of output were asked for. No message.
+    OverBudget(usize),
 }
 
 /// A formatting failure: the throwable's class and message.
@@ -94,7 +97,7 @@ impl SprintfError {
         match self.kind {
             SprintfErrorKind::ArgumentCount => "ArgumentCountError",
             SprintfErrorKind::Value => "ValueError",
-            SprintfErrorKind::Fatal => "Error",
+            SprintfErrorKind::Fatal | SprintfErrorKind::OverBudget(_) => "Error",
         }
     }
 }
@@ -137,11 +140,27 @@ pub fn php_sprintf_into<A: FormatArg>(
     source: ArgSource,
     notice: &mut dyn FnMut(&str),
 ) -> Result<(), SprintfError> {
+    php_sprintf_bounded(out, format, args, source, notice, usize::MAX)
+}
+
+/// [`php_sprintf_into`] that stops with [`SprintfErrorKind::OverBudget`]
+/// before a padded field would take this call's output past `budget`
+/// bytes (a width is the one way a short format asks for a long output:
+/// `%2147483646d`).
+pub fn php_sprintf_bounded<A: FormatArg>(
+    out: &mut Vec<u8>,
+    format: &[u8],
+    args: &[A],
+    source: ArgSource,
+    notice: &mut dyn FnMut(&str),
+    budget: usize,
+) -> Result<(), SprintfError> {
     let start = out.len();
     let mut engine = Engine {
         out,
         start,
         scratch: Vec::new(),
+        budget,
     };
     let result = engine.run(format, args, source, notice);
     if result.is_err() {
@@ -163,6 +182,8 @@ struct Engine<'o> {
     start: usize,
     /// Reused buffer for rendering numbers before padding them.
     scratch: Vec<u8>,
+    /// The most output bytes this call may produce.
+    budget: usize,
 }
 
 /// Where an argument number comes from.
@@ -449,6 +470,12 @@ impl Engine<'_> {
             return Err(SprintfError {
                 kind: SprintfErrorKind::Fatal,
                 message: format!("Field width {m_width} is too long").into_bytes(),
+            });
+        }
+        if pos.saturating_add(m_width) > self.budget || self.out.try_reserve(m_width).is_err() {
+            return Err(SprintfError {
+                kind: SprintfErrorKind::OverBudget(pos + m_width),
+                message: Vec::new(),
             });
         }
         let mut add = add;

@@ -304,7 +304,7 @@ mod tests {
     /// `$a = [1]; $a[] = &$a;`: the reference, holding the array that
     /// holds it. Returns the reference and the array as a value.
     fn self_referencing() -> (PhpRef, Value) {
-        let r = PhpRef::new(Value::Null);
+        let r = PhpRef::new(Value::Null, &mut crate::gc::Collector::new());
         let arr = Value::arr(PhpArray::from_list(vec![Value::Int(1), Value::Ref(r.clone())]));
         r.set(arr.clone());
         (r, arr)
@@ -344,7 +344,7 @@ mod tests {
     fn a_cycle_deeper_than_the_linear_path_is_found() {
         // r -> [[[... [1, r] ...]]] 100 levels down, twice.
         let deep_cycle = || {
-            let r = PhpRef::new(Value::Null);
+            let r = PhpRef::new(Value::Null, &mut crate::gc::Collector::new());
             let mut v = Value::arr(PhpArray::from_list(vec![Value::Int(1), Value::Ref(r.clone())]));
             for _ in 0..100 {
                 v = Value::arr(PhpArray::from_list(vec![v]));

@@ -22,9 +22,10 @@ use minizts_core::value::{identical, loose_equals};
 use minizts_core::{Key, PhpArray, PhpStr, Value};
 use minizts_globals::{eg, Globals};
 
-use crate::builtins::{reserve, Args};
+use crate::builtins::Args;
 use crate::call::{call_resolved, Callee};
 use crate::error::{error, type_error, warning, VmError, VmResult};
+use crate::limits::{hash_bytes, packed_bytes, reserve, values_with_capacity};
 
 mod sort;
 
@@ -90,47 +91,6 @@ crate::builtin_table! {
 
 /// PHP's `HT_MAX_SIZE` on 64-bit builds: no array may hold this many.
 const HT_MAX_SIZE: u64 = 0x4000_0000;
-
-/// The bytes PHP's allocator asks for to hold `n` elements in a packed
-/// array (power-of-two slots of 16 bytes plus the minimal hash, large
-/// blocks rounded to pages), so memory-limit messages match PHP's.
-fn packed_bytes(n: u64) -> usize {
-    let slots = n.max(8).checked_next_power_of_two().unwrap_or(u64::MAX);
-    let bytes = slots.saturating_mul(16).saturating_add(8);
-    let bytes = if bytes > 3072 {
-        bytes.saturating_add(4095) & !4095
-    } else {
-        bytes
-    };
-    usize::try_from(bytes).unwrap_or(usize::MAX)
-}
-
-/// Like [`packed_bytes`] for a hash (32-byte buckets and a two-word
-/// index per slot).
-fn hash_bytes(n: u64) -> usize {
-    let slots = n.max(8).checked_next_power_of_two().unwrap_or(u64::MAX);
-    let bytes = slots.saturating_mul(40);
-    let bytes = if bytes > 3072 {
-        bytes.saturating_add(4095) & !4095
-    } else {
-        bytes
-    };
-    usize::try_from(bytes).unwrap_or(usize::MAX)
-}
-
-/// An empty vector with room for `n` values; an allocation the system
-/// refuses is PHP's "Out of memory" fatal error, not an abort.
-fn values_with_capacity(n: usize) -> VmResult<Vec<Value>> {
-    let mut v = Vec::new();
-    if v.try_reserve_exact(n).is_err() {
-        return crate::error::fatal(format!(
-            "Out of memory (allocated {}) (tried to allocate {} bytes)",
-            minizts_globals::memory::usage(),
-            n.saturating_mul(std::mem::size_of::<Value>())
-        ));
-    }
-    Ok(v)
-}
 
 /// An element as a copy puts it in a new array: a reference nobody else
 /// holds any more is unwrapped.
@@ -1069,7 +1029,7 @@ fn array_walk<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
                 let (p, k, _) = arr.at_or_after(pos)?;
                 let key = k.to_key();
                 let v = arr.value_at_mut(p)?;
-                Some(Some((p, key, Value::Ref(crate::dim::make_slot_ref(v)))))
+                Some(Some((p, key, Value::Ref(crate::gc::slot_ref(g, v)))))
             } else {
                 let Value::Arr(arr) = slot else { return None };
                 Some(arr.at_or_after(pos).map(|(p, k, v)| (p, k.to_key(), v.deref_clone())))

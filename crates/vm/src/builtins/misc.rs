@@ -14,6 +14,9 @@ use minizts_globals::{eg, memory, Globals};
 use crate::builtins::Args;
 use crate::error::{warning, VmResult};
 
+mod gc;
+use gc::{gc_collect_cycles, gc_disable, gc_enable, gc_enabled, gc_mem_caches, gc_status};
+
 crate::builtin_table! {
     "define", ["constant_name", "value", "case_insensitive"], 2, 0, define;
     "defined", ["constant_name"], 1, 0, defined;
@@ -33,6 +36,12 @@ crate::builtin_table! {
     "set_time_limit", ["seconds"], 1, 0, set_time_limit;
     "php_sapi_name", [], 0, 0, php_sapi_name;
     "phpversion", ["extension"], 0, 0, phpversion;
+    "gc_collect_cycles", [], 0, 0, gc_collect_cycles;
+    "gc_enable", [], 0, 0, gc_enable;
+    "gc_disable", [], 0, 0, gc_disable;
+    "gc_enabled", [], 0, 0, gc_enabled;
+    "gc_status", [], 0, 0, gc_status;
+    "gc_mem_caches", [], 0, 0, gc_mem_caches;
 }
 
 /// The version minizts reports (`PHP_VERSION`, `phpversion()`).

@@ -195,44 +195,7 @@ fn set_ref(a: &mut Args, i: usize, v: Value) {
     }
 }
 
-/// PHP's `zend_string_safe_alloc(nmemb, size, len)` checks for a result
-/// of `nmemb * size + len` bytes (returned): the same overflow error, and
-/// the `memory_limit` check with the size PHP's allocator would request
-/// (the string header, then whole pages), so messages match.
-fn check_alloc<G: Globals>(g: G, nmemb: usize, size: usize, len: usize) -> VmResult<usize> {
-    // zend_string's header (24 bytes) and NUL, 8-byte aligned.
-    let offset = (len as u128 + 25 + 7) & !7;
-    let total = nmemb as u128 * size as u128 + offset;
-    if total > u64::MAX as u128 {
-        return crate::error::fatal(format!(
-            "Possible integer overflow in memory allocation ({nmemb} * {size} + {offset})"
-        ));
-    }
-    let request = if total > 3072 { (total + 4095) & !4095 } else { total };
-    let request = request.min(u64::MAX as u128) as usize;
-    crate::builtins::reserve(g, request)?;
-    // Only reached without a memory limit, which PHP's allocator treats
-    // as a limit of PHP_INT_MAX bytes.
-    if request > isize::MAX as usize {
-        return crate::error::fatal(format!(
-            "Allowed memory size of {} bytes exhausted (tried to allocate {request} bytes)",
-            isize::MAX
-        ));
-    }
-    Ok((total - offset) as usize + len)
-}
-
-/// An empty buffer for a result of `nmemb * size + len` bytes, after
-/// [`check_alloc`]; an allocation the system refuses is a fatal error
-/// rather than an abort.
-fn safe_alloc<G: Globals>(g: G, nmemb: usize, size: usize, len: usize) -> VmResult<Vec<u8>> {
-    let bytes = check_alloc(g, nmemb, size, len)?;
-    let mut out = Vec::new();
-    if out.try_reserve_exact(bytes).is_err() {
-        return crate::error::fatal(format!("Out of memory (tried to allocate {bytes} bytes)"));
-    }
-    Ok(out)
-}
+use crate::limits::{check_string as check_alloc, string_buffer as safe_alloc};
 
 /// PHP's `php_charmask`: the bytes listed in `list`, where `a..z` stands
 /// for a range; warns (as `func()`) about malformed ranges and ignores

@@ -339,7 +339,7 @@ unsafe extern "C" fn new_string<G: Globals>(call: *mut c_void, s: *const u8, len
     // SAFETY: the host passed `call` to this extension call.
     unsafe {
         with_state::<G, _>(call, NO_VAL, |st| {
-            if let Err(e) = crate::builtins::reserve(st.g, len) {
+            if let Err(e) = crate::limits::reserve(st.g, len) {
                 st.raise(e);
                 return NO_VAL;
             }

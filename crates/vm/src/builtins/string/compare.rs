@@ -254,7 +254,7 @@ pub(super) fn levenshtein<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     if y.is_empty() {
         return Ok(Value::Int((x.len() as i64).wrapping_mul(del)));
     }
-    crate::builtins::reserve(g, (y.len() + 1).saturating_mul(16))?;
+    crate::limits::reserve(g, (y.len() + 1).saturating_mul(16))?;
     let mut p1: Vec<i64> = (0..=y.len() as i64).map(|i| i.wrapping_mul(ins)).collect();
     let mut p2 = vec![0i64; y.len() + 1];
     for &c in x.iter() {

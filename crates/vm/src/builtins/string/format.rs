@@ -99,9 +99,15 @@ pub(crate) fn format_named<G: Globals>(
         })
         .collect();
     let mut out = Vec::new();
-    let r = numfmt::php_sprintf_into(&mut out, format, &wrapped, source, &mut |m| {
-        issues.borrow_mut().push(Issue::Notice(m.to_string()))
-    });
+    let budget = crate::limits::room(g);
+    let r = numfmt::php_sprintf_bounded(
+        &mut out,
+        format,
+        &wrapped,
+        source,
+        &mut |m| issues.borrow_mut().push(Issue::Notice(m.to_string())),
+        budget,
+    );
     drop(wrapped);
     for issue in issues.into_inner() {
         match issue {
@@ -120,6 +126,8 @@ pub(crate) fn format_named<G: Globals>(
                 SprintfErrorKind::ArgumentCount => throw("ArgumentCountError", message),
                 SprintfErrorKind::Value => throw("ValueError", message),
                 SprintfErrorKind::Fatal => crate::error::fatal(message),
+                SprintfErrorKind::OverBudget(len) => crate::limits::reserve(g, crate::limits::string_bytes(len))
+                    .and_then(|()| crate::limits::out_of_memory(len)),
             }
         }
     }

@@ -8,6 +8,7 @@ use minizts_globals::Globals;
 use super::{arg_type_error, charmask, null_deprecated, opt_nullable_int, safe_alloc, str_value};
 use crate::builtins::Args;
 use crate::error::{type_error, VmResult};
+use crate::limits::{packed_bytes, reserve, values_with_capacity, Ticker};
 
 /// The first occurrence of `needle` in `hay` (an empty needle is found at
 /// 0, as PHP's `php_memnstr`).
@@ -315,21 +316,24 @@ pub(super) fn explode<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     if limit == 0 || limit == 1 {
         return Ok(Value::arr(PhpArray::from_list(vec![Value::Str(s)])));
     }
-    let mut pieces: Vec<&[u8]> = Vec::new();
+    // Each piece is made as it is found, so the memory and time limits
+    // stop a huge split part way.
+    let mut ticker = Ticker::new();
+    let mut out = Vec::new();
     let mut rest: &[u8] = &s;
     while let Some(p) = find(rest, &sep) {
-        if limit > 0 && pieces.len() as i64 >= limit - 1 {
+        if limit > 0 && out.len() as i64 >= limit - 1 {
             break;
         }
-        pieces.push(&rest[..p]);
+        out.push(Value::str(&rest[..p]));
         rest = &rest[p + sep.len()..];
+        ticker.tick(g)?;
     }
-    pieces.push(rest);
+    out.push(Value::str(rest));
     if limit < 0 {
-        let drop = limit.unsigned_abs().min(pieces.len() as u64) as usize;
-        pieces.truncate(pieces.len() - drop);
+        let drop = limit.unsigned_abs().min(out.len() as u64) as usize;
+        out.truncate(out.len() - drop);
     }
-    let out = pieces.into_iter().map(Value::str).collect();
     Ok(Value::arr(PhpArray::from_list(out)))
 }
 
@@ -400,7 +404,15 @@ pub(super) fn str_split<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         return a.value_error(1, "must be greater than 0");
     }
     let n = usize::try_from(n).unwrap_or(usize::MAX);
-    let out = s.chunks(n).map(Value::str).collect();
+    let count = s.len().div_ceil(n).max(1);
+    // PHP sizes the result array first.
+    reserve(g, packed_bytes(count as u64))?;
+    let mut ticker = Ticker::new();
+    let mut out = values_with_capacity(count)?;
+    for chunk in s.chunks(n) {
+        out.push(Value::str(chunk));
+        ticker.tick(g)?;
+    }
     Ok(Value::arr(PhpArray::from_list(out)))
 }
 
