@@ -203,7 +203,7 @@ impl Mappings {
 /// where known, mapping); `what` names it in the error.
 fn check_ptr<T>(maps: &Mappings, p: *const T, len: usize, what: &str) -> Result<(), String> {
     let addr = p as usize;
-    if addr % std::mem::align_of::<T>() != 0 {
+    if addr & (std::mem::align_of::<T>() - 1) != 0 {
         return Err(format!("{what} ({addr:#x}) is not aligned for its type"));
     }
     if !maps.readable(addr, len) {
@@ -343,7 +343,7 @@ fn check_fields(maps: &Mappings, entry: &'static ModuleEntry) -> Result<Checked,
     if !entry.globals_id.is_null() {
         let addr = entry.globals_id as usize;
         let size = std::mem::size_of::<std::sync::atomic::AtomicUsize>();
-        if addr % std::mem::align_of::<std::sync::atomic::AtomicUsize>() != 0 || !maps.writable(addr, size) {
+        if addr & (std::mem::align_of::<std::sync::atomic::AtomicUsize>() - 1) != 0 || !maps.writable(addr, size) {
             return Err(format!(
                 "globals_id ({addr:#x}) is not an aligned, writable AtomicUsize"
             ));
