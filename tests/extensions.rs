@@ -534,3 +534,101 @@ fn an_extension_reading_an_argument_that_was_not_passed_is_a_fatal_error() {
     );
     assert_eq!(out.code, Some(255));
 }
+
+/// Entries that declare absurd sizes, counts or pointers are refused by
+/// `run` and by `ext-info` before anything they describe is read or
+/// allocated: one line naming the library and the field, exit 1, never
+/// an abort or a crash.
+#[test]
+fn absurd_module_entries_are_refused_with_the_field_named() {
+    let lib = extension("minizts-ext-faulty");
+    let path = lib.display().to_string();
+    let cases = [
+        (
+            "globals-huge",
+            "globals_size = 1125899906842624 bytes, more than the 16777216 allowed",
+        ),
+        ("globals-align", "globals_align = 3, not a power of two up to 4096"),
+        ("functions-huge", "function_count = 1099511627776, more than the "),
+        ("functions-null", "functions is null with function_count = 7"),
+        (
+            "functions-unmapped",
+            "functions (0x1000, 224 bytes) is not in readable memory",
+        ),
+        ("name-unterminated", "name is not NUL-terminated within 4096 bytes"),
+        ("name-utf8", "name is not valid UTF-8"),
+        ("name-null", "name is null"),
+        (
+            "function-name-unterminated",
+            "functions[1].name is not NUL-terminated within 4096 bytes",
+        ),
+        (
+            "globals-id-unmapped",
+            "globals_id (0x1000) is not an aligned, writable AtomicUsize",
+        ),
+        ("handler-not-code", "functions[0].handler ("),
+    ];
+    let s = Script::new("absurd.mz", "<?php\necho \"ran\\n\";\n");
+    let mut failures = Vec::new();
+    for (variant, field) in cases {
+        for command in ["run", "ext-info"] {
+            let mut cmd = minizts("tls");
+            cmd.env_remove("MINIZTS_EXTENSIONS").env("MINIZTS_FAULTY", variant);
+            if command == "run" {
+                cmd.args(["run", "-d"]).arg(format!("extension={path}")).arg(&s.0);
+            } else {
+                cmd.arg("ext-info").arg(&lib);
+            }
+            let out = run(cmd, LIMIT);
+            let err = text(&out.stderr);
+            let want = format!("minizts: '{path}': Unable to initialize module: invalid module entry: {field}");
+            let good = out.code == Some(1)
+                && out.stdout.is_empty()
+                && err.lines().count() == 1
+                && err.starts_with(&want)
+                && !err.contains("panicked");
+            if !good {
+                failures.push(format!(
+                    "{command} with MINIZTS_FAULTY={variant}: exit {:?}, want 1 and {want:?}\n  stdout: {}\n  stderr: {err}",
+                    out.code,
+                    text(&out.stdout)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `--extension` and `MINIZTS_EXTENSIONS` together load both, flags
+/// first (the order `minizts modules` lists), then `-d extension=`.
+#[test]
+fn the_extension_flag_and_the_environment_both_load() {
+    let strings = extension("minizts-ext-strings");
+    let counter = extension("minizts-ext-counter");
+    let tlsdemo = extension("minizts-ext-tlsdemo");
+    let mut cmd = minizts("tls");
+    cmd.env("MINIZTS_EXTENSIONS", &strings)
+        .arg("--extension")
+        .arg(&counter)
+        .args(["run", "-r", "echo mzstr_caesar('a'), counter_bump(2), \"\\n\";"]);
+    let out = run(cmd, LIMIT);
+    assert_eq!(text(&out.stdout), "n2\n", "{}", text(&out.stderr));
+    assert_eq!(out.code, Some(0));
+
+    let mut cmd = minizts("tls");
+    cmd.env("MINIZTS_EXTENSIONS", format!("{}:", strings.display()))
+        .arg("--extension")
+        .arg(&counter)
+        .arg("modules")
+        .arg("-d")
+        .arg(format!("extension={}", tlsdemo.display()));
+    let out = run(cmd, LIMIT);
+    let o = text(&out.stdout);
+    assert_eq!(out.code, Some(0), "{}", text(&out.stderr));
+    let modules: Vec<&str> = o
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with('['))
+        .filter_map(|l| l.split(' ').next())
+        .collect();
+    assert_eq!(modules, ["counter", "mzstr", "tlsdemo"], "{o}");
+}

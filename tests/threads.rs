@@ -1,7 +1,8 @@
 //! The multi-threaded runner (`minizts run --threads N --requests M`):
 //! every combination of its switches gives every request the right
 //! output, `nts` refuses more than one thread, and a request that fails
-//! (time limit, memory limit, extension panic) fails alone.
+//! (time limit, memory limit, extension panic) fails alone; threads the
+//! process cannot start end the run with one line, never a panic.
 
 mod support;
 
@@ -238,4 +239,79 @@ fn requests_no_engine_could_run_count_once_each() {
         text(&out.stdout)
     );
     assert!(text(&out.stderr).contains("minizts: a worker stopped: unknown setting: bogus"));
+}
+
+/// `cmd` run under an address-space limit of `kib` KiB (`ulimit -v`), so
+/// that only a few 512 MiB engine stacks fit.
+fn under_address_limit(cmd: std::process::Command, kib: u64) -> std::process::Command {
+    let mut sh = std::process::Command::new("sh");
+    sh.arg("-c")
+        .arg(format!("ulimit -v {kib} && exec \"$@\""))
+        .arg("sh")
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
+        .env_remove("MINIZTS_GLOBALS");
+    sh
+}
+
+/// More worker threads than the process can start: one line saying how
+/// many could, exit 2, no request run and no panic; a count that fits
+/// runs every request.
+#[test]
+fn worker_threads_that_cannot_start_are_one_line_and_exit_2() {
+    for init in ["per-thread", "per-request"] {
+        let mut cmd = minizts("table");
+        cmd.args(["run", "--threads", "64", "--requests", "64", "--thread-init", init])
+            .args(["--output", "all", "-r", "echo \"ok\\n\";"]);
+        let out = run(under_address_limit(cmd, 8_000_000), LIMIT);
+        let e = text(&out.stderr);
+        assert_eq!(out.code, Some(2), "{init}: {e}");
+        assert!(out.stdout.is_empty(), "{init}: {}", text(&out.stdout));
+        assert_eq!(e.lines().count(), 1, "{init}: {e}");
+        assert!(!e.contains("panicked"), "{init}: {e}");
+        assert!(
+            e.starts_with("minizts: cannot start worker thread ")
+                && e.contains(" of 64 (each needs 512 MiB of stack): ")
+                && e.contains("; no request was run: use --threads "),
+            "{init}: {e}"
+        );
+        let fits: usize = e
+            .split("use --threads ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{init}: no thread count in {e}"));
+        assert!((1..64).contains(&fits), "{init}: {e}");
+
+        let mut cmd = minizts("table");
+        cmd.args(["run", "--threads", "2", "--requests", "6", "--thread-init", init])
+            .args(["--output", "all", "-r", "echo \"ok\\n\";"]);
+        let out = run(under_address_limit(cmd, 8_000_000), LIMIT);
+        assert_eq!(out.code, Some(0), "{init}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout).matches("ok\n").count(), 6, "{init}");
+    }
+}
+
+/// Not even the engine thread fits: one line, exit 1, for a plain run
+/// and for the threaded runner.
+#[test]
+fn an_engine_thread_that_cannot_start_is_one_line_and_exit_1() {
+    for threaded in [false, true] {
+        let mut cmd = minizts("tls");
+        cmd.arg("run");
+        if threaded {
+            cmd.args(["--threads", "2"]);
+        }
+        cmd.args(["-r", "echo 1;"]);
+        let out = run(under_address_limit(cmd, 400_000), LIMIT);
+        let e = text(&out.stderr);
+        assert_eq!(out.code, Some(1), "{e}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(
+            e.starts_with("minizts: cannot start the engine thread (it needs 512 MiB of stack): "),
+            "{e}"
+        );
+        assert!(!e.contains("panicked"), "{e}");
+    }
 }

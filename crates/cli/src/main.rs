@@ -40,15 +40,9 @@ struct Cli {
     /// Load an extension (a shared object) before running; repeatable. A
     /// name without `/` is looked up in the extension directory (`-d
     /// extension_dir=`, default: the directory of the minizts binary) as
-    /// NAME, libNAME.so or NAME.so. MINIZTS_EXTENSIONS sets a
-    /// colon-separated list.
-    #[arg(
-        long = "extension",
-        global = true,
-        value_name = "PATH",
-        env = "MINIZTS_EXTENSIONS",
-        value_delimiter = ':'
-    )]
+    /// NAME, libNAME.so or NAME.so. The MINIZTS_EXTENSIONS environment
+    /// variable adds a colon-separated list, loaded after these.
+    #[arg(long = "extension", global = true, value_name = "PATH", value_delimiter = ':')]
     extensions: Vec<String>,
     #[command(subcommand)]
     command: Option<Command>,
@@ -373,19 +367,26 @@ fn globals_command(probe: bool) -> u8 {
         // Runs each probe once on a thread of its own (nts allows one
         // engine thread at a time), so they stay in the binary and work.
         for (name, _) in strategies::ALL {
-            let r = std::thread::spawn(move || minizts_globals::probes::run(name)).join();
-            match r {
-                Ok(Ok(v)) => println!("probe {name}: read the interrupt flag: {v}"),
-                Ok(Err(e)) => println!("probe {name}: {e}"),
-                Err(_) => println!("probe {name}: panicked"),
+            let probe = std::thread::Builder::new()
+                .name(format!("minizts-probe-{name}"))
+                .spawn(move || minizts_globals::probes::run(name));
+            match probe.map(|h| h.join()) {
+                Ok(Ok(Ok(v))) => println!("probe {name}: read the interrupt flag: {v}"),
+                Ok(Ok(Err(e))) => println!("probe {name}: {e}"),
+                Ok(Err(_)) => println!("probe {name}: panicked"),
+                Err(e) => {
+                    eprintln!("minizts: cannot start a thread for probe {name}: {e}");
+                    return 1;
+                }
             }
         }
     }
     0
 }
 
-/// The extensions to load, in order: `--extension`/`MINIZTS_EXTENSIONS`,
-/// then `-d extension=…`; names without `/` are looked up in
+/// The extensions to load, in order: `--extension`, then
+/// `MINIZTS_EXTENSIONS`, then `-d extension=…` (all of them: one source
+/// never hides another); names without `/` are looked up in
 /// `extension_dir` (default: the minizts binary's directory).
 fn extension_paths(cli: &Cli, defines: &[String]) -> Vec<String> {
     let setting = |key: &'static str| {
@@ -402,10 +403,14 @@ fn extension_paths(cli: &Cli, defines: &[String]) -> Vec<String> {
                 .ok()
                 .and_then(|p| p.parent().map(|d| d.to_path_buf()))
         });
+    let from_env: Vec<String> = std::env::var_os("MINIZTS_EXTENSIONS")
+        .map(|v| v.to_string_lossy().split(':').map(str::to_string).collect())
+        .unwrap_or_default();
     cli.extensions
         .iter()
-        .filter(|p| !p.is_empty())
         .cloned()
+        .chain(from_env)
+        .filter(|p| !p.is_empty())
         .chain(setting("extension"))
         .map(|name| {
             if name.contains('/') {
@@ -553,9 +558,13 @@ fn main() -> ExitCode {
             eprintln!("minizts: internal error (the engine panicked); this is a bug in minizts");
             255
         }
+        // Nothing ran: exit 1, like PHP when it cannot start up.
         Err(e) => {
-            eprintln!("minizts: cannot start the engine thread: {e}");
-            255
+            eprintln!(
+                "minizts: cannot start the engine thread (it needs {} MiB of stack): {e}",
+                ENGINE_STACK >> 20
+            );
+            1
         }
     };
     ExitCode::from(code)

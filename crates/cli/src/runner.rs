@@ -14,8 +14,8 @@
 //! the worker goes on with a clean engine.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use minizts_core::bytecode::Script;
@@ -266,12 +266,82 @@ fn work<G: Globals>(
     Ok(())
 }
 
+/// Starts the worker threads and waits for them. Every thread is started
+/// before any takes a request: if one cannot be (too many threads for
+/// the process's limits, each with its large stack), the ones started
+/// stop without running anything, the reason is printed as one line,
+/// and the result is `None`.
+fn run_workers<G: Globals>(
+    plan: &Plan,
+    script: Option<&Arc<Script>>,
+    next: &AtomicUsize,
+    outputs: &Mutex<Vec<Option<Vec<u8>>>>,
+) -> Option<Vec<(Tally, Option<String>)>> {
+    // Held for writing while threads start; each worker waits to read it.
+    let gate = RwLock::new(());
+    let refused = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let starting = gate.write().unwrap_or_else(|e| e.into_inner());
+        let mut handles = Vec::new();
+        let mut failure = None;
+        for k in 0..plan.threads {
+            let (gate, refused) = (&gate, &refused);
+            let spawned = std::thread::Builder::new()
+                .name(format!("minizts-worker-{k}"))
+                .stack_size(crate::ENGINE_STACK)
+                .spawn_scoped(s, move || {
+                    drop(gate.read().unwrap_or_else(|e| e.into_inner()));
+                    (!refused.load(Ordering::Acquire)).then(|| worker::<G>(plan, script, next, outputs))
+                });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    failure = Some((k, e));
+                    break;
+                }
+            }
+        }
+        if failure.is_some() {
+            refused.store(true, Ordering::Release);
+        }
+        drop(starting);
+        let results: Vec<_> = handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    let empty = Tally {
+                        latencies: Histogram::new(),
+                        failed: 0,
+                    };
+                    Some((empty, Some("a worker thread panicked".into())))
+                })
+            })
+            .collect();
+        if let Some((k, e)) = failure {
+            let room = match k {
+                0 => "no worker thread can be started here".to_string(),
+                _ => format!("use --threads {k} or fewer"),
+            };
+            eprintln!(
+                "minizts: cannot start worker thread {} of {} (each needs {} MiB of stack): {e}; no request was run: {room}",
+                k + 1,
+                plan.threads,
+                crate::ENGINE_STACK >> 20
+            );
+            return None;
+        }
+        Some(results.into_iter().flatten().collect())
+    })
+}
+
 fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
-/// Runs the plan under strategy `G`; returns the process exit status (1
-/// if any request failed).
+/// Runs the plan under strategy `G`; returns the process exit status: 1
+/// if any request failed, 2 if the run could not start as asked (bad
+/// counts, `nts` with several threads, a worker thread that cannot be
+/// started), with one line on stderr saying why.
 pub fn run<G: Globals>(plan: &Plan) -> u8 {
     if plan.threads == 0 || plan.requests == 0 {
         eprintln!("minizts: --threads and --requests must be at least 1");
@@ -307,39 +377,27 @@ pub fn run<G: Globals>(plan: &Plan) -> u8 {
         }
     };
     let next = AtomicUsize::new(0);
-    let outputs = Mutex::new(vec![
-        None;
+    let mut kept = Vec::new();
+    if plan.output == KeepOutput::All && kept.try_reserve_exact(plan.requests).is_err() {
+        eprintln!(
+            "minizts: cannot keep the output of {} requests (--output=all): out of memory; use fewer --requests or --output=discard",
+            plan.requests
+        );
+        return 2;
+    }
+    kept.resize(
         if plan.output == KeepOutput::All {
             plan.requests
         } else {
             0
-        }
-    ]);
+        },
+        None,
+    );
+    let outputs = Mutex::new(kept);
     let t0 = Instant::now();
-    let results: Vec<(Tally, Option<String>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..plan.threads)
-            .map(|k| {
-                let (script, next, outputs) = (script.as_ref(), &next, &outputs);
-                std::thread::Builder::new()
-                    .name(format!("minizts-worker-{k}"))
-                    .stack_size(crate::ENGINE_STACK)
-                    .spawn_scoped(s, move || worker::<G>(plan, script, next, outputs))
-                    .expect("start a worker thread")
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    let empty = Tally {
-                        latencies: Histogram::new(),
-                        failed: 0,
-                    };
-                    (empty, Some("a worker thread panicked".into()))
-                })
-            })
-            .collect()
-    });
+    let Some(results) = run_workers::<G>(plan, script.as_ref(), &next, &outputs) else {
+        return 2;
+    };
     let wall = t0.elapsed();
     let mut latencies = Histogram::new();
     let mut failed = 0;

@@ -9,8 +9,20 @@
 //! startup fails; `trace` — a valid module whose module globals and hooks
 //! report each call on stderr (constructor, request startup, request
 //! shutdown, destructor), so their order can be checked.
+//!
+//! Entries with absurd fields, which the host must refuse before it reads
+//! or allocates what they describe: `globals-huge` (a petabyte of module
+//! globals), `globals-align` (alignment 3), `functions-huge` (a trillion
+//! functions), `functions-null` (functions without a table),
+//! `functions-unmapped` (a table at an address nothing is mapped at),
+//! `name-unterminated` (a name with no NUL in the first 8 KiB),
+//! `name-utf8` (a name that is not UTF-8), `name-null` (no name),
+//! `function-name-unterminated` (likewise, for a function's name),
+//! `globals-id-unmapped` (the id slot at an unmapped address),
+//! `handler-not-code` (a handler pointing at data).
 
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use minizts_ext_api::rust::{Call, HookCtx, Result, OK};
 use minizts_ext_api::{function, hook, FunctionEntry, ModuleEntry, Status, Val, FAILURE};
@@ -169,6 +181,84 @@ static TRACE: ModuleEntry = ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS)
     .with_module_hooks(hook!(trace_minit), hook!(trace_mshutdown))
     .with_request_hooks(hook!(trace_rinit), hook!(trace_rshutdown));
 
+static GLOBALS_HUGE: ModuleEntry = ModuleEntry {
+    globals_size: 1 << 50,
+    ..ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS).with_globals::<Sequence>(&SEQUENCE_ID)
+};
+
+static GLOBALS_ALIGN: ModuleEntry = ModuleEntry {
+    globals_align: 3,
+    ..ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS).with_globals::<Sequence>(&SEQUENCE_ID)
+};
+
+static FUNCTIONS_HUGE: ModuleEntry = ModuleEntry {
+    function_count: 1 << 40,
+    ..ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS)
+};
+
+static FUNCTIONS_NULL: ModuleEntry = ModuleEntry {
+    functions: std::ptr::null(),
+    ..ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS)
+};
+
+/// Below `vm.mmap_min_addr`: never mapped.
+const UNMAPPED: usize = 0x1000;
+
+static FUNCTIONS_UNMAPPED: ModuleEntry = ModuleEntry {
+    functions: UNMAPPED as *const FunctionEntry,
+    ..ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS)
+};
+
+/// Bytes with no NUL among them, longer than any name the host accepts.
+static NO_NUL: [u8; 8192] = [b'n'; 8192];
+
+static NAME_UNTERMINATED: ModuleEntry = ModuleEntry {
+    name: NO_NUL.as_ptr().cast(),
+    ..ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS)
+};
+
+static NAME_UTF8: ModuleEntry = ModuleEntry::new(c"faulty\xff", c"0.1.0", &FUNCTIONS);
+
+static NAME_NULL: ModuleEntry = ModuleEntry {
+    name: std::ptr::null(),
+    ..ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS)
+};
+
+static UNTERMINATED_FUNCTION: [FunctionEntry; 2] = [
+    function!("faulty_warn", "", 0, warn),
+    FunctionEntry {
+        name: NO_NUL.as_ptr().cast(),
+        ..function!("faulty_fatal", "", 0, fatal)
+    },
+];
+
+static FUNCTION_NAME_UNTERMINATED: ModuleEntry = ModuleEntry::new(c"faulty", c"0.1.0", &UNTERMINATED_FUNCTION);
+
+static GLOBALS_ID_UNMAPPED: ModuleEntry = ModuleEntry {
+    globals_id: UNMAPPED as *const AtomicUsize,
+    ..ModuleEntry::new(c"faulty", c"0.1.0", &FUNCTIONS).with_globals::<Sequence>(&SEQUENCE_ID)
+};
+
+/// An entry whose one "handler" is the address of data, not of a
+/// function (built at run time: a constant cannot hold such a pointer).
+fn handler_not_code() -> &'static ModuleEntry {
+    static ENTRY: OnceLock<&'static ModuleEntry> = OnceLock::new();
+    ENTRY.get_or_init(|| {
+        // SAFETY: never called: the host refuses the entry because the
+        // address is not in executable memory, which is what this tests.
+        let handler = unsafe { std::mem::transmute::<*const u8, minizts_ext_api::Handler>(NO_NUL.as_ptr()) };
+        let functions: &'static [FunctionEntry] = Box::leak(Box::new([FunctionEntry {
+            handler: Some(handler),
+            ..function!("faulty_warn", "", 0, warn)
+        }]));
+        Box::leak(Box::new(ModuleEntry {
+            functions: functions.as_ptr(),
+            function_count: functions.len(),
+            ..ModuleEntry::new(c"faulty", c"0.1.0", &[])
+        }))
+    })
+}
+
 /// The entry point, choosing the entry from `MINIZTS_FAULTY`.
 #[no_mangle]
 pub extern "C" fn minizts_get_module() -> *const ModuleEntry {
@@ -180,6 +270,17 @@ pub extern "C" fn minizts_get_module() -> *const ModuleEntry {
         Ok("rinit-panic") => &RINIT_PANICS,
         Ok("minit") => &MINIT_FAILS,
         Ok("trace") => &TRACE,
+        Ok("globals-huge") => &GLOBALS_HUGE,
+        Ok("globals-align") => &GLOBALS_ALIGN,
+        Ok("functions-huge") => &FUNCTIONS_HUGE,
+        Ok("functions-null") => &FUNCTIONS_NULL,
+        Ok("functions-unmapped") => &FUNCTIONS_UNMAPPED,
+        Ok("name-unterminated") => &NAME_UNTERMINATED,
+        Ok("name-utf8") => &NAME_UTF8,
+        Ok("name-null") => &NAME_NULL,
+        Ok("function-name-unterminated") => &FUNCTION_NAME_UNTERMINATED,
+        Ok("globals-id-unmapped") => &GLOBALS_ID_UNMAPPED,
+        Ok("handler-not-code") => handler_not_code(),
         _ => &GOOD,
     }
 }

@@ -13,7 +13,7 @@
 //! thread by the resource manager and reached by extensions through the
 //! table the active strategy hands them (`Globals::resources`).
 
-use std::ffi::{c_void, CStr};
+use std::ffi::c_void;
 use std::fmt;
 use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
@@ -117,15 +117,279 @@ fn static_tls_hint(path: &str) -> String {
     )
 }
 
-fn c_str(p: *const std::ffi::c_char) -> Option<String> {
-    // SAFETY: the entry's strings are NUL-terminated statics (checked for
-    // null here).
-    (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+/// Upper bounds on what a module entry may declare, checked before
+/// anything it points at is read or anything it sizes is allocated: a
+/// corrupt or hostile entry is refused with one line instead of taking
+/// the process down.
+pub mod limits {
+    /// Bytes in any string of the entry (module name and version, function
+    /// names, parameter lists), NUL excluded.
+    pub const MAX_STRING: usize = 4096;
+    /// Bytes of module globals (one block per engine thread; PHP's largest
+    /// are a few kilobytes).
+    pub const MAX_GLOBALS_SIZE: usize = 16 << 20;
+    /// Alignment of module globals.
+    pub const MAX_GLOBALS_ALIGN: usize = 4096;
 }
 
-/// Opens `path` and returns its entry; the library is leaked (extensions
-/// stay loaded for the life of the process, as in PHP).
-fn open(path: &str) -> Result<&'static ModuleEntry, LoadError> {
+/// The process's memory mappings (`/proc/self/maps`), so that what an
+/// entry points at is known to be mapped with the right permissions
+/// before it is read, written or called. `None` where the file cannot be
+/// read: then only null pointers, alignment and bounds are checked.
+struct Mappings(Option<Vec<Region>>);
+
+struct Region {
+    start: usize,
+    end: usize,
+    read: bool,
+    write: bool,
+    exec: bool,
+}
+
+impl Mappings {
+    fn of_this_process() -> Mappings {
+        let Ok(text) = std::fs::read_to_string("/proc/self/maps") else {
+            return Mappings(None);
+        };
+        let regions = text
+            .lines()
+            .filter_map(|line| {
+                let mut fields = line.split_ascii_whitespace();
+                let (start, end) = fields.next()?.split_once('-')?;
+                let perms = fields.next()?.as_bytes();
+                Some(Region {
+                    start: usize::from_str_radix(start, 16).ok()?,
+                    end: usize::from_str_radix(end, 16).ok()?,
+                    read: perms.first() == Some(&b'r'),
+                    write: perms.get(1) == Some(&b'w'),
+                    exec: perms.get(2) == Some(&b'x'),
+                })
+            })
+            .collect();
+        Mappings(Some(regions))
+    }
+
+    /// How many bytes from `addr` on lie in contiguous mappings that all
+    /// have permission `ok` (unbounded when the mappings are unknown).
+    fn extent(&self, addr: usize, ok: fn(&Region) -> bool) -> usize {
+        let Some(regions) = &self.0 else { return usize::MAX };
+        let Some(first) = regions.iter().position(|r| r.start <= addr && addr < r.end && ok(r)) else {
+            return 0;
+        };
+        let mut end = regions[first].end;
+        for r in &regions[first + 1..] {
+            if r.start != end || !ok(r) {
+                break;
+            }
+            end = r.end;
+        }
+        end - addr
+    }
+
+    fn readable(&self, addr: usize, len: usize) -> bool {
+        self.extent(addr, |r| r.read) >= len
+    }
+
+    fn writable(&self, addr: usize, len: usize) -> bool {
+        self.extent(addr, |r| r.read && r.write) >= len
+    }
+
+    fn code(&self, addr: usize) -> bool {
+        self.extent(addr, |r| r.exec) > 0
+    }
+}
+
+/// Checks a pointer field that holds `len` bytes of `T` (alignment and,
+/// where known, mapping); `what` names it in the error.
+fn check_ptr<T>(maps: &Mappings, p: *const T, len: usize, what: &str) -> Result<(), String> {
+    let addr = p as usize;
+    if addr & (std::mem::align_of::<T>() - 1) != 0 {
+        return Err(format!("{what} ({addr:#x}) is not aligned for its type"));
+    }
+    if !maps.readable(addr, len) {
+        return Err(format!("{what} ({addr:#x}, {len} bytes) is not in readable memory"));
+    }
+    Ok(())
+}
+
+/// Checks a function pointer field: it must point into executable memory.
+fn check_code(maps: &Mappings, f: Option<usize>, what: &str) -> Result<(), String> {
+    match f {
+        Some(addr) if !maps.code(addr) => Err(format!("{what} ({addr:#x}) does not point at code")),
+        _ => Ok(()),
+    }
+}
+
+/// Reads a string field: null is `None`; otherwise it must be
+/// NUL-terminated within [`limits::MAX_STRING`] bytes of readable memory
+/// and valid UTF-8.
+fn checked_str(maps: &Mappings, p: *const std::ffi::c_char, what: &str) -> Result<Option<String>, String> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    let addr = p as usize;
+    let limit = maps.extent(addr, |r| r.read).min(limits::MAX_STRING + 1);
+    if limit == 0 {
+        return Err(format!("{what} ({addr:#x}) is not in readable memory"));
+    }
+    let bytes = p.cast::<u8>();
+    // SAFETY: the first `limit` bytes from `p` are mapped readable (or
+    // the mappings are unknown and the entry is trusted that far); the
+    // scan stops at the first NUL.
+    let len = (0..limit).find(|&i| unsafe { *bytes.add(i) } == 0);
+    let Some(len) = len else {
+        return Err(if limit > limits::MAX_STRING {
+            format!("{what} is not NUL-terminated within {} bytes", limits::MAX_STRING)
+        } else {
+            format!("{what} runs past the end of readable memory without a NUL")
+        });
+    };
+    // SAFETY: the `len` bytes before the NUL were just read.
+    let text = unsafe { std::slice::from_raw_parts(bytes, len) };
+    match std::str::from_utf8(text) {
+        Ok(s) => Ok(Some(s.to_string())),
+        Err(_) => Err(format!("{what} is not valid UTF-8")),
+    }
+}
+
+/// One function of a checked entry.
+struct CheckedFunction {
+    name: Option<String>,
+    params: Vec<String>,
+    required: u32,
+    handler: Option<Handler>,
+}
+
+/// An entry whose every field was checked ([`check_entry`]): its strings
+/// copied out, its functions read, its sizes within [`limits`].
+struct Checked {
+    entry: &'static ModuleEntry,
+    name: String,
+    version: Option<String>,
+    functions: Vec<CheckedFunction>,
+}
+
+fn params(list: Option<String>) -> Vec<String> {
+    list.unwrap_or_default()
+        .split(',')
+        .map(|p| p.trim().trim_start_matches('$').to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// Checks every field of the entry at `entry` (non-null) before anything
+/// else reads it: the header first, then pointers, strings, counts and
+/// sizes. The error names the field.
+fn check_entry(entry: *const ModuleEntry) -> Result<Checked, String> {
+    let maps = Mappings::of_this_process();
+    // Every API version starts with `api_version` and `entry_size`.
+    check_ptr(&maps, entry, 8, "the module entry")?;
+    // SAFETY: those 8 bytes are readable and aligned (just checked).
+    let (api, size) = unsafe { ((*entry).api_version, (*entry).entry_size) };
+    if api != API_VERSION {
+        return Err(format!(
+            "Module compiled with module API={api}, minizts compiled with module API={API_VERSION}; these options need to match"
+        ));
+    }
+    if size as usize != std::mem::size_of::<ModuleEntry>() {
+        return Err(format!(
+            "module entry of {size} bytes, expected {}",
+            std::mem::size_of::<ModuleEntry>()
+        ));
+    }
+    check_ptr(&maps, entry, std::mem::size_of::<ModuleEntry>(), "the module entry")?;
+    // SAFETY: the version and size match this host's `ModuleEntry` and the
+    // whole of it is readable; the library is never unloaded.
+    let entry: &'static ModuleEntry = unsafe { &*entry };
+    check_fields(&maps, entry).map_err(|why| format!("invalid module entry: {why}"))
+}
+
+/// The fields after the header, in the order a reader would reach them.
+fn check_fields(maps: &Mappings, entry: &'static ModuleEntry) -> Result<Checked, String> {
+    let name = match checked_str(maps, entry.name, "name")? {
+        None => return Err("name is null".into()),
+        Some(n) if n.is_empty() => return Err("name is empty".into()),
+        Some(n) => n,
+    };
+    let version = checked_str(maps, entry.version, "version")?;
+    let hooks = [
+        (entry.module_startup.map(|f| f as usize), "module_startup"),
+        (entry.module_shutdown.map(|f| f as usize), "module_shutdown"),
+        (entry.request_startup.map(|f| f as usize), "request_startup"),
+        (entry.request_shutdown.map(|f| f as usize), "request_shutdown"),
+        (entry.globals_ctor.map(|f| f as usize), "globals_ctor"),
+        (entry.globals_dtor.map(|f| f as usize), "globals_dtor"),
+    ];
+    for (f, what) in hooks {
+        check_code(maps, f, what)?;
+    }
+    if entry.globals_size > 0 {
+        if entry.globals_size > limits::MAX_GLOBALS_SIZE {
+            return Err(format!(
+                "globals_size = {} bytes, more than the {} allowed",
+                entry.globals_size,
+                limits::MAX_GLOBALS_SIZE
+            ));
+        }
+        // 0 has always meant "no particular alignment".
+        let align = entry.globals_align.max(1);
+        if !align.is_power_of_two() || align > limits::MAX_GLOBALS_ALIGN {
+            return Err(format!(
+                "globals_align = {align}, not a power of two up to {}",
+                limits::MAX_GLOBALS_ALIGN
+            ));
+        }
+    }
+    if !entry.globals_id.is_null() {
+        let addr = entry.globals_id as usize;
+        let size = std::mem::size_of::<std::sync::atomic::AtomicUsize>();
+        if addr & (std::mem::align_of::<std::sync::atomic::AtomicUsize>() - 1) != 0 || !maps.writable(addr, size) {
+            return Err(format!(
+                "globals_id ({addr:#x}) is not an aligned, writable AtomicUsize"
+            ));
+        }
+    }
+    let count = entry.function_count;
+    // Extension functions get ids after the builtins', in a 16-bit space.
+    let ids_left = usize::from(u16::MAX).saturating_sub(crate::builtins::count());
+    if count > ids_left {
+        return Err(format!(
+            "function_count = {count}, more than the {ids_left} function ids minizts has for extensions"
+        ));
+    }
+    if count > 0 && entry.functions.is_null() {
+        return Err(format!("functions is null with function_count = {count}"));
+    }
+    let table: &[minizts_ext_api::FunctionEntry] = if count == 0 {
+        &[]
+    } else {
+        let bytes = count * std::mem::size_of::<minizts_ext_api::FunctionEntry>();
+        check_ptr(maps, entry.functions, bytes, "functions")?;
+        // SAFETY: non-null, aligned, `count` entries readable (checked);
+        // the library stays loaded.
+        unsafe { std::slice::from_raw_parts(entry.functions, count) }
+    };
+    let mut functions = Vec::with_capacity(count);
+    for (i, f) in table.iter().enumerate() {
+        check_code(maps, f.handler.map(|h| h as usize), &format!("functions[{i}].handler"))?;
+        functions.push(CheckedFunction {
+            name: checked_str(maps, f.name, &format!("functions[{i}].name"))?,
+            params: params(checked_str(maps, f.params, &format!("functions[{i}].params"))?),
+            required: f.required,
+            handler: f.handler,
+        });
+    }
+    Ok(Checked {
+        entry,
+        name,
+        version,
+        functions,
+    })
+}
+
+/// Opens `path` and returns its checked entry; the library is leaked
+/// (extensions stay loaded for the life of the process, as in PHP).
+fn open(path: &str) -> Result<Checked, LoadError> {
     use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
     // SAFETY: loading runs the library's initialisers; extensions are
     // trusted code, as in PHP. RTLD_NOW reports missing symbols now, not
@@ -157,50 +421,13 @@ fn open(path: &str) -> Result<&'static ModuleEntry, LoadError> {
     if entry.is_null() {
         return Err(LoadError(format!("'{path}': {GET_MODULE}() returned no module entry")));
     }
-    // SAFETY: every API version starts with `api_version` and
-    // `entry_size`; the rest is read only after both are checked.
-    let (api, size) = unsafe { ((*entry).api_version, (*entry).entry_size) };
-    if api != API_VERSION {
-        return Err(LoadError(format!(
-            "'{path}': Unable to initialize module: Module compiled with module API={api}, minizts compiled with module API={API_VERSION}; these options need to match"
-        )));
-    }
-    if size as usize != std::mem::size_of::<ModuleEntry>() {
-        return Err(LoadError(format!(
-            "'{path}': Unable to initialize module: module entry of {size} bytes, expected {}",
-            std::mem::size_of::<ModuleEntry>()
-        )));
-    }
-    // SAFETY: the version and size match this host's `ModuleEntry`.
-    let entry = unsafe { &*entry };
-    if entry.name.is_null() || (entry.function_count > 0 && entry.functions.is_null()) {
-        return Err(LoadError(format!(
-            "'{path}': Unable to initialize module: malformed module entry"
-        )));
-    }
-    Ok(entry)
-}
-
-fn functions(entry: &ModuleEntry) -> &'static [minizts_ext_api::FunctionEntry] {
-    if entry.function_count == 0 {
-        return &[];
-    }
-    // SAFETY: checked non-null in `open`; the library stays loaded.
-    unsafe { std::slice::from_raw_parts(entry.functions, entry.function_count) }
-}
-
-fn params(f: &minizts_ext_api::FunctionEntry) -> Vec<String> {
-    c_str(f.params)
-        .unwrap_or_default()
-        .split(',')
-        .map(|p| p.trim().trim_start_matches('$').to_string())
-        .filter(|p| !p.is_empty())
-        .collect()
+    check_entry(entry).map_err(|why| LoadError(format!("'{path}': Unable to initialize module: {why}")))
 }
 
 /// Describes the extension at `path` without registering or starting it.
 pub fn inspect(path: &str) -> Result<EntryInfo, LoadError> {
-    let entry = open(path)?;
+    let checked = open(path)?;
+    let entry = checked.entry;
     let hooks = [
         ("module startup", entry.module_startup.is_some()),
         ("module shutdown", entry.module_shutdown.is_some()),
@@ -208,12 +435,13 @@ pub fn inspect(path: &str) -> Result<EntryInfo, LoadError> {
         ("request shutdown", entry.request_shutdown.is_some()),
     ];
     Ok(EntryInfo {
-        name: c_str(entry.name).unwrap_or_default(),
-        version: c_str(entry.version).unwrap_or_default(),
+        name: checked.name,
+        version: checked.version.unwrap_or_default(),
         api_version: entry.api_version,
-        functions: functions(entry)
-            .iter()
-            .map(|f| (c_str(f.name).unwrap_or_default(), params(f), f.required))
+        functions: checked
+            .functions
+            .into_iter()
+            .map(|f| (f.name.unwrap_or_default(), f.params, f.required))
             .collect(),
         globals_size: entry.globals_size,
         hooks: hooks.iter().filter(|h| h.1).map(|h| h.0).collect(),
@@ -236,20 +464,16 @@ pub fn load_all<G: Globals>(paths: &[String]) -> Result<&'static Registry, LoadE
     let builtin_names: hashbrown::HashSet<String> =
         crate::builtins::all().map(|b| b.name.to_ascii_lowercase()).collect();
     for path in paths {
-        let entry = open(path)?;
-        let name = c_str(entry.name).unwrap_or_default();
-        if name.is_empty() {
-            return Err(LoadError(format!(
-                "'{path}': Unable to initialize module: empty module name"
-            )));
-        }
+        let checked = open(path)?;
+        let entry = checked.entry;
+        let name = checked.name;
         if modules.iter().any(|m| m.name.eq_ignore_ascii_case(&name)) {
             return Err(LoadError(format!("Module \"{name}\" is already loaded ('{path}')")));
         }
         let module: &'static str = leak(name.clone());
         let mut names = Vec::new();
-        for f in functions(entry) {
-            let Some(fname) = c_str(f.name).filter(|n| !n.is_empty()) else {
+        for f in checked.functions {
+            let Some(fname) = f.name.filter(|n| !n.is_empty()) else {
                 return Err(LoadError(format!(
                     "{name}: Function registration failed - a function without a name"
                 )));
@@ -261,7 +485,7 @@ pub fn load_all<G: Globals>(paths: &[String]) -> Result<&'static Registry, LoadE
                     "{name}: Function registration failed - duplicate name - {fname}"
                 )));
             }
-            let ps = params(f);
+            let ps = f.params;
             let variadic = ps.last().is_some_and(|p| p.starts_with("..."));
             if f.required as usize > ps.len() || ps.len() > 200 {
                 return Err(LoadError(format!(
@@ -294,7 +518,7 @@ pub fn load_all<G: Globals>(paths: &[String]) -> Result<&'static Registry, LoadE
         }
         modules.push(Module {
             name,
-            version: c_str(entry.version).unwrap_or_default(),
+            version: checked.version.unwrap_or_default(),
             path: path.clone(),
             functions: names,
             globals: None,
