@@ -26,6 +26,11 @@ use minizts_core::{PhpRef, PhpStr, Value};
 pub struct Interrupt {
     pub pending: AtomicBool,
     pub timed_out: AtomicBool,
+    /// Set while a time limit is armed: builtins then publish their line
+    /// in `line`, for the hard timeout's message (written by the watchdog
+    /// thread while the request is stuck inside one).
+    pub watched: AtomicBool,
+    pub line: std::sync::atomic::AtomicU32,
 }
 
 impl Interrupt {
@@ -38,6 +43,7 @@ impl Interrupt {
     pub fn clear(&self) {
         self.timed_out.store(false, std::sync::atomic::Ordering::Relaxed);
         self.pending.store(false, std::sync::atomic::Ordering::Relaxed);
+        self.line.store(0, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -474,6 +480,9 @@ pub struct ExecutorGlobals {
     pub mt_rand: Option<MtRand>,
     /// The next object handle (`var_dump` shows closures as `#N`).
     pub next_object_handle: u32,
+    /// The watchdog timer of the request's time limit, if one is armed
+    /// (`vm::timer`).
+    pub time_limit: Option<u64>,
     /// The cycle collector: every reference the request made, and its
     /// figures (PHP's `GC_G`).
     pub gc: minizts_core::gc::Collector,
@@ -506,6 +515,7 @@ impl ExecutorGlobals {
             exit_status: 0,
             mt_rand: None,
             next_object_handle: 1,
+            time_limit: None,
             gc: minizts_core::gc::Collector::new(),
             memory_base: 0,
         }

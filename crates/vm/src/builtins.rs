@@ -199,6 +199,7 @@ pub fn info(id: u16) -> &'static BuiltinInfo {
 
 /// Calls builtin `id` (checking the argument count as PHP does).
 pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
+    crate::limits::publish_line(g);
     let r = if id as usize >= COUNT {
         crate::extensions::call(g, id as usize - COUNT, args)
     } else {

@@ -59,15 +59,16 @@ pub struct RequestOutcome {
 /// A request's armed limits: dropped (timer disarmed, memory watch
 /// removed) when the request ends, or when a panic unwinds through it, so
 /// neither the watchdog nor the allocator keeps a pointer into an EG that
-/// a caller may shut down after catching the panic.
-struct Limits {
-    timer: Option<timer::Timer>,
+/// a caller may shut down after catching the panic. The timer is the one
+/// in `EG.time_limit`, which `set_time_limit` may have armed meanwhile.
+struct Limits<G: Globals> {
+    g: G,
 }
 
-impl Drop for Limits {
+impl<G: Globals> Drop for Limits<G> {
     fn drop(&mut self) {
         minizts_globals::memory::unwatch();
-        if let Some(t) = self.timer.take() {
+        if let Some(t) = eg!(self.g).time_limit.take() {
             timer::disarm(t);
         }
     }
@@ -77,12 +78,8 @@ impl Drop for Limits {
 pub fn run_request<G: Globals>(g: G, script: Arc<Script>, argv: &[PhpStr], sink: Sink) -> RequestOutcome {
     eg!(g).request_startup(script.clone(), sink);
     eg!(g).argv = argv.to_vec();
-    let limit = eg!(g).settings.max_execution_time;
-    let mut limits = Limits { timer: None };
-    // SAFETY: the flag lives in this thread's executor globals, which
-    // outlive the request; `limits` disarms the timer before it ends, on
-    // every path, a panic's unwinding included.
-    limits.timer = (!limit.is_zero()).then(|| unsafe { timer::arm(&eg!(g).interrupt, limit) });
+    let limits = Limits { g };
+    limits::set_time_limit(g, eg!(g).settings.max_execution_time);
     if let Some(limit) = eg!(g).settings.memory_limit {
         // SAFETY: as for the timer: `limits` unwatches it.
         unsafe { minizts_globals::memory::watch(limit, &eg!(g).interrupt.pending) };

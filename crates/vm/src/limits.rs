@@ -63,6 +63,41 @@ pub(crate) fn interrupted<G: Globals>(g: G) -> VmResult<()> {
     Ok(())
 }
 
+/// Starts the request's time limit afresh: `after` from now, none when
+/// it is zero (request startup, `set_time_limit`,
+/// `ini_set('max_execution_time')`). The timer is armed on first use and
+/// disarmed when the request ends (`run_request`'s guard).
+pub(crate) fn set_time_limit<G: Globals>(g: G, after: std::time::Duration) {
+    let eg = eg!(g);
+    match eg.time_limit {
+        Some(id) => crate::timer::rearm(id, after),
+        None if !after.is_zero() => {
+            let file = eg.script.as_ref().map_or("Unknown", |s| &s.file);
+            // SAFETY: the flag lives in this thread's executor globals,
+            // which outlive the request; `run_request`'s guard disarms
+            // the timer before the request ends, on every path, a panic's
+            // unwinding included.
+            eg.time_limit = unsafe { crate::timer::arm(&eg.interrupt, after, file) };
+        }
+        None => {}
+    }
+}
+
+/// Publishes the line the running builtin was called from while a time
+/// limit is armed, for the hard timeout's message.
+#[inline(always)]
+pub(crate) fn publish_line<G: Globals>(g: G) {
+    if eg!(g).interrupt.watched.load(Ordering::Relaxed) {
+        publish_line_slow(g);
+    }
+}
+
+#[cold]
+fn publish_line_slow<G: Globals>(g: G) {
+    let line = crate::error::current_location(g).map_or(0, |l| l.line);
+    eg!(g).interrupt.line.store(line, Ordering::Relaxed);
+}
+
 /// PHP's "Allowed memory size … exhausted" fatal error.
 #[cold]
 fn exhausted<T>(limit: usize, tried: usize) -> VmResult<T> {

@@ -416,9 +416,14 @@ fn ini_set<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
                 }
             }
             eg!(g).settings.memory_limit = limit;
+            // SAFETY: the flag lives in this thread's executor globals;
+            // `run_request`'s guard unwatches before the request ends.
+            unsafe { memory::watch(limit.unwrap_or(usize::MAX), &eg!(g).interrupt.pending) };
         }
         b"max_execution_time" => {
-            eg!(g).settings.max_execution_time = Duration::from_secs(atol(&value).max(0) as u64);
+            let limit = Duration::from_secs(atol(&value).max(0) as u64);
+            eg!(g).settings.max_execution_time = limit;
+            crate::limits::set_time_limit(g, limit);
         }
         b"error_reporting" => eg!(g).error_reporting = atol(&value),
         // Known but fixed in minizts.
@@ -429,7 +434,9 @@ fn ini_set<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 
 fn set_time_limit<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let secs = a.int(g, 0)?;
-    eg!(g).settings.max_execution_time = Duration::from_secs(secs.max(0) as u64);
+    let limit = Duration::from_secs(secs.max(0) as u64);
+    eg!(g).settings.max_execution_time = limit;
+    crate::limits::set_time_limit(g, limit);
     Ok(Value::Bool(true))
 }
 
