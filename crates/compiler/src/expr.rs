@@ -4,6 +4,7 @@ use minizts_core::bytecode::{BinOp, CastKind, IncDec, Op, Reg, Src};
 use minizts_core::Value;
 use minizts_globals::{cg, Globals};
 use minizts_syntax::ast::*;
+use minizts_syntax::names;
 
 use crate::{vars, Compiler, Result};
 
@@ -254,12 +255,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 } else {
                     &name
                 };
-                return self.const_str(name.as_bytes());
+                return self.const_str(&names::to_bytes(name));
             }
             "__CLASS__" | "__METHOD__" | "__NAMESPACE__" => return self.const_str(b""),
             _ => {}
         }
-        let folded = cg!(self.g).constant_table.get(name.as_bytes()).cloned();
+        let key = names::to_bytes(name);
+        let folded = cg!(self.g).constant_table.get(&*key).cloned();
         match folded {
             Some(Value::Int(n)) => self.const_int(n),
             Some(Value::Float(f)) => self.const_float(f),
@@ -267,7 +269,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             Some(Value::Str(s)) => self.const_str(&s),
             Some(_) => self.const_null(),
             None => {
-                let site = self.site(name, name.as_bytes())?;
+                let site = self.site(name, &key)?;
                 let t = self.temp()?;
                 self.emit(Op::FetchConst { dst: t, site });
                 Ok(Src::reg(t))
@@ -411,8 +413,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         Ok(())
     }
 
-    /// Compiles the arguments of a call into `n` consecutive registers.
-    fn args(&mut self, args: &'a [Arg<'a>], by_ref: impl Fn(usize) -> bool) -> Result<Reg> {
+    /// Compiles the arguments of a call of the function named `callee`
+    /// into `n` consecutive registers.
+    fn args(&mut self, callee: &str, args: &'a [Arg<'a>], by_ref: impl Fn(usize) -> bool) -> Result<Reg> {
         if args.len() > 255 {
             return self.error("minizts: too many arguments in one call");
         }
@@ -423,14 +426,45 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         for (i, a) in args.iter().enumerate() {
             let r = start.plus(i as u16);
             let mark = self.mark();
-            if by_ref(i) && matches!(a.value.kind, ExprKind::Var(_) | ExprKind::Index { .. }) {
-                self.reference_into(a.value, r)?;
-            } else {
-                self.expr_into(a.value, r)?;
+            match &a.value.kind {
+                ExprKind::Var(_) | ExprKind::Index { .. } if by_ref(i) => self.reference_into(a.value, r)?,
+                // PHP passes a call's result (with a notice minizts does
+                // not print yet) and a reference assignment's reference.
+                ExprKind::Call { .. } | ExprKind::CallValue { .. } | ExprKind::AssignRef { .. } => {
+                    self.expr_into(a.value, r)?
+                }
+                _ if by_ref(i) => {
+                    self.expr_into(a.value, r)?;
+                    self.cannot_pass_by_ref(callee, a.value, i, r)?;
+                }
+                _ => self.expr_into(a.value, r)?,
             }
             self.release(mark);
         }
         Ok(start)
+    }
+
+    /// Any other value for a by-reference parameter: PHP throws "f():
+    /// Argument #N ($x) cannot be passed by reference" when the call
+    /// sends it, after the arguments before it are evaluated and before
+    /// the ones after it. `SendVarEx` with the value's own register as
+    /// its variable is the VM's form of that check: it looks the
+    /// parameter up again when it runs (a function declared twice, in
+    /// branches, may differ from the declaration the compiler saw), throws
+    /// with the parameter's name if it is by reference, and otherwise
+    /// leaves the value as it is.
+    fn cannot_pass_by_ref(&mut self, callee: &str, value: &'a Expr<'a>, i: usize, r: Reg) -> Result<()> {
+        let c = self.temp()?;
+        let name = self.const_str(&names::to_bytes(callee))?;
+        self.emit(Op::Move { dst: c, src: name });
+        self.at(value.pos);
+        self.emit(Op::SendVarEx {
+            dst: r,
+            var: r,
+            callee: c,
+            argno: i as u8,
+        });
+        Ok(())
     }
 
     /// `callee(...)` with `...$spread` arguments: the arguments are
@@ -466,21 +500,22 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             let callee = self.const_str(name.as_bytes())?;
             return self.call_spread(callee, args, dst);
         }
-        let key = name.to_ascii_lowercase();
+        let lower = name.to_ascii_lowercase();
         if matches!(
-            key.as_str(),
+            lower.as_str(),
             "compact" | "extract" | "get_defined_vars" | "func_get_args" | "func_get_arg" | "func_num_args"
         ) {
             return self.error(format!("minizts does not support {name}()"));
         }
+        let key = crate::function_key(name);
         let line = self.line;
-        let internal = cg!(self.g).function_table.get(key.as_bytes()).copied();
-        if internal.is_some() && self.fold_call(&key, args, dst)? {
+        let internal = cg!(self.g).function_table.get(key.as_slice()).copied();
+        if internal.is_some() && self.fold_call(&lower, args, dst)? {
             return Ok(());
         }
         match internal {
             Some(f) => {
-                let start = self.args(args, |i| f.param_by_ref(i))?;
+                let start = self.args(name, args, |i| f.param_by_ref(i))?;
                 self.line = line;
                 self.emit(Op::CallBuiltin {
                     dst,
@@ -490,16 +525,16 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 });
             }
             None => {
-                let decl = self.decls.get(key.as_bytes()).copied();
+                let decl = self.decls.get(key.as_slice()).copied();
                 let by_ref = |i: usize| {
                     decl.is_some_and(|d| match d.params.get(i) {
                         Some(p) => p.by_ref,
                         None => d.params.last().is_some_and(|p| p.variadic && p.by_ref),
                     })
                 };
-                let start = self.args(args, by_ref)?;
+                let start = self.args(name, args, by_ref)?;
                 self.line = line;
-                let site = self.site(name, key.as_bytes())?;
+                let site = self.site(name, &key)?;
                 self.emit(Op::CallUser {
                     dst,
                     site,

@@ -25,7 +25,7 @@ use hashbrown::HashMap;
 use minizts_core::bytecode::{FuncId, Function, Op, Reg, Script, Site, Src, Target};
 use minizts_globals::{cg, Globals, OpArrayBuilder};
 use minizts_syntax::ast::{FunctionDecl, StmtKind};
-use minizts_syntax::{ast, LineIndex};
+use minizts_syntax::{ast, names, LineIndex};
 
 /// A compile-time error: PHP reports these before running anything.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,6 +112,13 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
     }))
 }
 
+/// The lookup key of a function name: PHP's bytes (see
+/// [`minizts_syntax::names`]) with ASCII letters lowercased, the only
+/// bytes PHP folds.
+pub(crate) fn function_key(name: &str) -> Vec<u8> {
+    names::to_bytes(name).to_ascii_lowercase()
+}
+
 /// Turns calls of functions declared at the top level (bound before the
 /// script runs, so a name always means the same function) into
 /// `CallDirect` where the argument count needs no run-time handling.
@@ -120,7 +127,7 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
 fn bind_early_calls(functions: &mut [Function], early: &[FuncId]) {
     let by_name: HashMap<Vec<u8>, FuncId> = early
         .iter()
-        .map(|&id| (functions[id as usize].name.to_ascii_lowercase().into_bytes(), id))
+        .map(|&id| (function_key(&functions[id as usize].name), id))
         .collect();
     // Decided on the finished functions first (a call may name its own
     // function), then written.
@@ -323,7 +330,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     fn collect_decls(&mut self, stmts: &'a [ast::Stmt<'a>]) {
         for s in stmts {
             vars::walk_stmt_decls(s, &mut |f| {
-                self.decls.entry(f.name.to_ascii_lowercase().into_bytes()).or_insert(f);
+                self.decls.entry(function_key(f.name)).or_insert(f);
             });
         }
     }
@@ -349,7 +356,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             if let StmtKind::Function(f) = &s.kind {
                 self.at(s.pos);
                 let id = self.compile_function(f)?;
-                let key = f.name.to_ascii_lowercase().into_bytes();
+                let key = function_key(f.name);
                 if let Some(&prev) = self.early_names.get(&key) {
                     return self.error(format!(
                         "Cannot redeclare {}() (previously declared in {}:{})",
@@ -377,8 +384,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     /// Compiles a named function, closure or arrow function; returns its id.
     fn compile_function(&mut self, f: &'a FunctionDecl<'a>) -> Result<FuncId> {
-        let key = f.name.to_ascii_lowercase();
-        if f.name != "{closure}" && cg!(self.g).function_table.contains_key(key.as_bytes()) {
+        let key = function_key(f.name);
+        if f.name != "{closure}" && cg!(self.g).function_table.contains_key(key.as_slice()) {
             return self.error(format!("Cannot redeclare {}()", f.name));
         }
         let id = self.functions.len() as FuncId;

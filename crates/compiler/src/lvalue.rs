@@ -147,6 +147,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 // `[$a, $b] = [$b, $a]` swaps.
                 let t = self.temp()?;
                 self.expr_into(value, t)?;
+                // PHP compiles the right side first too; only a plain
+                // variable there leaves the assignment's line current.
+                let mut line = match value.kind {
+                    ExprKind::Var(_) => self.list_line(target),
+                    _ => self.line_of(value.pos),
+                };
+                self.check_list(items, &mut line)?;
                 self.destructure(items, Src::reg(t))?;
                 Ok(Src::reg(t))
             }
@@ -177,6 +184,39 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         self.release(mark);
         Ok(())
+    }
+
+    /// PHP's compile-time check of a destructuring target: a list with no
+    /// element at all, at any depth, is "Cannot use empty list". `line`
+    /// follows the line PHP's compiler is at when it meets each list: it
+    /// starts where the caller says and moves to each element compiled
+    /// before a nested list (its key, or its variable).
+    pub(crate) fn check_list(&mut self, items: &'a [ArrayItem<'a>], line: &mut u32) -> Result<()> {
+        if items.iter().all(|item| item.value.is_none()) {
+            self.line = *line;
+            return self.error("Cannot use empty list");
+        }
+        for item in items {
+            let Some(value) = item.value else { continue };
+            if let Some(key) = item.key {
+                *line = self.line_of(key.pos);
+            }
+            match &value.kind {
+                ExprKind::Array(inner) => self.check_list(inner, line)?,
+                _ => *line = self.line_of(value.pos),
+            }
+        }
+        Ok(())
+    }
+
+    /// The line PHP gives a list: its first element's, or where the first
+    /// token after its bracket is when that element is missing (which is
+    /// where the parser puts such an array).
+    fn list_line(&self, e: &'a Expr<'a>) -> u32 {
+        match &e.kind {
+            ExprKind::Array([ArrayItem { value: Some(v), .. }, ..]) => self.list_line(v),
+            _ => self.line_of(e.pos),
+        }
     }
 
     /// `[$a, 'k' => $b, [$c]] = src`

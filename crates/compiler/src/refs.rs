@@ -122,9 +122,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 }
             }
             ExprKind::Call { name, args } => {
-                let key = name.strip_prefix('\\').unwrap_or(name).to_ascii_lowercase();
-                let internal = cg!(self.g).function_table.get(key.as_bytes()).copied();
-                let decl = self.decls.get(key.as_bytes()).copied();
+                let key = crate::function_key(name.strip_prefix('\\').unwrap_or(name));
+                let internal = cg!(self.g).function_table.get(key.as_slice()).copied();
+                let decl = self.decls.get(key.as_slice()).copied();
                 for (i, a) in args.iter().enumerate() {
                     let by_ref = match (internal, decl) {
                         (Some(f), _) => f.param_by_ref(i),

@@ -3,6 +3,7 @@
 use minizts_core::bytecode::{Op, Reg, Src, Target};
 use minizts_globals::{cg, Globals};
 use minizts_syntax::ast::*;
+use minizts_syntax::names;
 
 use crate::{Compiler, LoopCtx, Result};
 
@@ -177,7 +178,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 for (name, e) in items.iter() {
                     let mark = self.mark();
                     let v = self.expr(e)?;
-                    let k = self.const_str_index(name.as_bytes())?;
+                    let k = self.const_str_index(&names::to_bytes(name))?;
                     self.emit(Op::DeclareConst { name: k, src: v });
                     self.release(mark);
                 }
@@ -403,6 +404,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             _ if by_ref => return self.error("minizts: foreach by reference needs a plain variable as its value"),
             _ => self.temp()?,
         };
+        if let ExprKind::Array(items) = &value.kind {
+            // PHP compiles the subject first, which leaves its line current.
+            let mut line = self.line_of(subject.pos);
+            self.check_list(items, &mut line)?;
+        }
         let fetch = if by_ref {
             self.emit(Op::FeFetchRef {
                 iter,
@@ -451,6 +457,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
         };
         let mut entry = Vec::with_capacity(cases.len());
+        let mut has_default = false;
         for case in cases {
             match case.test {
                 Some(test) => {
@@ -465,7 +472,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     })));
                     self.release(m);
                 }
-                None => entry.push(None),
+                None if has_default => {
+                    self.at(case.sep_pos);
+                    return self.error("Switch statements may only contain one default clause");
+                }
+                None => {
+                    has_default = true;
+                    entry.push(None);
+                }
             }
         }
         let to_default = self.emit(Op::Jmp { target: 0 });

@@ -522,6 +522,9 @@ pub enum Op {
     CallSpread { dst: Reg, callee: Reg, args: Reg },
     /// Passes variable `var` as argument `argno` of the call of `callee`:
     /// by reference if that parameter is by reference, else by value.
+    /// With `var` equal to `dst`, the argument is a value that is not a
+    /// variable: a by-reference parameter throws PHP's "cannot be passed
+    /// by reference" error.
     SendVarEx { dst: Reg, var: Reg, callee: Reg, argno: u8 },
     /// Returns `src` to the caller.
     Return { src: Src },

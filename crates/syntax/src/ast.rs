@@ -88,6 +88,9 @@ pub enum StmtKind<'a> {
 #[derive(Debug)]
 pub struct Case<'a> {
     pub pos: u32,
+    /// Where its `:` or `;` is: PHP dates a case from there (the line of
+    /// "Switch statements may only contain one default clause").
+    pub sep_pos: u32,
     /// `None` for `default:`.
     pub test: Option<&'a Expr<'a>>,
     pub body: &'a [Stmt<'a>],

@@ -2,12 +2,18 @@
 //!
 //! The token rules are a [logos] state machine ([`Token`]); [`Lexer`] wraps it
 //! with what a regular lexer cannot do alone: PHP's two modes (text outside
-//! `<?php … ?>` is inline HTML, text inside is code), `?>` acting as `;`,
-//! `<?=` meaning `echo`, and `elseif` arriving as `else if` so the grammar
-//! needs one `if` rule only. Tokens carry their source text so that parse
-//! errors can quote it the way PHP does (see the `Display` impl).
+//! `<?php … ?>` or `<? … ?>` is inline HTML, text inside is code), `?>`
+//! acting as `;`, `<?=` meaning `echo`, and `elseif` arriving as `else if`
+//! so the grammar needs one `if` rule only. A double-quoted string is
+//! followed through its interpolated code the way PHP's lexer follows it
+//! (`scan_string`), since that code may hold strings of its own. Tokens
+//! carry their source text so that parse errors can quote it the way PHP
+//! does (see the `Display` impl).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
+use std::rc::Rc;
 
 use logos::Logos;
 
@@ -16,8 +22,10 @@ use crate::ast::CastType;
 /// One token. Keywords are case-insensitive, as in PHP.
 #[derive(Logos, Debug, Clone, Copy, PartialEq)]
 #[logos(utf8 = false)]
-#[logos(skip br"[ \t\r\n\x0c]+")]
+// PHP's whitespace is these four bytes only: a form feed is a bad character.
+#[logos(skip br"[ \t\r\n]+")]
 #[logos(error(LexError, LexError::from_lexer))]
+#[logos(extras = Extras)]
 pub enum Token<'s> {
     // Keywords.
     #[token("echo", ignore(case))]
@@ -225,11 +233,12 @@ pub enum Token<'s> {
     )]
     Cast(CastType),
 
-    // Literals and names.
-    #[regex(br"\$[a-zA-Z_\x80-\xff][a-zA-Z0-9_\x80-\xff]*", |lex| as_str(&lex.slice()[1..]))]
-    Variable(&'s str),
-    #[regex(br"[a-zA-Z_\x80-\xff][a-zA-Z0-9_\x80-\xff]*", |lex| as_str(lex.slice()))]
-    Ident(&'s str),
+    // Literals and names. Names are bytes, as in PHP (a Latin-1 `$café`
+    // is valid); the parser turns them into `str` with `crate::names`.
+    #[regex(br"\$[a-zA-Z_\x80-\xff][a-zA-Z0-9_\x80-\xff]*", |lex| &lex.slice()[1..])]
+    Variable(&'s [u8]),
+    #[regex(br"[a-zA-Z_\x80-\xff][a-zA-Z0-9_\x80-\xff]*", |lex| lex.slice())]
+    Ident(&'s [u8]),
     #[regex(br"[0-9]+(_[0-9]+)*", |lex| as_str(lex.slice()))]
     #[regex(br"0[xX][0-9a-fA-F]+(_[0-9a-fA-F]+)*", |lex| as_str(lex.slice()))]
     #[regex(br"0[bB][01]+(_[01]+)*", |lex| as_str(lex.slice()))]
@@ -244,8 +253,11 @@ pub enum Token<'s> {
     #[regex(br"'([^'\\]|\\(.|\n))*'", |lex| { let s = lex.slice(); &s[1..s.len() - 1] })]
     SingleQuoted(&'s [u8]),
     /// A double-quoted string; the payload is the text between the quotes.
-    /// The parser resolves escapes and interpolation.
-    #[regex(br#""([^"\\]|\\(.|\n))*""#, |lex| { let s = lex.slice(); &s[1..s.len() - 1] })]
+    /// The parser resolves escapes and interpolation. Its `{$…}` parts are
+    /// code and may hold quotes of their own (`"{$a["k"]}"`), so the end
+    /// is found by following PHP's lexer (`scan_string`), not by a regular
+    /// expression.
+    #[token(b"\"", lex_double_quoted)]
     DoubleQuoted(&'s [u8]),
 
     // Comments are skipped; `//` and `#` comments end at a newline or `?>`.
@@ -258,6 +270,10 @@ pub enum Token<'s> {
 
     /// Text outside `<?php … ?>`. Produced by [`Lexer`], never by logos.
     InlineHtml(&'s [u8]),
+    /// A byte that starts no token (PHP's `T_BAD_CHARACTER`). Produced by
+    /// [`Lexer`]; no grammar rule accepts it, so the parser reports it with
+    /// what it expected instead, as PHP does.
+    BadChar(u8),
 }
 
 /// A token the lexer could not read.
@@ -268,20 +284,24 @@ pub enum LexError {
     /// A string or comment that runs to the end of the file.
     #[default]
     UnexpectedEof,
-    /// An identifier or variable name that is not valid UTF-8.
-    BadName,
     /// `/*` without `*/`; the payload is the line it starts on.
     UnterminatedComment(u32),
     /// A `'` string without its closing quote; the payload is the text
     /// after the quote, up to the end of its line.
     UnterminatedString(String),
-    /// An opening bracket never closed: the bracket and its line.
-    Unclosed(u8, u32),
+    /// An opening bracket never closed: the bracket and its line (`None`
+    /// when that is the line of the end of the file, which PHP then does
+    /// not repeat).
+    Unclosed(u8, Option<u32>),
+    /// A double-quoted string that runs to the end of the file.
+    UnclosedString(OpenString),
+    /// The end of the file where PHP's parser expects these tokens.
+    UnexpectedEofExpecting(&'static str),
     /// A closing bracket with nothing open.
     Unmatched(u8),
     /// A closing bracket that does not match the open one (which opened on
-    /// the given line).
-    Mismatched(u8, u32, u8),
+    /// the given line, `None` when it is the closing one's).
+    Mismatched(u8, Option<u32>, u8),
 }
 
 impl LexError {
@@ -300,22 +320,240 @@ impl fmt::Display for LexError {
         match self {
             LexError::UnexpectedChar(c) => write!(f, "syntax error, unexpected character 0x{c:02X}"),
             LexError::UnexpectedEof => write!(f, "syntax error, unexpected end of file"),
-            LexError::BadName => write!(f, "syntax error, name is not valid UTF-8"),
             LexError::UnterminatedComment(line) => write!(f, "Unterminated comment starting line {line}"),
             LexError::UnterminatedString(text) => write!(f, "syntax error, unexpected string content \"{text}\""),
-            LexError::Unclosed(c, line) => write!(f, "Unclosed '{}' on line {line}", *c as char),
+            LexError::Unclosed(c, line) => write!(f, "Unclosed '{}'{}", *c as char, on_line(*line)),
+            LexError::UnclosedString(_) => write!(f, "syntax error, unexpected end of file"),
+            LexError::UnexpectedEofExpecting(what) => {
+                write!(f, "syntax error, unexpected end of file, expecting {what}")
+            }
             LexError::Unmatched(c) => write!(f, "Unmatched '{}'", *c as char),
             LexError::Mismatched(open, line, close) => write!(
                 f,
-                "Unclosed '{}' on line {line} does not match '{}'",
-                *open as char, *close as char
+                "Unclosed '{}'{} does not match '{}'",
+                *open as char,
+                on_line(*line),
+                *close as char
             ),
         }
     }
 }
 
-fn as_str(bytes: &[u8]) -> Result<&str, LexError> {
-    std::str::from_utf8(bytes).map_err(|_| LexError::BadName)
+/// " on line N" when PHP names the line in a bracket message.
+fn on_line(line: Option<u32>) -> String {
+    line.map_or(String::new(), |line| format!(" on line {line}"))
+}
+
+/// The text of a token whose pattern matches ASCII only.
+fn as_str(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap_or_default()
+}
+
+/// What the token callbacks know besides the bytes: where the bytes are in
+/// the whole source, and the string ends found so far.
+#[derive(Default, Clone)]
+pub struct Extras {
+    /// The offset of logos's source in the whole source.
+    base: usize,
+    ends: Rc<StringEnds>,
+}
+
+/// The ends of the double-quoted strings and interpolated parts found so
+/// far, by where they start in the whole source. Finding the end of a
+/// string means reading everything nested in it, and the parser reads
+/// each nested string again when it parses the part around it; with the
+/// ends kept, every byte is scanned once however deep strings nest.
+#[derive(Default)]
+pub struct StringEnds(RefCell<HashMap<(usize, bool), usize>>);
+
+impl StringEnds {
+    fn get(&self, start: usize, code: bool) -> Option<usize> {
+        self.0.borrow().get(&(start, code)).copied()
+    }
+
+    fn insert(&self, start: usize, code: bool, end: usize) {
+        self.0.borrow_mut().insert((start, code), end);
+    }
+}
+
+/// Reads a double-quoted string whose opening quote logos has matched.
+fn lex_double_quoted<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<&'s [u8], LexError> {
+    let src = lex.source();
+    let start = lex.span().start;
+    let scanned = lex.span().end;
+    let (base, ends) = (lex.extras.base, lex.extras.ends.clone());
+    match scan_string(src, base, start + 1, Part::String, &ends) {
+        Ok(end) => {
+            lex.bump(end - scanned);
+            Ok(&src[start + 1..end - 1])
+        }
+        Err(open) => {
+            lex.bump(src.len() - scanned);
+            Err(LexError::UnclosedString(open))
+        }
+    }
+}
+
+/// The index of the `}` that closes the interpolated code starting at
+/// `start` in the whole source `src`, just after the `{` of a `{$` or `${`
+/// inside a string. `ends` is the cache the lexer of `src` uses.
+pub fn interpolation_end(src: &[u8], start: usize, ends: &StringEnds) -> Option<usize> {
+    scan_string(src, 0, start, Part::Code { depth: 1 }, ends)
+        .ok()
+        .map(|end| end - 1)
+}
+
+/// What [`scan_string`] is inside of.
+#[derive(Clone, Copy)]
+enum Part {
+    /// Double-quoted text.
+    String,
+    /// Interpolated code, `depth` braces deep.
+    Code { depth: u32 },
+}
+
+/// How a double-quoted string that runs to the end of the file ends it,
+/// as PHP reports it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum OpenString {
+    /// Inside interpolated code, with this bracket (and its offset in the
+    /// lexer's source) the innermost one still open.
+    Bracket(u8, usize),
+    /// In text that holds no interpolation: PHP's parser still expects
+    /// one of these.
+    Expecting(&'static str),
+    /// In text after an interpolation.
+    Text,
+    /// In a `/*` comment inside interpolated code, starting at this offset.
+    Comment(usize),
+}
+
+/// Follows PHP's lexer through a double-quoted string from `i`: text, with
+/// `{$…}` and `${…}` parts that are code up to their matching brace, and
+/// code that may hold strings, comments and brackets of its own. Returns
+/// the index just after the part it started in ends. `src` starts at
+/// offset `base` of the whole source, which is what `ends` is keyed by.
+/// An explicit stack, not recursion, so that deeply nested strings cannot
+/// overflow the native stack.
+fn scan_string(src: &[u8], base: usize, mut i: usize, first: Part, ends: &StringEnds) -> Result<usize, OpenString> {
+    let is_code = |part: Part| matches!(part, Part::Code { .. });
+    if let Some(end) = ends.get(base + i, is_code(first)) {
+        return Ok(end - base);
+    }
+    let text_start = i;
+    // Each part with where it starts.
+    let mut stack = vec![(first, i)];
+    // Brackets open in the code parts, innermost last.
+    let mut brackets: Vec<(u8, usize)> = Vec::new();
+    if let Part::Code { .. } = first {
+        brackets.push((b'{', i.saturating_sub(1)));
+    }
+    let mut interpolated = false;
+    let open = |brackets: &Vec<(u8, usize)>, interpolated: bool, i: usize| match brackets.last() {
+        Some(&(c, at)) => OpenString::Bracket(c, at),
+        None if interpolated => OpenString::Text,
+        None if i == text_start => OpenString::Expecting("variable or string content or \"${\" or \"{$\""),
+        None => OpenString::Expecting("variable or \"${\" or \"{$\""),
+    };
+    while let Some(&(part, part_start)) = stack.last() {
+        let Some(&c) = src.get(i) else {
+            return Err(open(&brackets, interpolated, i));
+        };
+        let top = stack.len() - 1;
+        // A nested part: skipped if its end is known, else followed.
+        let mut enter = |part: Part, at: usize, bracket: Option<usize>| match ends.get(base + at, is_code(part)) {
+            Some(end) => end - base,
+            None => {
+                stack.push((part, at));
+                brackets.extend(bracket.map(|b| (b'{', b)));
+                at
+            }
+        };
+        match part {
+            Part::String => match c {
+                b'\\' => i += 2,
+                b'"' => {
+                    stack.pop();
+                    i += 1;
+                    ends.insert(base + part_start, false, base + i);
+                }
+                b'{' if src.get(i + 1) == Some(&b'$') => {
+                    interpolated = true;
+                    i = enter(Part::Code { depth: 1 }, i + 1, Some(i));
+                }
+                b'$' if src.get(i + 1) == Some(&b'{') => {
+                    interpolated = true;
+                    i = enter(Part::Code { depth: 1 }, i + 2, Some(i + 1));
+                }
+                b'$' if src
+                    .get(i + 1)
+                    .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_' || c >= 0x80) =>
+                {
+                    interpolated = true;
+                    i += 1;
+                }
+                _ => i += 1,
+            },
+            Part::Code { depth } => match c {
+                b'{' => {
+                    stack[top].0 = Part::Code { depth: depth + 1 };
+                    brackets.push((b'{', i));
+                    i += 1;
+                }
+                b'}' => {
+                    brackets.pop();
+                    i += 1;
+                    if depth == 1 {
+                        stack.pop();
+                        ends.insert(base + part_start, true, base + i);
+                    } else {
+                        stack[top].0 = Part::Code { depth: depth - 1 };
+                    }
+                }
+                b'[' | b'(' => {
+                    brackets.push((c, i));
+                    i += 1;
+                }
+                b']' | b')' => {
+                    brackets.pop();
+                    i += 1;
+                }
+                b'"' => i = enter(Part::String, i + 1, None),
+                b'\'' => {
+                    i += 1;
+                    loop {
+                        match src.get(i) {
+                            None => return Err(open(&brackets, interpolated, i)),
+                            Some(b'\\') => i += 2,
+                            Some(b'\'') => break,
+                            Some(_) => i += 1,
+                        }
+                    }
+                    i += 1;
+                }
+                b'/' if src.get(i + 1) == Some(&b'*') => match src[i + 2..].windows(2).position(|w| w == b"*/") {
+                    Some(close) => i += 2 + close + 2,
+                    None => return Err(OpenString::Comment(i)),
+                },
+                b'/' if src.get(i + 1) == Some(&b'/') => i = line_comment_end(src, i),
+                b'#' => i = line_comment_end(src, i),
+                _ => i += 1,
+            },
+        }
+    }
+    Ok(i)
+}
+
+/// Where a `//` or `#` comment starting at `i` stops: at a newline or `?>`.
+fn line_comment_end(src: &[u8], mut i: usize) -> usize {
+    while i < src.len() {
+        match src[i] {
+            b'\n' | b'\r' => break,
+            b'?' if src.get(i + 1) == Some(&b'>') => break,
+            _ => i += 1,
+        }
+    }
+    i
 }
 
 fn lex_cast<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> CastType {
@@ -333,15 +571,7 @@ fn lex_cast<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> CastType {
 
 /// Skips a `//` or `#` comment up to (not including) the newline or `?>`.
 fn line_comment<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> logos::Skip {
-    let rest = lex.remainder();
-    let mut n = 0;
-    while n < rest.len() {
-        match rest[n] {
-            b'\n' | b'\r' => break,
-            b'?' if rest.get(n + 1) == Some(&b'>') => break,
-            _ => n += 1,
-        }
-    }
+    let n = line_comment_end(lex.remainder(), 0);
     lex.bump(n);
     logos::Skip
 }
@@ -351,8 +581,9 @@ impl fmt::Display for Token<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use Token::*;
         let text = match self {
-            Variable(name) => return write!(f, "variable \"${name}\""),
-            Ident(name) => return write!(f, "identifier \"{name}\""),
+            Variable(name) => return write!(f, "variable \"${}\"", crate::names::from_bytes(name)),
+            Ident(name) => return write!(f, "identifier \"{}\"", crate::names::from_bytes(name)),
+            BadChar(c) => return write!(f, "character 0x{c:02X}"),
             Int(text) => return write!(f, "integer \"{text}\""),
             Float(text) => return write!(f, "floating-point number \"{text}\""),
             SingleQuoted(s) => return write!(f, "single-quoted string \"{}\"", String::from_utf8_lossy(s)),
@@ -499,11 +730,18 @@ pub struct Lexer<'s> {
     lines: LineIndex,
     /// Whether to check brackets (not for `{$…}` fragments).
     check_brackets: bool,
+    ends: Rc<StringEnds>,
 }
 
 impl<'s> Lexer<'s> {
     /// A lexer for a whole script, which starts in HTML mode.
     pub fn new(src: &'s [u8]) -> Lexer<'s> {
+        Lexer::with_ends(src, Rc::default())
+    }
+
+    /// A lexer for a whole script that keeps the string ends it finds in
+    /// `ends`, for [`Lexer::fragment`] and [`interpolation_end`] to reuse.
+    pub fn with_ends(src: &'s [u8], ends: Rc<StringEnds>) -> Lexer<'s> {
         Lexer {
             src,
             html_start: 0,
@@ -512,23 +750,32 @@ impl<'s> Lexer<'s> {
             brackets: Vec::new(),
             lines: LineIndex::new(src),
             check_brackets: true,
+            ends,
         }
     }
 
     /// A lexer for a code fragment of `src` starting at `start` (used for
     /// the `{$…}` parts of double-quoted strings); offsets stay absolute.
-    pub fn fragment(src: &'s [u8], start: usize, end: usize) -> Lexer<'s> {
+    /// `ends` is the whole script's lexer's.
+    pub fn fragment(src: &'s [u8], start: usize, end: usize, ends: Rc<StringEnds>) -> Lexer<'s> {
         Lexer {
             src,
             html_start: end,
             mode: Mode::Code {
-                inner: Token::lexer(&src[start..end]),
+                inner: Token::lexer_with_extras(
+                    &src[start..end],
+                    Extras {
+                        base: start,
+                        ends: ends.clone(),
+                    },
+                ),
                 base: start,
             },
             queued: None,
             brackets: Vec::new(),
             lines: LineIndex::new(b""),
             check_brackets: false,
+            ends,
         }
     }
 
@@ -544,7 +791,13 @@ impl<'s> Lexer<'s> {
             self.mode = Mode::Done;
         } else {
             self.mode = Mode::Code {
-                inner: Token::lexer(&self.src[code_start..]),
+                inner: Token::lexer_with_extras(
+                    &self.src[code_start..],
+                    Extras {
+                        base: code_start,
+                        ends: self.ends.clone(),
+                    },
+                ),
                 base: code_start,
             };
         }
@@ -564,27 +817,25 @@ impl<'s> Lexer<'s> {
     }
 }
 
-/// Finds `<?php` (followed by whitespace or the end) or `<?=` in `text`:
-/// returns its offset, its length and whether it is the echo form.
+/// Finds the first open tag in `text`: returns its offset, its length and
+/// whether it is the echo form `<?=`. `short_open_tag` is on by default
+/// (also under `php -n`), so a bare `<?` opens code too: `<?php` counts
+/// as the long tag only when whitespace or the end follows it, and
+/// otherwise (`<?phpx`, `<?xml`) the code starts right after the `<?`.
 fn find_open_tag(text: &[u8]) -> Option<(usize, usize, bool)> {
-    let mut from = 0;
-    while let Some(i) = text[from..].windows(2).position(|w| w == b"<?") {
-        let at = from + i;
-        let after = &text[at + 2..];
-        if after.first() == Some(&b'=') {
-            return Some((at, 3, true));
-        }
-        if after.len() >= 3 && after[..3].eq_ignore_ascii_case(b"php") {
-            match after.get(3) {
-                None => return Some((at, 5, false)),
-                Some(b' ' | b'\t' | b'\r') => return Some((at, 6, false)),
-                Some(b'\n') => return Some((at, 6, false)),
-                _ => {}
-            }
-        }
-        from = at + 2;
+    let at = text.windows(2).position(|w| w == b"<?")?;
+    let after = &text[at + 2..];
+    if after.first() == Some(&b'=') {
+        return Some((at, 3, true));
     }
-    None
+    if after.len() >= 3 && after[..3].eq_ignore_ascii_case(b"php") {
+        match after.get(3) {
+            None => return Some((at, 5, false)),
+            Some(b' ' | b'\t' | b'\r' | b'\n') => return Some((at, 6, false)),
+            _ => {}
+        }
+    }
+    Some((at, 2, false))
 }
 
 impl<'s> Iterator for Lexer<'s> {
@@ -598,7 +849,7 @@ impl<'s> Iterator for Lexer<'s> {
             Mode::Done => {
                 if let Some((c, line)) = self.brackets.pop() {
                     self.brackets.clear();
-                    return Some(Err((self.src.len(), LexError::Unclosed(c, line))));
+                    return Some(Err((self.src.len(), self.unclosed(c, line))));
                 }
                 return None;
             }
@@ -629,6 +880,24 @@ impl<'s> Iterator for Lexer<'s> {
             }
             // An unterminated string or comment ends at the end of the file.
             Err(LexError::UnexpectedEof) => Some(Err((self.src.len(), LexError::UnexpectedEof))),
+            Err(LexError::UnclosedString(open)) => {
+                // PHP names the innermost bracket still open, inside the
+                // string's code or around the string; else what it expects.
+                let inner = match open {
+                    OpenString::Bracket(c, at) => Some((c, self.lines.line((base + at) as u32))),
+                    _ => None,
+                };
+                let err = match (open, inner.or_else(|| self.brackets.last().copied())) {
+                    (OpenString::Comment(at), _) => LexError::UnterminatedComment(self.lines.line((base + at) as u32)),
+                    (_, Some((c, line))) => self.unclosed(c, line),
+                    (OpenString::Expecting(what), None) => LexError::UnexpectedEofExpecting(what),
+                    (_, None) => LexError::UnexpectedEof,
+                };
+                self.brackets.clear();
+                self.mode = Mode::Done;
+                Some(Err((self.src.len(), err)))
+            }
+            Err(LexError::UnexpectedChar(c)) => Some(Ok((start, Token::BadChar(c), end))),
             Err(err) => Some(Err((start, err))),
             Ok(Token::UnterminatedComment) => {
                 let line = LineIndex::new(&self.src[..start]).starts.len() as u32;
@@ -678,8 +947,17 @@ impl Lexer<'_> {
         match self.brackets.pop() {
             None => Some(LexError::Unmatched(close)),
             Some((c, _)) if c == open => None,
-            Some((c, line)) => Some(LexError::Mismatched(c, line, close)),
+            Some((c, line)) => {
+                let here = self.lines.line(pos as u32);
+                Some(LexError::Mismatched(c, (line != here).then_some(line), close))
+            }
         }
+    }
+
+    /// PHP's error for bracket `c`, opened on `line`, still open at the end.
+    fn unclosed(&self, c: u8, line: u32) -> LexError {
+        let end = self.lines.line(self.src.len() as u32);
+        LexError::Unclosed(c, (line != end).then_some(line))
     }
 }
 

@@ -7,6 +7,7 @@
 
 pub mod ast;
 pub mod lexer;
+pub mod names;
 pub mod parser;
 
 pub use lexer::LineIndex;

@@ -6,15 +6,16 @@
 //! placing assignments the way PHP does. Parse errors are worded as PHP
 //! words them ("syntax error, unexpected token \";\", expecting \")\"").
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::fmt;
+use std::rc::Rc;
 
 use bumpalo::Bump;
 use lalrpop_util::{lalrpop_mod, ParseError};
 
 use crate::ast::*;
-use crate::lexer::{Lexer, Token};
+use crate::lexer::{interpolation_end, Lexer, StringEnds, Token};
 
 lalrpop_mod!(
     #[allow(clippy::all, clippy::pedantic, unused_parens, dead_code)]
@@ -67,19 +68,52 @@ fn fatal_error<'t, T>(pos: usize, message: impl Into<String>) -> ParseResult<'t,
 /// tree recursively; this keeps them well inside the engine thread's stack.
 pub const MAX_DEPTH: usize = 2000;
 
+fn too_deep() -> String {
+    format!("minizts: the script is nested too deeply (more than {MAX_DEPTH} levels)")
+}
+
 /// Parses a whole script. The AST borrows from `src` and lives in `arena`.
 pub fn parse<'a>(arena: &'a Bump, src: &'a [u8]) -> Result<Script<'a>, SyntaxError> {
     let b = Builder::new(arena, src);
-    let tokens = Lexer::new(src).map(lex_adapter);
+    let tokens = Lexer::with_ends(src, b.ends.clone()).map(lex_adapter);
     match grammar::ScriptParser::new().parse(&b, tokens) {
         Ok(stmts) if crate::ast::depth::exceeds(stmts, MAX_DEPTH) => Err(SyntaxError {
             pos: 0,
-            message: format!("minizts: the script is nested too deeply (more than {MAX_DEPTH} levels)"),
+            message: too_deep(),
             fatal: true,
         }),
         Ok(stmts) => Ok(Script { stmts }),
-        Err(err) => Err(describe(err, src.len())),
+        Err(err) => {
+            let at_script_end = match &err {
+                ParseError::UnrecognizedToken {
+                    token: (pos, tok, _),
+                    expected,
+                } => expected.len() > 4 && !matches!(tok, Token::Unsupported(_)) && complete_before(src, *pos),
+                _ => false,
+            };
+            let mut e = describe(err, src.len());
+            if at_script_end {
+                e.message.push_str(", expecting end of file");
+            }
+            Err(e)
+        }
     }
+}
+
+/// Whether the tokens before byte `pos` make a whole script. PHP's parser
+/// (bison, with default reductions) reads a token that cannot continue a
+/// finished top-level statement as one that should have been the end of
+/// the file, and says so: "unexpected token \"=\", expecting end of file".
+/// The LR(1) tables here would list every token that can start a
+/// statement instead; parsing the part before the token tells the two
+/// apart. Only run on the error path.
+fn complete_before(src: &[u8], pos: usize) -> bool {
+    let arena = Bump::new();
+    let b = Builder::new(&arena, src);
+    let tokens = Lexer::with_ends(src, b.ends.clone())
+        .map(lex_adapter)
+        .take_while(|t| !matches!(t, Ok((start, _, _)) if *start >= pos));
+    grammar::ScriptParser::new().parse(&b, tokens).is_ok()
 }
 
 fn lex_adapter(item: crate::lexer::Spanned<'_>) -> Result<(usize, Token<'_>, usize), SyntaxError> {
@@ -119,7 +153,7 @@ fn describe(err: ParseError<usize, Token<'_>, SyntaxError>, eof: usize) -> Synta
         }
         ParseError::ExtraToken { token: (pos, tok, _) } => SyntaxError {
             pos,
-            message: format!("syntax error, unexpected {tok}"),
+            message: format!("syntax error, unexpected {tok}, expecting end of file"),
             fatal: false,
         },
         ParseError::User { error } => error,
@@ -139,8 +173,8 @@ fn expecting(expected: &[String]) -> String {
             format!("\"{}\"", inner.replace("\\\\", "\\"))
         } else {
             match name.as_str() {
-                "Variable" => "variable".into(),
-                "Ident" => "identifier".into(),
+                "VariableToken" => "variable".into(),
+                "IdentToken" => "identifier".into(),
                 "IntLit" => "integer".into(),
                 "FloatLit" => "floating-point number".into(),
                 _ => return String::new(),
@@ -184,6 +218,10 @@ pub struct Builder<'a> {
     /// Nodes written in parentheses: an assignment never moves into them
     /// (`($a + $b) = 1` is an error, `$a + $b = 1` is `$a + ($b = 1)`).
     parenthesized: RefCell<HashSet<*const Expr<'a>>>,
+    /// The string ends the lexer found (see [`StringEnds`]).
+    ends: Rc<StringEnds>,
+    /// How many `{$…}` parts the one being parsed is inside of.
+    interpolation_depth: Cell<usize>,
 }
 
 impl<'a> Builder<'a> {
@@ -192,6 +230,8 @@ impl<'a> Builder<'a> {
             arena,
             src,
             parenthesized: RefCell::new(HashSet::new()),
+            ends: Rc::default(),
+            interpolation_depth: Cell::new(0),
         }
     }
 
@@ -239,6 +279,28 @@ impl<'a> Builder<'a> {
                 },
             ),
         }
+    }
+
+    /// A name from the source, as the `str` the engine carries (see
+    /// [`crate::names`]); copied into the arena only when it is not UTF-8.
+    pub fn name(&self, bytes: &'a [u8]) -> &'a str {
+        match crate::names::from_bytes(bytes) {
+            std::borrow::Cow::Borrowed(s) => s,
+            std::borrow::Cow::Owned(s) => self.arena.alloc_str(&s),
+        }
+    }
+
+    /// An array literal (or `list(…)`). `first` is where the first token
+    /// after the opening bracket is. When the first item is missing (`[]`,
+    /// `[, $b]`), PHP dates the array from that token (its lexer has read
+    /// it when the grammar makes the empty item), and PHP's messages
+    /// about the array ("Cannot use empty list") use that line.
+    pub fn array(&self, pos: usize, first: usize, items: Vec<ArrayItem<'a>>) -> &'a Expr<'a> {
+        let pos = match items.first() {
+            Some(ArrayItem { value: Some(_), .. }) => pos,
+            _ => first,
+        };
+        self.expr(pos, ExprKind::Array(self.slice(items)))
     }
 
     pub fn parenthesized(&self, e: &'a Expr<'a>) -> &'a Expr<'a> {
@@ -479,9 +541,11 @@ impl<'a> Builder<'a> {
                 }
                 b'$' if raw.get(i + 1) == Some(&b'{') => {
                     // `${name}`: the form PHP 8.2 deprecates; still valid.
-                    let close = find_closing_brace(raw, i + 1)
+                    let close = interpolation_end(self.src, base + i + 2, &self.ends)
+                        .filter(|&close| close < base + raw.len())
                         .ok_or(())
-                        .or_else(|_| user_error(base + i, "syntax error, unexpected end of file"))?;
+                        .or_else(|_| user_error(base + i, "syntax error, unexpected end of file"))?
+                        - base;
                     let name = &raw[i + 2..close];
                     if name.is_empty() || !is_name_start(name[0]) || !name.iter().all(|&c| is_name_char(c)) {
                         return user_error(
@@ -490,22 +554,32 @@ impl<'a> Builder<'a> {
                         );
                     }
                     self.flush_literal(&mut parts, &mut lit);
-                    let name = self.name_str(name, base + i)?;
+                    let name = self.name(name);
                     parts.push(InterpPart::Expr(self.expr(base + i, ExprKind::Var(name))));
                     i = close + 1;
                 }
                 b'{' if raw.get(i + 1) == Some(&b'$') => {
-                    let close = match find_closing_brace(raw, i) {
-                        Some(close) => close,
-                        None => return user_error(base + raw.len(), "syntax error, unexpected end of file"),
+                    // The lexer found this string's end the same way, so
+                    // the brace is inside it; checked all the same.
+                    let close = match interpolation_end(self.src, base + i + 1, &self.ends) {
+                        Some(close) if close < base + raw.len() => close - base,
+                        _ => return user_error(base + raw.len(), "syntax error, unexpected end of file"),
                     };
                     self.flush_literal(&mut parts, &mut lit);
-                    let tokens = Lexer::fragment(self.src, base + i + 1, base + close).map(lex_adapter);
-                    let expr = grammar::ExprParser::new()
-                        .parse(self, tokens)
-                        .map_err(|err| ParseError::User {
-                            error: describe(err, base + close),
-                        })?;
+                    // Each nesting level is a parse inside the one around
+                    // it: bounded, as the nesting of the tree is.
+                    let depth = self.interpolation_depth.get();
+                    if depth >= MAX_DEPTH {
+                        return fatal_error(base + i, too_deep());
+                    }
+                    self.interpolation_depth.set(depth + 1);
+                    let tokens =
+                        Lexer::fragment(self.src, base + i + 1, base + close, self.ends.clone()).map(lex_adapter);
+                    let parsed = grammar::ExprParser::new().parse(self, tokens);
+                    self.interpolation_depth.set(depth);
+                    let expr = parsed.map_err(|err| ParseError::User {
+                        error: describe(err, base + close),
+                    })?;
                     parts.push(InterpPart::Expr(expr));
                     i = close + 1;
                 }
@@ -530,20 +604,13 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn name_str(&self, bytes: &'a [u8], pos: usize) -> ParseResult<'a, &'a str> {
-        match std::str::from_utf8(bytes) {
-            Ok(s) => Ok(s),
-            Err(_) => user_error(pos, "syntax error, name is not valid UTF-8"),
-        }
-    }
-
     /// `$name`, `$name[key]`, `$name[$i]` or `$name[-1]` inside a string.
     fn simple_interpolation(&self, raw: &'a [u8], base: usize, start: usize) -> ParseResult<'a, (&'a Expr<'a>, usize)> {
         let mut i = start + 1;
         while i < raw.len() && is_name_char(raw[i]) {
             i += 1;
         }
-        let name = self.name_str(&raw[start + 1..i], base + start)?;
+        let name = self.name(&raw[start + 1..i]);
         let var = self.expr(base + start, ExprKind::Var(name));
         if raw.get(i) != Some(&b'[') {
             return Ok((var, i));
@@ -557,7 +624,7 @@ impl<'a> Builder<'a> {
             while j < raw.len() && is_name_char(raw[j]) {
                 j += 1;
             }
-            let name = self.name_str(&raw[key_start + 1..j], base + key_start)?;
+            let name = self.name(&raw[key_start + 1..j]);
             self.expr(base + key_start, ExprKind::Var(name))
         } else if raw.get(j).is_some_and(|&c| c.is_ascii_digit() || c == b'-') {
             if raw[j] == b'-' {
@@ -608,37 +675,6 @@ fn is_name_start(c: u8) -> bool {
 
 fn is_name_char(c: u8) -> bool {
     is_name_start(c) || c.is_ascii_digit()
-}
-
-/// The index of the `}` that closes the `{` at `open`, skipping nested
-/// braces and quoted strings.
-fn find_closing_brace(raw: &[u8], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut i = open;
-    while i < raw.len() {
-        match raw[i] {
-            b'{' => depth += 1,
-            b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            b'\'' => {
-                i += 1;
-                while i < raw.len() && raw[i] != b'\'' {
-                    if raw[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-            }
-            b'\\' => i += 1,
-            _ => {}
-        }
-        i += 1;
-    }
-    None
 }
 
 /// Resolves the escape at `raw[i]` (a backslash) into `out`; returns the

@@ -87,6 +87,27 @@ pub fn param_by_ref<G: Globals>(_g: G, script: &Script, callee: &Callee, i: usiz
     }
 }
 
+/// PHP's error for a value that is not a variable passed to parameter `i`
+/// of `callee`, a by-reference one. A variadic rest has no name to give.
+pub fn cannot_pass_by_reference<T>(script: &Script, callee: &Callee, i: usize) -> VmResult<T> {
+    let (name, param) = match callee {
+        Callee::User { func, .. } => {
+            let f = &script.functions[*func as usize];
+            let name = if f.is_closure { "{closure}" } else { &f.name };
+            (name, f.params.get(i).filter(|p| !p.variadic).map(|p| &*p.name))
+        }
+        Callee::Builtin(id) => {
+            let info = crate::builtins::info(*id);
+            (info.name, info.params.get(i).filter(|p| !p.starts_with("...")).copied())
+        }
+    };
+    let param = param.map_or(String::new(), |p| format!(" (${p})"));
+    error(format!(
+        "{name}(): Argument #{}{param} cannot be passed by reference",
+        i + 1
+    ))
+}
+
 /// Pushes a frame for user function `func`, whose `argc` arguments are the
 /// values at `args` (in the stack chunk that ends at `chunk`). The
 /// caller's current instruction must be saved in its frame (for messages).
@@ -289,7 +310,7 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
 /// Declares user function `func` under its name.
 pub fn declare_function<G: Globals>(g: G, script: &Script, func: FuncId) -> VmResult<()> {
     let f = &script.functions[func as usize];
-    let key: Box<[u8]> = f.name.to_ascii_lowercase().into_bytes().into();
+    let key: Box<[u8]> = minizts_syntax::names::to_bytes(&f.name).to_ascii_lowercase().into();
     if let Some(&prev) = eg!(g).functions.get(&key) {
         let prev = &script.functions[prev as usize];
         return fatal(format!(

@@ -1385,6 +1385,12 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             } => {
                 save_pc(g, cur!());
                 let by_ref = match call::resolve_callable(g, &reg!(callee).clone()) {
+                    // `var` is `dst` when the compiler passes a value that
+                    // is not a variable (`sort([1])`): PHP's error if the
+                    // parameter is by reference.
+                    Ok(c) if dst == var && call::param_by_ref(g, &script, &c, argno as usize) => {
+                        tri!(call::cannot_pass_by_reference(&script, &c, argno as usize))
+                    }
                     Ok(c) => call::param_by_ref(g, &script, &c, argno as usize),
                     // The call itself reports a bad callee.
                     Err(_) => false,
