@@ -677,8 +677,13 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 let v = opnd!(src).clone();
                 tri!(assign_slot(reg!(var), v));
             }
+            // The reference-taking instructions own their source
+            // temporaries (the compiler makes each one for them) and
+            // empty them: a reference left in a dead temporary would count
+            // as a holder (`var_dump` would show `&`, a cycle would
+            // survive the collector).
             Op::AssignRef { var, src } => {
-                let r = reg!(src).clone();
+                let r = std::mem::take(reg!(src));
                 set!(var, r);
             }
             Op::Add { dst, a, b } => arith!(dst, a, b, checked_add, +, BinOp::Add),
@@ -980,9 +985,9 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 v.release();
             }
             Op::AssignDimRef { var, keys, depth, src } => {
-                let r = match reg!(src) {
-                    Value::Ref(r) => r.clone(),
-                    other => crate::gc::new_ref(g, other.clone()),
+                let r = match std::mem::take(reg!(src)) {
+                    Value::Ref(r) => r,
+                    other => crate::gc::new_ref(g, other),
                 };
                 save_pc(g, cur!());
                 let keys = keys!(keys, depth);
@@ -1471,7 +1476,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 captures,
                 n,
             } => {
-                let bound: Vec<Value> = (0..n as u16).map(|i| reg!(captures.plus(i)).clone()).collect();
+                let bound: Vec<Value> = (0..n as u16).map(|i| std::mem::take(reg!(captures.plus(i)))).collect();
                 let handle = {
                     let eg = eg!(g);
                     eg.next_object_handle += 1;
@@ -1611,9 +1616,9 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 }
             }
             Op::FeResetRefFrom { iter, src, end } => {
-                let r = match reg!(src) {
-                    Value::Ref(r) => r.clone(),
-                    other => crate::gc::new_ref(g, other.clone()),
+                let r = match std::mem::take(reg!(src)) {
+                    Value::Ref(r) => r,
+                    other => crate::gc::new_ref(g, other),
                 };
                 if tri!(start_ref_iteration(g, cur!(), &r)) {
                     *reg!(iter) = Value::IterRef(Box::new(RefIter {
