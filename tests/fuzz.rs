@@ -6,9 +6,17 @@
 //! two scripts spliced) or a randomly generated program. Every case runs
 //! with a 64 MiB memory limit and a 200 ms time limit, output and
 //! messages discarded. The generator is deterministic;
-//! `MINIZTS_FUZZ_CASES=N` changes how many cases run and
-//! `MINIZTS_FUZZ_SEED=S` the seed. A failing input is written to the
-//! system temp directory for reproduction with `minizts run`.
+//! `MINIZTS_FUZZ_CASES=N` changes how many cases run (the long mode:
+//! `MINIZTS_FUZZ_CASES=1000000`, docs/architecture.md has the last such
+//! run) and `MINIZTS_FUZZ_SEED=S` the seed. A failing input is written to
+//! the system temp directory for reproduction with `minizts run`. The
+//! shapes that used to take the process down are among the tokens and
+//! seeds: self- and mutually referencing arrays, huge sizes handed to
+//! builtins, long builtins, changes to an array inside `foreach`, deep
+//! nesting. A case that panics fails the test; one that aborts or
+//! overflows the stack ends the test process, and one that never stops
+//! ends it through the hard timeout (exit 124), which fails it too; the
+//! process's peak RSS must stay under 1 GiB.
 
 #[path = "support.rs"]
 mod support;
@@ -134,6 +142,47 @@ const TOKENS: &[&str] = &[
     "else if",
     "&$",
     "...$a",
+    // Self-referencing and mutually referencing arrays, and what walks
+    // them: comparisons, searches, sorts, printing, copies, the collector.
+    "$a[] = &$a;",
+    "$b = [1]; $a[] = &$b; $b[] = &$a;",
+    "$a == $a",
+    "$a <=> $b",
+    "$a === $b",
+    "in_array($a, $a)",
+    "array_search($a, [$b])",
+    "sort($a);",
+    "max($a, $b)",
+    "var_export($a, true)",
+    "print_r($a, true)",
+    "json_encode($a)",
+    "count($a, COUNT_RECURSIVE)",
+    "gc_collect_cycles()",
+    "$a = [$a, $a];",
+    "array_merge_recursive($a, $a)",
+    // Huge sizes handed to builtins and string offsets.
+    "str_repeat('ab', 2000000000)",
+    "str_pad('', 3000000000)",
+    "array_fill(0, 1000000000, 1)",
+    "range(1, 10000000000)",
+    "range(0, 1, 0.0000000001)",
+    "sprintf('%2000000000d', 1)",
+    "$s = 'x'; $s[10000000000] = 'y';",
+    "str_split(str_repeat('x', 10000000))",
+    "explode(',', str_repeat(',', 10000000))",
+    "implode(',', array_fill(0, 5000000, 'abc'))",
+    "array_pad([], 1000000000, 0)",
+    "wordwrap(str_repeat('a ', 1000000), 1, str_repeat('-', 1000), true)",
+    "str_replace('a', str_repeat('b', 100000), str_repeat('a', 100000))",
+    // Long builtins (the time limit must stop them).
+    "similar_text(str_repeat('ab', 30000), str_repeat('ba', 30000))",
+    "levenshtein(str_repeat('a', 100000), str_repeat('b', 100000))",
+    "usort($a, fn($x, $y) => $x <=> $y);",
+    // Changing an array while iterating over it.
+    "foreach ($a as &$v) { array_unshift($a, 0); }",
+    "foreach ($a as $k => $v) { unset($a[$k]); $a[] = $v; }",
+    "foreach ($a as &$v) { $a = [1, 2]; }",
+    "foreach ($a as &$v) { array_pop($a); }",
 ];
 
 fn mutate(rng: &mut Rng, seed: &[u8], other: &[u8]) -> Vec<u8> {
@@ -277,6 +326,14 @@ fn no_input_crashes_the_engine() {
     seeds.push(b"<?php $a = []; for ($i = 0; ; $i++) { $a[] = [$i]; }".to_vec());
     seeds.push(b"<?php $a = [1]; $a[0] = &$a; var_dump($a); $a[0][0][0] = 5;".to_vec());
     seeds.push(b"<?php function f() { return array_map('f', [1]); } f();".to_vec());
+    seeds.push(b"<?php $a = [1]; $a[] = &$a; $b = [1]; $b[] = &$b; var_dump($a == $a); var_dump($a == $b);".to_vec());
+    seeds.push(
+        b"<?php $a = []; for ($i = 0; $i < 100000; $i++) { $a = [$a]; } $b = $a; var_dump($a == $b); unset($a, $b);"
+            .to_vec(),
+    );
+    seeds.push(b"<?php function c() { $x = [str_repeat('x', 1000)]; $x[] = &$x; } for (;;) c();".to_vec());
+    seeds.push(b"<?php $x = 'x'; $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x;".to_vec());
+    seeds.push(b"<?php $a = [1, 2]; foreach ($a as &$v) { echo $v; if ($v == 2) array_unshift($a, 0); }".to_vec());
 
     // The engine runs on a big stack, as in the minizts binary.
     let failures = std::thread::Builder::new()
@@ -319,6 +376,11 @@ fn no_input_crashes_the_engine() {
             }
             let total = cases + seeds.len();
             eprintln!("fuzz: {total} cases, {compiled} compiled, {clean} ran without an error");
+            // Every case ran under a 64 MiB limit, so the process never
+            // needs much more than that at once.
+            let peak = peak_rss_bytes();
+            eprintln!("fuzz: peak RSS {} MiB", peak >> 20);
+            assert!(peak < 1 << 30, "the fuzz process reached {} MiB", peak >> 20);
             // The mutations must still reach the compiler and the VM often
             // enough for the test to mean something.
             assert!(compiled * 5 >= total, "only {compiled} of {total} cases compiled");
@@ -334,6 +396,17 @@ fn no_input_crashes_the_engine() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// This process's peak resident memory.
+fn peak_rss_bytes() -> u64 {
+    // SAFETY: `getrusage` fills the struct it is given.
+    let usage = unsafe {
+        let mut u = std::mem::zeroed::<libc::rusage>();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u
+    };
+    usage.ru_maxrss as u64 * 1024
 }
 
 /// Endless loops the VM runs in its hot loop (loops made only of
