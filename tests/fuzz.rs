@@ -334,6 +334,10 @@ fn no_input_crashes_the_engine() {
     seeds.push(b"<?php function c() { $x = [str_repeat('x', 1000)]; $x[] = &$x; } for (;;) c();".to_vec());
     seeds.push(b"<?php $x = 'x'; $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x .= $x;".to_vec());
     seeds.push(b"<?php $a = [1, 2]; foreach ($a as &$v) { echo $v; if ($v == 2) array_unshift($a, 0); }".to_vec());
+    // foreach by reference over an array that grows under it forever (PHP
+    // loops too), and one rebuilt from both ends by nested loops.
+    seeds.push(b"<?php $a = [1, 2, 3]; foreach ($a as &$v) { array_splice($a, 1, 0, [$v]); }".to_vec());
+    seeds.push(b"<?php $a = [1, 'k' => 2]; foreach ($a as $k => &$v) { foreach ($a as &$w) { array_unshift($a, $k); array_shift($a); unset($a[$k]); $a[] = $w; sort($a); } }".to_vec());
 
     // The engine runs on a big stack, as in the minizts binary.
     let failures = std::thread::Builder::new()

@@ -14,7 +14,17 @@
 //!
 //! Values hold arrays through `Rc`, so copying an array is a count bump and
 //! the first write to a shared array copies it (copy-on-write).
+//!
+//! An array also knows the `foreach` loops that iterate it by reference
+//! ([`IterPos`], PHP's `HashTableIterator`): each is the position of the
+//! next slot the loop looks at, and every operation that moves or removes
+//! slots moves those positions the way `zend_hash_iterators_update` and its
+//! callers do, so a loop follows its array through unsets, compaction,
+//! `array_shift`, `array_splice` and the like. Positions are physical slots
+//! (holes and tombstones count), as PHP's are; that is why a removal in the
+//! middle of a packed array leaves a hole, as in PHP 8.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
 use hashbrown::HashTable;
@@ -121,19 +131,126 @@ pub struct PhpArray {
     /// Packed only: how many slots are holes (`Value::Undef`). The last
     /// slot is never one.
     holes: usize,
+    /// The by-reference `foreach` loops over this array.
+    iterators: Iterators,
+}
+
+/// Where a `foreach` by reference is in the array it iterates: the slot it
+/// looks at next (PHP's `HashTableIterator::pos`). The loop holds one
+/// handle and the array another, so the array can move the position when
+/// it moves slots. A handle that only an array still holds belongs to a
+/// loop that has ended; the array drops it the next time it looks.
+#[derive(Clone, Debug)]
+pub struct IterPos(Rc<Cell<u32>>);
+
+impl IterPos {
+    pub fn get(&self) -> usize {
+        self.0.get() as usize
+    }
+
+    pub fn set(&self, pos: usize) {
+        self.0.set(u32::try_from(pos).unwrap_or(u32::MAX));
+    }
+
+    fn is_abandoned(&self) -> bool {
+        Rc::strong_count(&self.0) == 1
+    }
+}
+
+/// An array's by-reference loops. Behind a `Cell` because a loop that
+/// separates a shared array takes them along from the copy others still
+/// hold (see [`PhpArray::move_iterators_to`]); boxed so that arrays, which
+/// almost never have any, grow by one word only.
+#[derive(Default)]
+#[allow(clippy::box_collection)]
+struct Iterators(Cell<Option<Box<Vec<IterPos>>>>);
+
+#[allow(clippy::box_collection)]
+impl Iterators {
+    /// The loops still running, if any.
+    #[inline]
+    fn live(&mut self) -> Option<&mut Vec<IterPos>> {
+        let slot = self.0.get_mut();
+        if let Some(v) = slot {
+            v.retain(|it| !it.is_abandoned());
+            if v.is_empty() {
+                *slot = None;
+            }
+        }
+        slot.as_deref_mut()
+    }
+
+    /// Loops at `from` continue at `to` (`zend_hash_iterators_update`).
+    #[inline]
+    fn update(&mut self, from: usize, to: usize) {
+        if let Some(v) = self.live() {
+            v.iter().filter(|it| it.get() == from).for_each(|it| it.set(to));
+        }
+    }
+
+    /// The lowest position at or after `start` a loop is at, or `used`
+    /// (`zend_hash_iterators_lower_pos`).
+    fn lower_pos(&mut self, start: usize, used: usize) -> usize {
+        self.live()
+            .and_then(|v| v.iter().map(IterPos::get).filter(|&p| p >= start && p < used).min())
+            .unwrap_or(used)
+    }
+
+    /// The slots were compacted (holes dropped, order kept): a loop goes on
+    /// at the first live slot at or after its old one, as in
+    /// `zend_hash_rehash`; `live_before[p]` counts the live slots below
+    /// `p`, for `p` up to the old slot count.
+    fn compacted(&mut self, live_before: &[usize]) {
+        if let Some(v) = self.live() {
+            for it in v.iter() {
+                if let Some(&p) = live_before.get(it.get()) {
+                    it.set(p);
+                }
+            }
+        }
+    }
+
+    fn take(&mut self) -> Option<Box<Vec<IterPos>>> {
+        self.live();
+        self.0.get_mut().take()
+    }
+
+    fn extend(&mut self, more: Option<Box<Vec<IterPos>>>) {
+        if let Some(more) = more {
+            match self.0.get_mut() {
+                Some(v) => v.extend(*more),
+                slot => *slot = Some(more),
+            }
+        }
+    }
+}
+
+/// `live_before[p]` = live slots below `p`, for `p` in `0..=slots.len()`.
+fn live_prefix<T>(slots: &[T], live: impl Fn(&T) -> bool) -> Vec<usize> {
+    let mut out = Vec::with_capacity(slots.len() + 1);
+    let mut n = 0;
+    out.push(0);
+    for s in slots {
+        n += usize::from(live(s));
+        out.push(n);
+    }
+    out
 }
 
 /// A copy (copy-on-write separation, PHP's `zend_array_dup`): an element
 /// that is a reference no one else holds any more (left by a finished
 /// `foreach` by reference, say) is copied as its value, as PHP does, so
 /// the copy's elements are plain values while the original keeps its
-/// references.
+/// references. The copy is not iterated by anyone.
 impl Clone for PhpArray {
     fn clone(&self) -> PhpArray {
+        // The copy has no loops of its own: a loop whose array was copied
+        // under it starts the copy from its beginning, as in PHP 8.2.
         let mut copy = PhpArray {
             repr: self.repr.clone(),
             next_free: self.next_free,
             holes: self.holes,
+            iterators: Iterators::default(),
         };
         let values: &mut [Value] = match &mut copy.repr {
             Repr::Packed(v) => v,
@@ -262,6 +379,7 @@ impl PhpArray {
             repr: Repr::Packed(Vec::new()),
             next_free: i64::MIN,
             holes: 0,
+            iterators: Iterators::default(),
         }
     }
 
@@ -270,6 +388,7 @@ impl PhpArray {
             repr: Repr::Packed(Vec::with_capacity(n)),
             next_free: i64::MIN,
             holes: 0,
+            iterators: Iterators::default(),
         }
     }
 
@@ -284,6 +403,7 @@ impl PhpArray {
             repr: Repr::Packed(values),
             next_free,
             holes: 0,
+            iterators: Iterators::default(),
         }
     }
 
@@ -295,6 +415,7 @@ impl PhpArray {
             repr: Repr::Packed(Vec::new()),
             next_free: 0,
             holes: 0,
+            iterators: Iterators::default(),
         }
     }
 
@@ -344,11 +465,17 @@ impl PhpArray {
         }
     }
 
+    /// The hash form, converting a packed array (its holes dropped, loops
+    /// moved along), and the array's loops.
     #[inline]
-    fn make_hashed(&mut self) -> &mut Hashed {
+    fn make_hashed(&mut self) -> (&mut Hashed, &mut Iterators) {
         if let Repr::Packed(values) = &mut self.repr {
             let values = std::mem::take(values);
             let live = values.len() - self.holes;
+            if self.holes > 0 && self.iterators.live().is_some() {
+                let before = live_prefix(&values, |v| !matches!(v, Value::Undef));
+                self.iterators.compacted(&before);
+            }
             self.holes = 0;
             let mut h = Hashed {
                 buckets: Vec::with_capacity(live + 1),
@@ -372,7 +499,7 @@ impl PhpArray {
             self.repr = Repr::Hashed(h);
         }
         match &mut self.repr {
-            Repr::Hashed(h) => h,
+            Repr::Hashed(h) => (h, &mut self.iterators),
             Repr::Packed(_) => unreachable!(),
         }
     }
@@ -453,11 +580,11 @@ impl PhpArray {
             Key::Int(k) => self.entry_int(k),
             Key::Str(s) => {
                 let hv = str_hash(&s);
-                let h = self.make_hashed();
+                let (h, iters) = self.make_hashed();
                 match h.find_str(&s, hv) {
                     Some(i) => (&mut h.buckets[i].val, true),
                     None => {
-                        let i = h.push(hv, Some(s), Value::Null);
+                        let i = h.push(hv, Some(s), Value::Null, iters);
                         (&mut h.buckets[i].val, false)
                     }
                 }
@@ -492,11 +619,11 @@ impl PhpArray {
             }
         }
         self.note_int_key(k);
-        let h = self.make_hashed();
+        let (h, iters) = self.make_hashed();
         match h.find_int(k) {
             Some(i) => (&mut h.buckets[i].val, true),
             None => {
-                let i = h.push(k as u64, None, Value::Null);
+                let i = h.push(k as u64, None, Value::Null, iters);
                 (&mut h.buckets[i].val, false)
             }
         }
@@ -523,43 +650,64 @@ impl PhpArray {
         Ok(slot)
     }
 
-    /// Removes `key`, returning its value.
+    /// Removes `key`, returning its value. In a packed array the slot
+    /// becomes a hole (PHP 8 keeps it packed); loops at the removed slot
+    /// go on at the next live one.
     pub fn remove(&mut self, key: &Key) -> Option<Value> {
-        if let (Repr::Packed(v), Key::Int(k)) = (&mut self.repr, key) {
-            let len = v.len() as i64;
-            if !(0..len).contains(k) || matches!(v[*k as usize], Value::Undef) {
-                return None;
+        match (&self.repr, key) {
+            (Repr::Packed(v), Key::Int(k)) => {
+                let i = usize::try_from(*k).ok().filter(|&i| i < v.len())?;
+                if matches!(v[i], Value::Undef) {
+                    return None;
+                }
+                Some(self.remove_packed_at(i))
             }
-            if *k == len - 1 {
-                let val = v.pop();
-                self.trim_holes();
-                return val;
+            (Repr::Packed(_), Key::Str(_)) => None,
+            (Repr::Hashed(h), _) => {
+                let i = match key {
+                    Key::Int(k) => h.find_int(*k)?,
+                    Key::Str(s) => h.find_str(s, str_hash(s))?,
+                };
+                let Repr::Hashed(h) = &mut self.repr else {
+                    unreachable!()
+                };
+                Some(h.remove_at(i, &mut self.iterators))
             }
         }
-        if let (Repr::Packed(_), Key::Str(_)) = (&self.repr, key) {
-            return None;
-        }
-        let h = self.make_hashed();
-        let i = match key {
-            Key::Int(k) => h.find_int(*k)?,
-            Key::Str(s) => h.find_str(s, str_hash(s))?,
+    }
+
+    /// Removes the live element at packed slot `i`.
+    fn remove_packed_at(&mut self, i: usize) -> Value {
+        let Repr::Packed(v) = &mut self.repr else {
+            unreachable!()
         };
-        Some(h.remove_at(i))
+        if self.iterators.live().is_some() {
+            let next = (i + 1..v.len())
+                .find(|&j| !matches!(v[j], Value::Undef))
+                .unwrap_or(v.len());
+            self.iterators.update(i, next);
+        }
+        if i + 1 == v.len() {
+            let val = v.pop().unwrap_or_default();
+            self.trim_holes();
+            val
+        } else {
+            self.holes += 1;
+            std::mem::take(&mut v[i])
+        }
     }
 
     /// Removes and returns the last element (array_pop's core).
     pub fn pop(&mut self) -> Option<(Key, Value)> {
         match &mut self.repr {
             Repr::Packed(v) => {
-                let val = v.pop()?;
-                let key = Key::Int(v.len() as i64);
-                self.trim_holes();
-                Some((key, val))
+                let i = v.len().checked_sub(1)?;
+                Some((Key::Int(i as i64), self.remove_packed_at(i)))
             }
             Repr::Hashed(h) => {
                 let i = h.buckets.iter().rposition(|b| !matches!(b.val, Value::Undef))?;
                 let key = h.key_at(i).to_key();
-                Some((key, h.remove_at(i)))
+                Some((key, h.remove_at(i, &mut self.iterators)))
             }
         }
     }
@@ -631,6 +779,252 @@ impl PhpArray {
             (Repr::Packed(_), Key::Str(_)) => None,
             (Repr::Hashed(h), Key::Int(k)) => h.find_int(*k),
             (Repr::Hashed(h), Key::Str(s)) => h.find_str(s, str_hash(s)),
+        }
+    }
+
+    /// How many slots there are, holes and tombstones included (PHP's
+    /// `nNumUsed`): positions run up to it.
+    fn used(&self) -> usize {
+        match &self.repr {
+            Repr::Packed(v) => v.len(),
+            Repr::Hashed(h) => h.buckets.len(),
+        }
+    }
+
+    fn is_live_at(&self, pos: usize) -> bool {
+        match &self.repr {
+            Repr::Packed(v) => !matches!(v[pos], Value::Undef),
+            Repr::Hashed(h) => !matches!(h.buckets[pos].val, Value::Undef),
+        }
+    }
+
+    /// Takes the live element at `pos` out, leaving its slot dead without
+    /// any bookkeeping: only for an array being taken apart.
+    fn take_at(&mut self, pos: usize) -> (Key, Value) {
+        match &mut self.repr {
+            Repr::Packed(v) => (Key::Int(pos as i64), std::mem::take(&mut v[pos])),
+            Repr::Hashed(h) => {
+                let key = h.key_at(pos).to_key();
+                (key, std::mem::take(&mut h.buckets[pos].val))
+            }
+        }
+    }
+
+    /// Starts a by-reference loop at `pos` (`zend_hash_iterator_add`).
+    pub fn add_iterator(&mut self, pos: usize) -> IterPos {
+        let it = IterPos(Rc::new(Cell::new(0)));
+        it.set(pos);
+        self.iterators.extend(Some(Box::new(vec![it.clone()])));
+        it
+    }
+
+    /// Whether the loop `it` iterates this array (rather than one it was
+    /// copied from or replaced by).
+    pub fn has_iterator(&self, it: &IterPos) -> bool {
+        let all = self.iterators.0.take();
+        let found = all.as_ref().is_some_and(|v| v.iter().any(|x| Rc::ptr_eq(&x.0, &it.0)));
+        self.iterators.0.set(all);
+        found
+    }
+
+    /// Hands this array's loops to `copy`, which replaces it where they
+    /// iterate: PHP's loops would stay on the shared array, and here a
+    /// loop that must change it separates it first.
+    pub fn move_iterators_to(&self, copy: &mut PhpArray) {
+        let all = self.iterators.0.take();
+        copy.iterators.extend(all);
+    }
+
+    /// Hands `old`'s loops to this array, the result of sorting it, as
+    /// `zend_hash_sort` leaves them: a packed array with holes is
+    /// compacted with its loops moved along, other holes are squeezed out
+    /// under them; then each loop goes on at the same offset.
+    pub fn take_iterators_of_sorted(&mut self, old: &mut PhpArray) {
+        if old.iterators.live().is_none() {
+            return;
+        }
+        if let Repr::Packed(v) = &old.repr {
+            if old.holes > 0 {
+                let before = live_prefix(v, |v| !matches!(v, Value::Undef));
+                old.iterators.compacted(&before);
+            }
+        }
+        let loops = old.iterators.take();
+        // PHP's sorted array has no holes; this one may (int keys kept in
+        // order with gaps stay packed), so an offset counts live slots.
+        if let (Some(v), Repr::Packed(slots)) = (&loops, &self.repr) {
+            if self.holes > 0 {
+                let live: Vec<usize> = (0..slots.len())
+                    .filter(|&i| !matches!(slots[i], Value::Undef))
+                    .collect();
+                for it in v.iter() {
+                    let p = it.get();
+                    let to = match live.get(p) {
+                        Some(&slot) => slot,
+                        None => slots.len() + (p - live.len()),
+                    };
+                    it.set(to);
+                }
+            }
+        }
+        self.iterators.extend(loops);
+    }
+
+    /// `array_shift`: removes the first element and renumbers the int keys
+    /// from 0 in place, moving the loops as PHP's does (in a packed array
+    /// a loop is moved only while it sits on a live slot; one at the end
+    /// stays there).
+    pub fn shift(&mut self) -> Option<Value> {
+        let (first, _, _) = self.at_or_after(0)?;
+        let val = match &self.repr {
+            Repr::Packed(_) => self.remove_packed_at(first),
+            Repr::Hashed(_) => {
+                let Repr::Hashed(h) = &mut self.repr else {
+                    unreachable!()
+                };
+                h.remove_at(first, &mut self.iterators)
+            }
+        };
+        let mut k = 0usize;
+        match &mut self.repr {
+            Repr::Packed(v) => {
+                let used = v.len();
+                let mut iter_pos = self.iterators.lower_pos(0, used);
+                for idx in 0..used {
+                    if matches!(v[idx], Value::Undef) {
+                        continue;
+                    }
+                    if idx != k {
+                        v[k] = std::mem::take(&mut v[idx]);
+                        if idx == iter_pos {
+                            self.iterators.update(idx, k);
+                            iter_pos = self.iterators.lower_pos(iter_pos + 1, used);
+                        }
+                    }
+                    k += 1;
+                }
+                v.truncate(k);
+                self.holes = 0;
+            }
+            Repr::Hashed(h) => {
+                let mut renumbered = false;
+                for b in h.buckets.iter_mut() {
+                    if matches!(b.val, Value::Undef) || b.key.is_some() {
+                        continue;
+                    }
+                    if b.h != k as u64 {
+                        b.h = k as u64;
+                        renumbered = true;
+                    }
+                    k += 1;
+                }
+                if renumbered {
+                    h.compact(&mut self.iterators);
+                }
+            }
+        }
+        self.next_free = k as i64;
+        Some(val)
+    }
+
+    /// `array_unshift`: `values` first, then the elements with int keys
+    /// renumbered; loops move on by as many slots as were added.
+    pub fn unshift(&mut self, values: Vec<Value>) {
+        let n = values.len();
+        let mut out = PhpArray::new();
+        for v in values {
+            let _ = out.push(v);
+        }
+        for (k, v) in self.drain() {
+            out.add_renumbered(k, v);
+        }
+        let iters = self.iterators.take();
+        if let Some(v) = &iters {
+            v.iter().for_each(|it| it.set(it.get() + n));
+        }
+        out.iterators.extend(iters);
+        *self = out;
+    }
+
+    /// `array_splice`: removes `length` elements from the `offset`-th on
+    /// (both already clamped), puts `replacement` in their place,
+    /// renumbers int keys and returns the removed elements. Loops move as
+    /// `php_splice`'s do when its result is not used: a loop on a kept
+    /// element stays on it, one on a removed element goes on after the
+    /// replacement.
+    pub fn splice(&mut self, offset: usize, length: usize, replacement: Vec<Value>) -> PhpArray {
+        let mut used = self.used();
+        let mut out = PhpArray::new();
+        let mut removed = PhpArray::new();
+        let mut iter_pos = self.iterators.lower_pos(0, used);
+        // The element at slot `idx` lands at `pos` in the result.
+        let (mut pos, mut idx) = (0, 0);
+        while pos < offset && idx < used {
+            if self.is_live_at(idx) {
+                self.splice_keep(&mut out, idx, pos, &mut iter_pos, used);
+                pos += 1;
+            }
+            idx += 1;
+        }
+        // Slots below here were taken out but are still live to PHP, which
+        // copies them: the end never shrinks below them.
+        let kept_end = idx;
+        let mut gone = 0;
+        while gone < length && idx < used {
+            if self.is_live_at(idx) {
+                gone += 1;
+                let next = (idx + 1..used).find(|&j| self.is_live_at(j)).unwrap_or(used);
+                self.iterators.update(idx, next);
+                let (k, v) = self.take_at(idx);
+                removed.add_renumbered(k, v);
+                if idx + 1 == used {
+                    used = idx;
+                    while used > kept_end && !self.is_live_at(used - 1) {
+                        used -= 1;
+                    }
+                }
+            }
+            idx += 1;
+        }
+        iter_pos = self.iterators.lower_pos(iter_pos, used);
+        for v in replacement {
+            let _ = out.push(v);
+            pos += 1;
+        }
+        while idx < used {
+            if self.is_live_at(idx) {
+                self.splice_keep(&mut out, idx, pos, &mut iter_pos, used);
+                pos += 1;
+            }
+            idx += 1;
+        }
+        out.iterators.extend(self.iterators.take());
+        *self = out;
+        removed
+    }
+
+    /// Moves the element at slot `idx` to the end of `out` (position
+    /// `pos`), taking the lowest loop still to be moved along when it is
+    /// there.
+    fn splice_keep(&mut self, out: &mut PhpArray, idx: usize, pos: usize, iter_pos: &mut usize, used: usize) {
+        let (k, v) = self.take_at(idx);
+        out.add_renumbered(k, v);
+        if idx == *iter_pos {
+            if idx != pos {
+                self.iterators.update(idx, pos);
+            }
+            *iter_pos = self.iterators.lower_pos(*iter_pos + 1, used);
+        }
+    }
+
+    /// Adds an element the way the rebuilding functions do: a string key
+    /// is kept, an int key becomes the next free one.
+    fn add_renumbered(&mut self, k: Key, v: Value) {
+        match k {
+            Key::Str(s) => self.insert(Key::Str(s), v),
+            Key::Int(_) => {
+                let _ = self.push(v);
+            }
         }
     }
 
@@ -713,9 +1107,9 @@ impl Hashed {
         }
     }
 
-    fn push(&mut self, h: u64, key: Option<PhpStr>, val: Value) -> usize {
+    fn push(&mut self, h: u64, key: Option<PhpStr>, val: Value, iters: &mut Iterators) -> usize {
         if self.buckets.len() >= 8 && self.buckets.len() - self.live > self.live {
-            self.compact();
+            self.compact(iters);
         }
         let i = self.buckets.len();
         let buckets = &self.buckets;
@@ -726,7 +1120,16 @@ impl Hashed {
         i
     }
 
-    fn remove_at(&mut self, i: usize) -> Value {
+    /// Removes the live bucket `i`: loops there go on at the next live
+    /// one, and tombstones at the end are dropped (PHP's `nNumUsed`
+    /// shrinks the same way, leaving loops past the end where they are).
+    fn remove_at(&mut self, i: usize, iters: &mut Iterators) -> Value {
+        if iters.live().is_some() {
+            let next = (i + 1..self.buckets.len())
+                .find(|&j| !matches!(self.buckets[j].val, Value::Undef))
+                .unwrap_or(self.buckets.len());
+            iters.update(i, next);
+        }
         let h = self.buckets[i].h;
         if let Ok(entry) = self.index.find_entry(table_hash(h), |&j| j as usize == i) {
             entry.remove();
@@ -734,12 +1137,24 @@ impl Hashed {
         self.live -= 1;
         let b = &mut self.buckets[i];
         b.key = None;
-        std::mem::replace(&mut b.val, Value::Undef)
+        let val = std::mem::replace(&mut b.val, Value::Undef);
+        while let Some(Bucket { val: Value::Undef, .. }) = self.buckets.last() {
+            self.buckets.pop();
+        }
+        val
     }
 
     /// Drops tombstones and rebuilds the index.
-    fn compact(&mut self) {
+    fn compact(&mut self, iters: &mut Iterators) {
+        if iters.live().is_some() {
+            let before = live_prefix(&self.buckets, |b| !matches!(b.val, Value::Undef));
+            iters.compacted(&before);
+        }
         self.buckets.retain(|b| !matches!(b.val, Value::Undef));
+        self.rebuild_index();
+    }
+
+    fn rebuild_index(&mut self) {
         self.index.clear();
         let buckets = &self.buckets;
         for (i, b) in buckets.iter().enumerate() {
@@ -991,5 +1406,98 @@ mod tests {
         assert_eq!(a.pop(), Some((Key::Str(PhpStr::from("a")), Value::Int(2))));
         assert_eq!(a.len(), 1);
         assert_eq!(a.at_or_after(1), None);
+    }
+
+    fn ints(a: &PhpArray) -> Vec<i64> {
+        a.values()
+            .map(|v| match v {
+                Value::Int(n) => *n,
+                _ => -1,
+            })
+            .collect()
+    }
+
+    /// The value a loop at `it` would visit next.
+    fn next_at(a: &PhpArray, it: &IterPos) -> Option<i64> {
+        a.at_or_after(it.get()).map(|(_, _, v)| match v {
+            Value::Int(n) => *n,
+            _ => -1,
+        })
+    }
+
+    #[test]
+    fn removal_leaves_a_packed_hole_and_moves_loops_on() {
+        let mut a = PhpArray::from_list((0..5).map(Value::Int).collect());
+        let it = a.add_iterator(2);
+        assert_eq!(a.remove(&Key::Int(2)), Some(Value::Int(2)));
+        assert!(a.is_packed());
+        assert_eq!(it.get(), 3);
+        assert_eq!(a.remove(&Key::Int(4)), Some(Value::Int(4)));
+        assert_eq!(next_at(&a, &it), Some(3));
+        // Converting to a hash drops the hole and moves the loop with it.
+        a.insert(Key::Str(PhpStr::from("s")), Value::Int(9));
+        assert!(!a.is_packed());
+        assert_eq!(it.get(), 2);
+        assert_eq!(next_at(&a, &it), Some(3));
+        // A copy is iterated by nobody.
+        let copy = a.clone();
+        assert!(a.has_iterator(&it) && !copy.has_iterator(&it));
+    }
+
+    #[test]
+    fn hash_removal_at_the_end_shrinks_the_slots() {
+        let mut a = PhpArray::from_pairs((0..3).map(|i| (Key::Str(PhpStr::from(format!("k{i}"))), Value::Int(i))));
+        let it = a.add_iterator(3);
+        a.remove(&Key::Str(PhpStr::from("k2")));
+        // The loop stays past the end: the next new element takes slot 2
+        // and is skipped, the one after is seen (as in PHP).
+        a.insert(Key::Str(PhpStr::from("x")), Value::Int(7));
+        assert_eq!(next_at(&a, &it), None);
+        a.insert(Key::Str(PhpStr::from("y")), Value::Int(8));
+        assert_eq!(next_at(&a, &it), Some(8));
+    }
+
+    #[test]
+    fn loops_follow_shift_unshift_and_splice() {
+        let mut a = PhpArray::from_list((0..4).map(Value::Int).collect());
+        let it = a.add_iterator(2);
+        assert_eq!(a.shift(), Some(Value::Int(0)));
+        assert_eq!((it.get(), next_at(&a, &it)), (1, Some(2)));
+        a.unshift(vec![Value::Int(10), Value::Int(11)]);
+        assert_eq!(ints(&a), vec![10, 11, 1, 2, 3]);
+        assert_eq!(next_at(&a, &it), Some(2));
+        let removed = a.splice(2, 2, vec![Value::Int(20)]);
+        assert_eq!(ints(&removed), vec![1, 2]);
+        assert_eq!(ints(&a), vec![10, 11, 20, 3]);
+        // The loop was on a removed element: it goes on after the
+        // replacement.
+        assert_eq!(next_at(&a, &it), Some(3));
+        assert_eq!(a.next_free(), 4);
+    }
+
+    #[test]
+    fn an_ended_loop_is_forgotten() {
+        let mut a = PhpArray::from_list(vec![Value::Int(1), Value::Int(2)]);
+        let it = a.add_iterator(0);
+        drop(it);
+        a.remove(&Key::Int(0));
+        assert!(a.iterators.live().is_none());
+    }
+
+    #[test]
+    fn a_sort_keeps_the_loops_offset() {
+        // [_, 1, 2, 3, 4] with the loop before 3: PHP compacts (the loop
+        // is then at offset 2) and goes on at the same offset in the
+        // sorted array, here packed again with a hole before it.
+        let mut old = PhpArray::from_list((0..5).map(Value::Int).collect());
+        old.remove(&Key::Int(0));
+        let it = old.add_iterator(3);
+        let mut sorted = PhpArray::new();
+        for k in [1, 2, 3, 4] {
+            sorted.insert(Key::Int(k), Value::Int(k));
+        }
+        sorted.take_iterators_of_sorted(&mut old);
+        assert_eq!(next_at(&sorted, &it), Some(3));
+        assert!(!old.has_iterator(&it) && sorted.has_iterator(&it));
     }
 }

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::cell::{Ref, RefCell, RefMut};
 use std::rc::Rc;
 
-use crate::array::{Key, PhpArray};
+use crate::array::{IterPos, PhpArray};
 use crate::gc::Collector;
 use crate::numfmt::{self, Number};
 use crate::string::PhpStr;
@@ -174,13 +174,13 @@ pub struct Closure {
 }
 
 /// State of a `foreach (… as &$v)` loop: the array is reached through a
-/// reference so the loop sees (and makes) changes; the key lets the loop
-/// find its place again if the array was rebuilt meanwhile.
+/// reference so the loop sees (and makes) changes, and the loop's place is
+/// registered with the array it iterates, which moves it along as it
+/// changes (`None` until the first step registers it).
 #[derive(Clone, Debug)]
 pub struct RefIter {
     pub array: PhpRef,
-    pub pos: u32,
-    pub key: Option<Key>,
+    pub pos: Option<IterPos>,
 }
 
 /// The result of a conversion to string that cannot go through silently.

@@ -22,7 +22,7 @@
 use std::rc::Rc;
 
 use minizts_core::bytecode::{BinOp, Function, IncDec, Op, Reg, Src};
-use minizts_core::value::{compare, identical, loose_equals, Closure, NestingError, RefIter};
+use minizts_core::value::{compare, identical, loose_equals, Closure, NestingError};
 use minizts_core::{Key, PhpArray, PhpRef, PhpStr, Value};
 use minizts_globals::executor::CacheEntry;
 use minizts_globals::{eg, Globals};
@@ -32,6 +32,7 @@ use crate::dim::{self, ReadMode};
 use crate::error::{error, fatal, locate, warning, VmError, VmResult};
 use crate::{builtins, ops, output};
 
+mod foreach;
 mod hot;
 
 /// A read operand: a register or constant as it is, or the value behind a
@@ -1604,12 +1605,8 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
             Op::FeResetRef { iter, var, end } => {
                 let r = crate::gc::slot_ref(g, reg!(var));
-                if tri!(start_ref_iteration(g, cur!(), &r)) {
-                    *reg!(iter) = Value::IterRef(Box::new(RefIter {
-                        array: r,
-                        pos: 0,
-                        key: None,
-                    }));
+                if tri!(foreach::start_ref_iteration(g, cur!(), &r)) {
+                    *reg!(iter) = foreach::ref_iter(r);
                 } else {
                     *reg!(iter) = Value::Undef;
                     goto!(end);
@@ -1620,12 +1617,8 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     Value::Ref(r) => r,
                     other => crate::gc::new_ref(g, other),
                 };
-                if tri!(start_ref_iteration(g, cur!(), &r)) {
-                    *reg!(iter) = Value::IterRef(Box::new(RefIter {
-                        array: r,
-                        pos: 0,
-                        key: None,
-                    }));
+                if tri!(foreach::start_ref_iteration(g, cur!(), &r)) {
+                    *reg!(iter) = foreach::ref_iter(r);
                 } else {
                     *reg!(iter) = Value::Undef;
                     goto!(end);
@@ -1654,18 +1647,22 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 }
             }
             Op::FeFetchRef { iter, value, key, end } => {
-                let next = match reg!(iter) {
-                    Value::IterRef(state) => next_ref_element(g, state),
-                    _ => None,
+                let step = match reg!(iter) {
+                    Value::IterRef(state) => foreach::next_ref_element(g, state),
+                    _ => foreach::RefStep::End,
                 };
-                match next {
-                    Some((k, r)) => {
+                match step {
+                    foreach::RefStep::Element(k, r) => {
                         *reg!(value) = Value::Ref(r);
                         if !key.is_none() {
                             tri!(assign_slot(reg!(key), k));
                         }
                     }
-                    None => goto!(end),
+                    foreach::RefStep::End => goto!(end),
+                    foreach::RefStep::NotArray(t) => {
+                        foreach::not_an_array(g, cur!(), t);
+                        goto!(end);
+                    }
                 }
             }
             Op::FeFree { iter } => {
@@ -1708,52 +1705,6 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
         }
     }
-}
-
-/// Checks a by-reference foreach subject; false (after PHP's warning for a
-/// non-array) means there is nothing to iterate.
-fn start_ref_iteration<G: Globals>(g: G, at: *const Op, r: &PhpRef) -> VmResult<bool> {
-    let inner = r.borrow();
-    match &*inner {
-        Value::Arr(a) => Ok(!a.is_empty()),
-        other => {
-            let t = other.type_name();
-            drop(inner);
-            save_pc(g, at);
-            warning(
-                g,
-                &format!("foreach() argument must be of type array|object, {t} given"),
-            );
-            Ok(false)
-        }
-    }
-}
-
-/// The next element of a by-reference foreach, made a reference.
-fn next_ref_element<G: Globals>(g: G, state: &mut RefIter) -> Option<(Value, PhpRef)> {
-    let mut inner = state.array.try_borrow_mut().ok()?;
-    let arr = inner.array_mut()?;
-    // If the array was rebuilt since the last step, find our place again
-    // by the last key.
-    if let Some(last) = &state.key {
-        if state.pos > 0 {
-            let expected = state.pos as usize - 1;
-            match arr.position_of(last) {
-                Some(p) if p != expected => state.pos = (p + 1) as u32,
-                _ => {}
-            }
-        }
-    }
-    let (i, k) = {
-        let (i, k, _) = arr.at_or_after(state.pos as usize)?;
-        (i, k.to_key())
-    };
-    let slot = arr.value_at_mut(i)?;
-    let r = crate::gc::slot_ref(g, slot);
-    state.pos = (i + 1) as u32;
-    let key_value = k.to_value();
-    state.key = Some(k);
-    Some((key_value, r))
 }
 
 /// The reference for global variable `name` (a top-level variable, made a

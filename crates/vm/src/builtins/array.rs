@@ -441,7 +441,10 @@ fn array_values<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
     if arr.is_empty() {
         return Ok(Value::arr(PhpArray::empty_literal()));
     }
-    if arr.is_packed() && arr.next_free() == arr.len() as i64 && !arr.values().any(|v| matches!(v, Value::Ref(_))) {
+    // A list is returned as it is, references and all (PHP's
+    // `RETURN_COPY`): `$a = array_values($a)` inside a foreach by
+    // reference leaves the loop on the same array.
+    if arr.is_packed() && arr.next_free() == arr.len() as i64 {
         return Ok(Value::Arr(arr));
     }
     Ok(Value::arr(PhpArray::from_list(arr.values().map(elem).collect())))
@@ -625,53 +628,14 @@ fn array_pop<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
     })
 }
 
-/// Rebuilds `pairs` renumbering int keys from 0 (string keys stay): the
-/// layout `array_shift`/`array_splice` leave behind.
-fn renumbered(pairs: impl IntoIterator<Item = (Key, Value)>) -> PhpArray {
-    let mut out = PhpArray::new();
-    for (k, v) in pairs {
-        match k {
-            Key::Str(s) => out.insert(Key::Str(s), v),
-            Key::Int(_) => {
-                let _ = out.push(v);
-            }
-        }
-    }
-    out
-}
-
 fn array_shift<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
-    a.with_array_ref(0, |arr| {
-        if arr.is_empty() {
-            return Value::Null;
-        }
-        let mut pairs = arr.drain().into_iter();
-        let first = pairs.next().map(|(_, v)| v.deref_clone()).unwrap_or(Value::Null);
-        *arr = renumbered(pairs);
-        // PHP sets the next free key to the count of int keys, even 0.
-        let next = arr.next_free();
-        arr.set_next_free(next);
-        first
-    })
+    a.with_array_ref(0, |arr| arr.shift().map_or(Value::Null, |v| v.deref_clone()))
 }
 
 fn array_unshift<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
     let values: Vec<Value> = (1..a.len()).map(|i| a.get(i)).collect();
     a.with_array_ref(0, |arr| {
-        let old = arr.drain();
-        let mut out = PhpArray::new();
-        for v in values {
-            let _ = out.push(v);
-        }
-        for (k, v) in old {
-            match k {
-                Key::Str(s) => out.insert(Key::Str(s), v),
-                Key::Int(_) => {
-                    let _ = out.push(v);
-                }
-            }
-        }
-        *arr = out;
+        arr.unshift(values);
         Value::Int(arr.len() as i64)
     })
 }
@@ -741,34 +705,7 @@ fn array_splice<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         length = n - offset;
     }
     let (offset, length) = (offset as usize, length as usize);
-    a.with_array_ref(0, |arr| {
-        let mut removed = PhpArray::new();
-        let mut out = PhpArray::new();
-        let mut replacement = Some(replacement);
-        for (i, (k, v)) in arr.drain().into_iter().enumerate() {
-            if i == offset {
-                for r in replacement.take().unwrap_or_default() {
-                    let _ = out.push(r);
-                }
-            }
-            let target = if i >= offset && i < offset + length {
-                &mut removed
-            } else {
-                &mut out
-            };
-            match k {
-                Key::Str(s) => target.insert(Key::Str(s), v),
-                Key::Int(_) => {
-                    let _ = target.push(v);
-                }
-            }
-        }
-        for r in replacement.take().unwrap_or_default() {
-            let _ = out.push(r);
-        }
-        *arr = out;
-        Value::arr(removed)
-    })
+    a.with_array_ref(0, |arr| Value::arr(arr.splice(offset, length, replacement)))
 }
 
 fn array_reverse<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {

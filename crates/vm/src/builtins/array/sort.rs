@@ -483,8 +483,18 @@ fn flag_sort<G: Globals>(
         let r = if reverse { -r.signum() } else { r };
         Ok(if r != 0 { r } else { x.pos.cmp(&y.pos) as i32 })
     })?;
-    let out = rebuild(&arr, items, renumber);
-    a.with_ref(0, |slot| *slot = Value::arr(out));
+    let mut out = rebuild(&arr, items, renumber);
+    drop(arr);
+    a.with_ref(0, |slot| {
+        // PHP sorts an unshared array in place, so the by-reference loops
+        // over it carry on in the sorted one.
+        if let Value::Arr(old) = slot {
+            if let Some(old) = Rc::get_mut(old) {
+                out.take_iterators_of_sorted(old);
+            }
+        }
+        *slot = Value::arr(out)
+    });
     Ok(Value::Bool(true))
 }
 
