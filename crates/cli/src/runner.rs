@@ -145,7 +145,9 @@ impl Histogram {
 /// One worker's results.
 struct Tally {
     latencies: Histogram,
-    failed: usize,
+    /// The numbers (from 0, in the order requests were taken) of the
+    /// requests that failed.
+    failed: Vec<usize>,
 }
 
 fn start<G: Globals>(plan: &Plan) -> Result<G, String> {
@@ -168,7 +170,7 @@ fn worker<G: Globals>(
 ) -> (Tally, Option<String>) {
     let mut tally = Tally {
         latencies: Histogram::new(),
-        failed: 0,
+        failed: Vec::new(),
     };
     let error = work::<G>(plan, script, next, outputs, &mut tally).err();
     (tally, error)
@@ -199,7 +201,7 @@ fn work<G: Globals>(
                 }
                 Err(e) => {
                     // This request was taken and cannot run.
-                    tally.failed += 1;
+                    tally.failed.push(i);
                     tally.latencies.record(t0.elapsed());
                     return Err(e);
                 }
@@ -251,12 +253,13 @@ fn work<G: Globals>(
                 // SAFETY: the handle is not used after this.
                 unsafe { minizts_vm::thread_shutdown(g) };
             }
-        } else if engine.is_none() {
-            engine = Some(start::<G>(plan)?);
         }
         tally.latencies.record(t0.elapsed());
         if !ok {
-            tally.failed += 1;
+            tally.failed.push(i);
+        }
+        if !per_request && engine.is_none() {
+            engine = Some(start::<G>(plan)?);
         }
     }
     if let Some(g) = engine {
@@ -311,7 +314,7 @@ fn run_workers<G: Globals>(
                 h.join().unwrap_or_else(|_| {
                     let empty = Tally {
                         latencies: Histogram::new(),
-                        failed: 0,
+                        failed: Vec::new(),
                     };
                     Some((empty, Some("a worker thread panicked".into())))
                 })
@@ -400,17 +403,19 @@ pub fn run<G: Globals>(plan: &Plan) -> u8 {
     };
     let wall = t0.elapsed();
     let mut latencies = Histogram::new();
-    let mut failed = 0;
+    let mut failed = Vec::new();
     for (t, error) in results {
         latencies.merge(&t.latencies);
-        failed += t.failed;
+        failed.extend(t.failed);
         if let Some(e) = error {
             eprintln!("minizts: a worker stopped: {e}");
         }
     }
     // Requests no worker got to (every worker stopped early) failed too.
     let done = latencies.total as usize;
-    failed += plan.requests.saturating_sub(done);
+    let taken = next.load(Ordering::Relaxed).min(plan.requests);
+    failed.extend(taken..plan.requests);
+    failed.sort_unstable();
     if plan.output == KeepOutput::All {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
@@ -428,11 +433,11 @@ pub fn run<G: Globals>(plan: &Plan) -> u8 {
     let (p50, p99, max) = (latencies.percentile(50.0), latencies.percentile(99.0), latencies.max);
     if plan.json {
         println!(
-            "{{\"strategy\":\"{}\",\"threads\":{},\"requests\":{},\"failed\":{},\"thread_init\":\"{}\",\"lock\":\"{}\",\"dtoa\":\"{}\",\"cache\":{},\"wall_s\":{:.6},\"requests_per_s\":{:.1},\"p50_us\":{:.2},\"p99_us\":{:.2},\"max_us\":{:.2}}}",
+            "{{\"strategy\":\"{}\",\"threads\":{},\"requests\":{},\"failed\":{},\"thread_init\":\"{}\",\"lock\":\"{}\",\"dtoa\":\"{}\",\"cache\":{},\"wall_s\":{:.6},\"requests_per_s\":{:.1},\"p50_us\":{:.2},\"p99_us\":{:.2},\"max_us\":{:.2},\"failed_requests\":[{}]}}",
             plan.strategy,
             plan.threads,
             plan.requests,
-            failed,
+            failed.len(),
             plan.thread_init.name(),
             plan.lock,
             plan.dtoa,
@@ -441,13 +446,14 @@ pub fn run<G: Globals>(plan: &Plan) -> u8 {
             rps,
             us(p50),
             us(p99),
-            us(max)
+            us(max),
+            failed.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
         );
     } else {
         println!(
             "requests: {} ({} failed) on {} thread(s); --globals={} --thread-init={} --lock={} --dtoa={}{}",
             plan.requests,
-            failed,
+            failed.len(),
             plan.threads,
             plan.strategy,
             plan.thread_init.name(),
@@ -464,7 +470,34 @@ pub fn run<G: Globals>(plan: &Plan) -> u8 {
             us(max)
         );
     }
-    u8::from(failed > 0)
+    if !failed.is_empty() && !plan.json {
+        println!(
+            "failed requests (numbered from 0 in the order taken): {}",
+            ranges(&failed)
+        );
+    }
+    u8::from(!failed.is_empty())
+}
+
+/// Sorted request numbers as `0, 3-5, 9`.
+fn ranges(sorted: &[usize]) -> String {
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < sorted.len() {
+        let start = sorted[k];
+        let mut end = start;
+        while k + 1 < sorted.len() && sorted[k + 1] == end + 1 {
+            k += 1;
+            end = sorted[k];
+        }
+        out.push(if end == start {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        k += 1;
+    }
+    out.join(", ")
 }
 
 #[cfg(test)]

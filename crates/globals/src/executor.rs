@@ -538,12 +538,18 @@ impl ExecutorGlobals {
         self.interrupt.clear();
     }
 
+    /// Frames whose room a thread keeps between requests.
+    const KEPT_FRAMES: usize = 256;
+
     /// Drops everything the request made (PHP's `shutdown_executor`) and
     /// returns the sink with whatever it captured. Values go before the
     /// script, whose interned strings they may point to.
     pub fn request_shutdown(&mut self) -> Sink {
         self.output.end_all();
         self.frames.clear();
+        // A request that recursed deeply leaves a large frame list behind,
+        // which would count against the next request's memory limit.
+        self.frames.shrink_to(Self::KEPT_FRAMES);
         self.stack.reset();
         self.runtime_cache.clear();
         self.functions.clear();
