@@ -4,6 +4,9 @@
 # buffers) as REQUESTS requests (default 100,000) on THREADS threads
 # (default 2), samples VmRSS from /proc every INTERVAL seconds, and
 # prints the curve as a markdown table plus first/last/peak.
+# CYCLES=1 makes every request also leave reference cycles behind
+# (self-referencing arrays and closures that capture themselves, never
+# unset), which only the cycle collector or request shutdown can free.
 #
 #   scripts/threads-rss.sh [EXTRA MINIZTS OPTIONS...]   e.g. --globals=table --thread-init=per-request
 #
@@ -32,6 +35,20 @@ $out = ob_get_clean();
 $f = function ($x) use ($out) { return strlen($out) + $x; };
 echo $f(1) > 0 ? "" : "?";
 PHP
+if [ "${CYCLES:-0}" = 1 ]; then
+  cat >> "$script" <<'PHP'
+function leave_cycles() {
+    $a = [str_repeat("x", 1000)];
+    $a[] = &$a;
+    $g = function () use (&$g) { return $g; };
+}
+for ($i = 0; $i < 20; $i++) {
+    leave_cycles();
+}
+$kept = ["self" => null];
+$kept["self"] = &$kept;
+PHP
+fi
 "$BIN" run --threads "$THREADS" --requests "$REQUESTS" "$@" "$script" > /tmp/minizts-rss-report.$$ &
 pid=$!
 echo "| seconds | VmRSS (KiB) |"
@@ -53,4 +70,4 @@ wait "$pid" || true
 echo
 cat /tmp/minizts-rss-report.$$
 rm -f /tmp/minizts-rss-report.$$
-echo "VmRSS: first sample $first KiB, last $last KiB, peak $peak KiB ($REQUESTS requests, $THREADS threads, options: ${*:-none})"
+echo "VmRSS: first sample $first KiB, last $last KiB, peak $peak KiB ($REQUESTS requests, $THREADS threads, cycles: ${CYCLES:-0}, options: ${*:-none})"

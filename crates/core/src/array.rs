@@ -273,43 +273,58 @@ impl Clone for PhpArray {
 /// them from inside this call.
 impl Drop for PhpArray {
     fn drop(&mut self) {
+        if matches!(&self.repr, Repr::Packed(v) if v.is_empty()) {
+            return;
+        }
         let mut pending = Vec::new();
-        release_elements(
-            std::mem::replace(&mut self.repr, Repr::Packed(Vec::new())),
-            &mut pending,
-        );
+        let repr = std::mem::replace(&mut self.repr, Repr::Packed(Vec::new()));
+        release_elements(repr, DROP_DEPTH, &mut pending);
         while let Some(repr) = pending.pop() {
-            release_elements(repr, &mut pending);
+            release_elements(repr, DROP_DEPTH, &mut pending);
         }
     }
 }
 
-/// Drops the elements of `repr`, moving the elements of arrays they held
-/// alone onto `pending`.
-fn release_elements(repr: Repr, pending: &mut Vec<Repr>) {
+/// How many levels of arrays held alone are freed by native recursion
+/// before the rest go onto the work list: shallow structures, nearly all
+/// of them, never touch the list, and a deep one cannot overflow the
+/// stack.
+const DROP_DEPTH: u32 = 32;
+
+/// Drops the elements of `repr`: the elements of arrays they held alone
+/// are dropped here while `depth` lasts, then moved onto `pending`.
+fn release_elements(repr: Repr, depth: u32, pending: &mut Vec<Repr>) {
     match repr {
-        Repr::Packed(values) => values.into_iter().for_each(|v| release(v, pending)),
-        Repr::Hashed(h) => h.buckets.into_iter().for_each(|b| release(b.val, pending)),
+        Repr::Packed(values) => values.into_iter().for_each(|v| release(v, depth, pending)),
+        Repr::Hashed(h) => h.buckets.into_iter().for_each(|b| release(b.val, depth, pending)),
     }
 }
 
 #[inline]
-fn release(v: Value, pending: &mut Vec<Repr>) {
-    let inner = match v {
-        Value::Arr(a) => Rc::into_inner(a),
-        Value::Ref(r) => match r.into_inner() {
-            Some(Value::Arr(a)) => Rc::into_inner(a),
-            _ => None,
-        },
-        other => {
-            other.release();
-            None
+fn release(v: Value, depth: u32, pending: &mut Vec<Repr>) {
+    match v {
+        Value::Arr(mut a) => release_array(&mut a, depth, pending),
+        Value::Ref(r) => {
+            if let Some(Value::Arr(mut a)) = r.into_inner() {
+                release_array(&mut a, depth, pending);
+            }
         }
-    };
-    if let Some(mut a) = inner {
-        if !a.is_empty() {
-            pending.push(std::mem::replace(&mut a.repr, Repr::Packed(Vec::new())));
-        }
+        other => other.release(),
+    }
+}
+
+/// Empties an array this element held alone (its handle is dropped next
+/// and finds nothing left to free).
+#[inline]
+fn release_array(a: &mut Rc<PhpArray>, depth: u32, pending: &mut Vec<Repr>) {
+    let Some(inner) = Rc::get_mut(a) else { return };
+    if matches!(&inner.repr, Repr::Packed(v) if v.is_empty()) {
+        return;
+    }
+    let repr = std::mem::replace(&mut inner.repr, Repr::Packed(Vec::new()));
+    match depth.checked_sub(1) {
+        Some(depth) => release_elements(repr, depth, pending),
+        None => pending.push(repr),
     }
 }
 

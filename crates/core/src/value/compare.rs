@@ -100,19 +100,21 @@ impl PartialEq for Value {
 }
 
 /// `$a === $b`.
+#[inline]
 pub fn identical(a: &Value, b: &Value) -> Result<bool, NestingError> {
-    identical_in(a, b, &mut Path::default())
+    match (a, b) {
+        // Only arrays nest; everything else needs no path.
+        (Value::Ref(_), _) | (_, Value::Ref(_)) | (Value::Arr(_), Value::Arr(_)) => {
+            identical_in(a, b, &mut Path::default())
+        }
+        _ => Ok(identical_flat(a, b)),
+    }
 }
 
 fn identical_in(a: &Value, b: &Value, path: &mut Path) -> Result<bool, NestingError> {
     Ok(match (a, b) {
         (Value::Ref(r), _) => identical_in(&r.borrow(), b, path)?,
         (_, Value::Ref(r)) => identical_in(a, &r.borrow(), path)?,
-        (Value::Undef | Value::Null, Value::Undef | Value::Null) => true,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Int(x), Value::Int(y)) => x == y,
-        (Value::Float(x), Value::Float(y)) => x == y,
-        (Value::Str(x), Value::Str(y)) => x.as_bytes() == y.as_bytes(),
         (Value::Arr(x), Value::Arr(y)) => {
             if Rc::ptr_eq(x, y) {
                 return Ok(true);
@@ -129,9 +131,22 @@ fn identical_in(a: &Value, b: &Value, path: &mut Path) -> Result<bool, NestingEr
                 Ok(true)
             })?
         }
+        _ => identical_flat(a, b),
+    })
+}
+
+/// `===` on two values that are not both arrays, neither a reference.
+#[inline]
+fn identical_flat(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Undef | Value::Null, Value::Undef | Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Float(x), Value::Float(y)) => x == y,
+        (Value::Str(x), Value::Str(y)) => x.as_bytes() == y.as_bytes(),
         (Value::Closure(x), Value::Closure(y)) => Rc::ptr_eq(x, y),
         _ => false,
-    })
+    }
 }
 
 /// `$a == $b` (PHP 8 rules).
