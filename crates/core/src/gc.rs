@@ -34,7 +34,6 @@
 //! closures, strings).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
 use crate::array::PhpArray;
@@ -150,7 +149,18 @@ impl Collector {
     pub fn collect(&mut self) -> usize {
         self.due = false;
         self.prune();
-        let roots = self.refs.iter().filter_map(Weak::upgrade).map(PhpRef::from_rc);
+        // A cycle passes through a reference that holds an array or a
+        // closure (references never hold references), so only those are
+        // roots; the rest are reached from them if they matter at all.
+        let roots = self
+            .refs
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|rc| match rc.try_borrow() {
+                Ok(v) => matches!(&*v, Value::Arr(_) | Value::Closure(_)),
+                Err(_) => true,
+            })
+            .map(PhpRef::from_rc);
         let freed = Graph::of(roots).free_garbage();
         self.prune();
         self.runs += 1;
@@ -229,7 +239,7 @@ impl Node {
 struct Graph {
     nodes: Vec<Node>,
     /// Node index by address.
-    index: HashMap<usize, u32>,
+    index: hashbrown::HashMap<usize, u32>,
     /// Per node: edges to it from other nodes of the graph.
     inside: Vec<usize>,
     /// Per node: its slot could not be read (borrowed), so it is alive.
@@ -304,6 +314,14 @@ impl Graph {
     }
 
     fn edge_to_ref(&mut self, r: &PhpRef) {
+        // A reference to a scalar or a string holds nothing and is never
+        // on a cycle: not a node (arrays of many such references, left
+        // by `foreach` by reference, are common).
+        if r.try_borrow()
+            .is_ok_and(|v| !matches!(&*v, Value::Arr(_) | Value::Closure(_)))
+        {
+            return;
+        }
         let to = self.add(r.identity(), || Node::Ref(r.clone()));
         self.edges.push(to);
         self.inside[to as usize] += 1;

@@ -150,6 +150,7 @@ fn identical_flat(a: &Value, b: &Value) -> bool {
 }
 
 /// `$a == $b` (PHP 8 rules).
+#[inline]
 pub fn loose_equals(a: &Value, b: &Value) -> Result<bool, NestingError> {
     Ok(match (a, b) {
         (Value::Str(x), Value::Str(y)) => numfmt::smart_str_equals(x, y),

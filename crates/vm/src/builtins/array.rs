@@ -382,6 +382,7 @@ fn range_int<G: Globals>(g: G, a: &Args, low: i64, high: i64, step: f64) -> VmRe
 }
 
 /// Whether `v` matches `needle` by `==`, or `===` when strict.
+#[inline(always)]
 fn matches(v: &Value, needle: &Value, strict: bool) -> VmResult<bool> {
     Ok(if strict {
         identical(v, needle)?
