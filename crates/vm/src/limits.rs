@@ -118,6 +118,10 @@ impl Ticker {
         Ticker(Ticker::EVERY)
     }
 
+    /// Bytes of byte-wise work (a copy, a comparison, a row of a
+    /// distance table) that count as one step.
+    pub(crate) const BYTES_PER_STEP: usize = 64;
+
     /// One step: the interrupt check when one is due.
     #[inline(always)]
     pub(crate) fn tick<G: Globals>(&mut self, g: G) -> VmResult<()> {
@@ -127,6 +131,24 @@ impl Ticker {
             return check(g);
         }
         Ok(())
+    }
+
+    /// `steps` steps at once (work whose size varies from step to step).
+    #[inline(always)]
+    pub(crate) fn tick_by<G: Globals>(&mut self, g: G, steps: usize) -> VmResult<()> {
+        if steps >= self.0 as usize {
+            self.0 = Ticker::EVERY;
+            return check(g);
+        }
+        self.0 -= steps as u32;
+        Ok(())
+    }
+
+    /// One step for a piece of byte-wise work of `bytes` bytes, and one
+    /// more per [`Ticker::BYTES_PER_STEP`] of them.
+    #[inline(always)]
+    pub(crate) fn tick_bytes<G: Globals>(&mut self, g: G, bytes: usize) -> VmResult<()> {
+        self.tick_by(g, 1 + bytes / Ticker::BYTES_PER_STEP)
     }
 }
 
@@ -152,11 +174,19 @@ pub(crate) fn reserve<G: Globals>(g: G, bytes: usize) -> VmResult<()> {
     Ok(())
 }
 
-/// The size of the block PHP's allocator gives for a request of `n`
-/// bytes, as its messages report it: small requests as they are, larger
-/// ones in whole pages.
+/// The size PHP's allocator names in its message when a request of `n`
+/// bytes passes the limit: a "large" request (more than a small bin's
+/// size, less than a chunk) in the whole pages it takes, a small or a
+/// "huge" one (a chunk or more) as it is.
 pub(crate) fn php_block(n: u128) -> usize {
-    let n = if n > 3072 { n.saturating_add(4095) & !4095 } else { n };
+    // ZEND_MM_MAX_SMALL_SIZE and ZEND_MM_MAX_LARGE_SIZE.
+    const MAX_SMALL: u128 = 3072;
+    const MAX_LARGE: u128 = (2 << 20) - 4096;
+    let n = if n > MAX_SMALL && n <= MAX_LARGE {
+        (n + 4095) & !4095
+    } else {
+        n
+    };
     usize::try_from(n).unwrap_or(usize::MAX)
 }
 
@@ -273,12 +303,14 @@ mod tests {
 
     #[test]
     fn blocks_are_sized_as_php_sizes_them() {
-        // str_repeat("x", 200000000): PHP's message says 200003584.
-        assert_eq!(string_bytes(200_000_000), 200_003_584);
+        // str_repeat("x", 200000000): PHP's message says 200000032.
+        assert_eq!(string_bytes(200_000_000), 200_000_032);
         assert_eq!(string_bytes(10), 40);
-        // range(1, 100000000): 2147487744.
-        assert_eq!(packed_bytes(100_000_000), 2_147_487_744);
+        // range(1, 100000000): 2147483656.
+        assert_eq!(packed_bytes(100_000_000), 2_147_483_656);
         assert_eq!(packed_bytes(0), 136);
+        // A large block is whole pages.
+        assert_eq!(string_bytes(5000), 8192);
         assert_eq!(php_block(u128::MAX), usize::MAX);
     }
 }

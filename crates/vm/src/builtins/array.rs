@@ -25,7 +25,7 @@ use minizts_globals::{eg, Globals};
 use crate::builtins::Args;
 use crate::call::{call_resolved, Callee};
 use crate::error::{error, type_error, warning, VmError, VmResult};
-use crate::limits::{hash_bytes, packed_bytes, reserve, values_with_capacity};
+use crate::limits::{hash_bytes, packed_bytes, reserve, values_with_capacity, Ticker};
 
 mod sort;
 
@@ -171,7 +171,7 @@ fn count<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     match &*v {
         Value::Arr(arr) => {
             let n = if mode == 1 {
-                count_recursive(g, arr, &mut hashbrown::HashSet::new())
+                count_recursive(g, arr, &mut hashbrown::HashSet::new(), &mut Ticker::new())?
             } else {
                 arr.len()
             };
@@ -187,14 +187,23 @@ fn count<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 
 /// `count($a, COUNT_RECURSIVE)`; `active` holds the arrays being counted,
 /// so an array reached again through a reference is reported, not looped.
-fn count_recursive<G: Globals>(g: G, a: &Rc<PhpArray>, active: &mut hashbrown::HashSet<*const PhpArray>) -> usize {
+/// An array shared many times over is counted each time it is reached,
+/// which can be far more elements than memory holds: the time limit is
+/// checked as they are counted.
+fn count_recursive<G: Globals>(
+    g: G,
+    a: &Rc<PhpArray>,
+    active: &mut hashbrown::HashSet<*const PhpArray>,
+    ticker: &mut Ticker,
+) -> VmResult<usize> {
     let me = Rc::as_ptr(a);
     if !active.insert(me) {
         warning(g, "count(): Recursion detected");
-        return 0;
+        return Ok(0);
     }
     let mut n = a.len();
     for v in a.values() {
+        ticker.tick(g)?;
         let inner = match v {
             Value::Arr(x) => Some(x.clone()),
             Value::Ref(r) => match &*r.borrow() {
@@ -204,11 +213,11 @@ fn count_recursive<G: Globals>(g: G, a: &Rc<PhpArray>, active: &mut hashbrown::H
             _ => None,
         };
         if let Some(inner) = inner {
-            n += count_recursive(g, &inner, active);
+            n += count_recursive(g, &inner, active, ticker)?;
         }
     }
     active.remove(&me);
-    n
+    Ok(n)
 }
 
 fn range<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
@@ -391,10 +400,24 @@ fn matches(v: &Value, needle: &Value, strict: bool) -> VmResult<bool> {
     })
 }
 
+/// How many steps comparing `needle` with a value can take, at most
+/// about: a comparison walks a string or an array's elements.
+pub(super) fn compare_steps(needle: &Value) -> usize {
+    match needle {
+        Value::Arr(a) => 1 + a.len(),
+        Value::Str(s) => 1 + s.len() / Ticker::BYTES_PER_STEP,
+        _ => 1,
+    }
+}
+
 /// The key of the first element of `hay` equal to `needle` (`==`, or
-/// `===` when strict).
-fn search<'a>(hay: &'a PhpArray, needle: &Value, strict: bool) -> VmResult<Option<KeyRef<'a>>> {
+/// `===` when strict). A comparison can take as long as the arrays it
+/// compares, so the time limit is checked as it goes.
+fn search<'a, G: Globals>(g: G, hay: &'a PhpArray, needle: &Value, strict: bool) -> VmResult<Option<KeyRef<'a>>> {
+    let mut ticker = Ticker::new();
+    let steps = compare_steps(needle);
     for (k, v) in hay.iter() {
+        ticker.tick_by(g, steps)?;
         if matches(v, needle, strict)? {
             return Ok(Some(k));
         }
@@ -406,14 +429,14 @@ fn in_array<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let needle = a.get(0);
     let hay = a.array(1)?;
     let strict = a.opt_bool(g, 2, false)?;
-    Ok(Value::Bool(search(&hay, &needle, strict)?.is_some()))
+    Ok(Value::Bool(search(g, &hay, &needle, strict)?.is_some()))
 }
 
 fn array_search<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let needle = a.get(0);
     let hay = a.array(1)?;
     let strict = a.opt_bool(g, 2, false)?;
-    Ok(search(&hay, &needle, strict)?.map_or(Value::Bool(false), KeyRef::to_value))
+    Ok(search(g, &hay, &needle, strict)?.map_or(Value::Bool(false), KeyRef::to_value))
 }
 
 fn array_keys<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
@@ -425,7 +448,10 @@ fn array_keys<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let keys: Vec<Value> = if a.has(1) {
         let needle = a.get(1);
         let mut keys = Vec::new();
+        let mut ticker = Ticker::new();
+        let steps = compare_steps(&needle);
         for (k, v) in arr.iter() {
+            ticker.tick_by(g, steps)?;
             if matches(v, &needle, strict)? {
                 keys.push(k.to_value());
             }
@@ -452,8 +478,9 @@ fn array_values<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
 }
 
 /// `array_merge`'s rule: string keys overwrite, int keys append.
-fn merge_into(out: &mut PhpArray, src: &PhpArray) -> VmResult<()> {
+fn merge_into<G: Globals>(g: G, out: &mut PhpArray, src: &PhpArray, ticker: &mut Ticker) -> VmResult<()> {
     for (k, v) in src.iter() {
+        ticker.tick(g)?;
         match k {
             KeyRef::Str(s) => out.insert(Key::Str(s.clone()), elem(v)),
             KeyRef::Int(_) => {
@@ -470,27 +497,46 @@ fn cannot_add<T>() -> VmResult<T> {
     error("Cannot add element to the array as the next element is already occupied")
 }
 
-fn array_merge<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
+/// The elements of `arrays` together, as PHP counts them before it
+/// merges (an unpacked argument list may hold one array many times):
+/// PHP's error past `HT_MAX_SIZE`, and the memory limit checked for the
+/// result's table, packed when the first array is.
+fn check_merged_size<G: Globals>(g: G, arrays: &[Rc<PhpArray>]) -> VmResult<()> {
+    let total = arrays.iter().fold(0u64, |n, x| n.saturating_add(x.len() as u64));
+    if total >= HT_MAX_SIZE {
+        return error(format!("The total number of elements must be lower than {HT_MAX_SIZE}"));
+    }
+    match arrays.first() {
+        Some(first) if first.is_packed() => reserve(g, packed_bytes(total)),
+        _ => reserve(g, hash_bytes(total)),
+    }
+}
+
+fn array_merge<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let arrays = variadic_arrays(a, 0)?;
     if arrays.iter().all(|x| x.is_empty()) {
         return Ok(Value::arr(PhpArray::empty_literal()));
     }
+    check_merged_size(g, &arrays)?;
+    let mut ticker = Ticker::new();
     let mut out = PhpArray::new();
     for src in &arrays {
-        merge_into(&mut out, src)?;
+        merge_into(g, &mut out, src, &mut ticker)?;
     }
     Ok(Value::arr(out))
 }
 
-fn array_merge_recursive<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
+fn array_merge_recursive<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let arrays = variadic_arrays(a, 0)?;
     let Some((first, rest)) = arrays.split_first().filter(|_| arrays.iter().any(|x| !x.is_empty())) else {
         return Ok(Value::arr(PhpArray::empty_literal()));
     };
+    check_merged_size(g, &arrays)?;
+    let mut ticker = Ticker::new();
     let mut out = PhpArray::new();
-    merge_into(&mut out, first)?;
+    merge_into(g, &mut out, first, &mut ticker)?;
     for src in rest {
-        merge_recursive(&mut out, src, &mut hashbrown::HashSet::new())?;
+        merge_recursive(g, &mut out, src, &mut hashbrown::HashSet::new(), &mut ticker)?;
     }
     Ok(Value::arr(out))
 }
@@ -498,15 +544,18 @@ fn array_merge_recursive<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
 /// `array_merge_recursive`'s merge of `src` into `dest`; `active` holds
 /// the source arrays being merged, so one that contains itself (through a
 /// reference) is an error rather than an endless descent.
-fn merge_recursive(
+fn merge_recursive<G: Globals>(
+    g: G,
     dest: &mut PhpArray,
     src: &Rc<PhpArray>,
     active: &mut hashbrown::HashSet<*const PhpArray>,
+    ticker: &mut Ticker,
 ) -> VmResult<()> {
     if !active.insert(Rc::as_ptr(src)) {
         return error("Recursion detected");
     }
     for (k, v) in src.iter() {
+        ticker.tick(g)?;
         let KeyRef::Str(s) = k else {
             if dest.push(elem(v)).is_err() {
                 return cannot_add();
@@ -524,7 +573,7 @@ fn merge_recursive(
             other => Rc::new(PhpArray::from_list(vec![other])),
         };
         match v.deref_clone() {
-            Value::Arr(inner) => merge_recursive(Rc::make_mut(&mut target), &inner, active)?,
+            Value::Arr(inner) => merge_recursive(g, Rc::make_mut(&mut target), &inner, active, ticker)?,
             other => {
                 if Rc::make_mut(&mut target).push(other).is_err() {
                     return cannot_add();
@@ -539,12 +588,15 @@ fn merge_recursive(
     Ok(())
 }
 
-fn array_replace<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
+fn array_replace<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let first = a.array(0)?;
     let rest = variadic_arrays(a, 1)?;
     let mut out = (*first).clone();
+    // An unpacked argument list can repeat a large array many times.
+    let mut ticker = Ticker::new();
     for src in &rest {
         for (k, v) in src.iter() {
+            ticker.tick(g)?;
             out.insert(k.to_key(), elem(v));
         }
     }
@@ -825,7 +877,10 @@ fn array_chunk<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let size = size.min(arr.len() as i64) as usize;
     let mut out = PhpArray::new();
     let mut chunk = PhpArray::new();
+    // Small chunks take far more memory than the elements they hold.
+    let mut ticker = Ticker::new();
     for (k, v) in arr.iter() {
+        ticker.tick(g)?;
         if preserve {
             chunk.insert(k.to_key(), elem(v));
         } else {
@@ -899,7 +954,10 @@ fn array_map<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let longest = arrays.iter().map(|x| x.len()).max().unwrap_or(0);
     let mut iters: Vec<_> = arrays.iter().map(|x| x.values()).collect();
     let mut out = Vec::with_capacity(longest);
+    // A row per element: an array each, far larger than the elements.
+    let mut ticker = Ticker::new();
     for _ in 0..longest {
+        ticker.tick_by(g, iters.len())?;
         let row: Vec<Value> = iters
             .iter_mut()
             .map(|it| it.next().map_or(Value::Null, |v| v.clone()))
@@ -1079,14 +1137,19 @@ fn set_operands(a: &Args) -> VmResult<(Rc<PhpArray>, Vec<Rc<PhpArray>>)> {
 }
 
 /// The string forms of an array's values (diff/intersect compare those).
-fn string_set<G: Globals>(g: G, arr: &PhpArray) -> VmResult<hashbrown::HashSet<Vec<u8>>> {
+fn string_set<G: Globals>(g: G, arr: &PhpArray, ticker: &mut Ticker) -> VmResult<hashbrown::HashSet<Vec<u8>>> {
     arr.values()
-        .map(|v| crate::ops::to_str(g, &v.deref()).map(|s| s.as_bytes().to_vec()))
+        .map(|v| {
+            ticker.tick(g)?;
+            crate::ops::to_str(g, &v.deref()).map(|s| s.as_bytes().to_vec())
+        })
         .collect()
 }
 
 /// Keeps the elements of the first array for which `keep(key, value,
-/// other)` holds against every other array (`all`) or against none.
+/// other)` holds against every other array (`all`) or against none. The
+/// tests grow with the first array's size times the number of others (an
+/// unpacked argument list can make that large), so they are counted.
 fn filter_first<G: Globals>(
     g: G,
     a: &Args,
@@ -1094,9 +1157,11 @@ fn filter_first<G: Globals>(
     mut test: impl FnMut(G, KeyRef<'_>, &Value, usize) -> VmResult<bool>,
 ) -> VmResult<Value> {
     let (first, rest) = set_operands(a)?;
+    let mut ticker = Ticker::new();
     let mut out = PhpArray::new();
     'elements: for (k, v) in first.iter() {
         for i in 0..rest.len() {
+            ticker.tick(g)?;
             let hit = test(g, k, v, i)?;
             if all && !hit {
                 continue 'elements;
@@ -1117,11 +1182,15 @@ fn array_diff<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     if first.is_empty() {
         return Ok(Value::arr(PhpArray::empty_literal()));
     }
+    // The others together can be far more elements than memory holds (one
+    // array unpacked many times), so the loops over them are counted.
+    let mut ticker = Ticker::new();
     if first.len() == 1 {
         let only = first.values().next().map(Value::deref_clone).unwrap_or(Value::Null);
         let needle = crate::ops::to_str(g, &only)?;
         for other in &rest {
             for v in other.values() {
+                ticker.tick(g)?;
                 if crate::ops::to_str(g, &v.deref())?.as_bytes() == needle.as_bytes() {
                     return Ok(Value::arr(PhpArray::empty_literal()));
                 }
@@ -1135,6 +1204,7 @@ fn array_diff<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let mut exclude = hashbrown::HashSet::new();
     for other in &rest {
         for v in other.values() {
+            ticker.tick(g)?;
             exclude.insert(crate::ops::to_str(g, &v.deref())?);
         }
     }
@@ -1149,10 +1219,17 @@ fn array_diff<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 
 fn array_intersect<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let (first, rest) = set_operands(a)?;
-    let sets = rest.iter().map(|r| string_set(g, r)).collect::<VmResult<Vec<_>>>()?;
+    // The others can be one array unpacked many times: counted, as in
+    // `filter_first`.
+    let mut ticker = Ticker::new();
+    let sets = rest
+        .iter()
+        .map(|r| string_set(g, r, &mut ticker))
+        .collect::<VmResult<Vec<_>>>()?;
     // PHP removes from a copy of the first array (keeping its next free key).
     let mut out = (*first).clone();
     for (k, v) in first.iter() {
+        ticker.tick_by(g, sets.len())?;
         let s = crate::ops::to_str(g, &v.deref())?;
         if !sets.iter().all(|set| set.contains(s.as_bytes())) {
             out.remove(&k.to_key());

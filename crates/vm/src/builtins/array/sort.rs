@@ -16,9 +16,11 @@ use minizts_core::value::compare;
 use minizts_core::{Key, PhpArray, PhpStr, Value};
 use minizts_globals::Globals;
 
+use super::compare_steps;
 use crate::builtins::Args;
 use crate::call::{call_resolved, Callee};
 use crate::error::{deprecated, type_error, VmResult};
+use crate::limits::Ticker;
 
 /// A comparator: negative, zero or positive like C's.
 type Cmp<'a, T> = dyn FnMut(&T, &T) -> VmResult<i32> + 'a;
@@ -475,10 +477,19 @@ fn flag_sort<G: Globals>(
         return Ok(Value::Bool(true));
     }
     let mut items = items_of(&arr);
+    // A comparison that fails (the time limit, a conversion that throws)
+    // ends the sort at once; the array is left as it was.
+    let mut ticker = Ticker::new();
     zend_sort(&mut items, &mut |x: &Item, y: &Item| {
         let r = match by {
-            By::Value => data_compare(g, fl, &x.val, &y.val)?,
-            By::Key => key_compare(fl, &x.key, &y.key),
+            By::Value => {
+                ticker.tick_by(g, compare_steps(&x.val))?;
+                data_compare(g, fl, &x.val, &y.val)?
+            }
+            By::Key => {
+                ticker.tick(g)?;
+                key_compare(fl, &x.key, &y.key)
+            }
         };
         let r = if reverse { -r.signum() } else { r };
         Ok(if r != 0 { r } else { x.pos.cmp(&y.pos) as i32 })
@@ -599,7 +610,9 @@ pub(super) fn uksort<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 
 /// `min`/`max`: of an array's elements (one argument) or of the
 /// arguments. The first of equal candidates wins.
-fn min_max<G: Globals>(_g: G, a: &mut Args, want_max: bool) -> VmResult<Value> {
+fn min_max<G: Globals>(g: G, a: &mut Args, want_max: bool) -> VmResult<Value> {
+    // Comparing arrays walks them: many large ones take long.
+    let mut ticker = Ticker::new();
     if a.len() == 1 {
         let v = a.get(0);
         let Value::Arr(arr) = &v else {
@@ -614,6 +627,7 @@ fn min_max<G: Globals>(_g: G, a: &mut Args, want_max: bool) -> VmResult<Value> {
             return a.value_error(0, "must contain at least one element");
         };
         for v in it {
+            ticker.tick_by(g, compare_steps(v))?;
             let c = compare(best, v)?;
             if (want_max && c < 0) || (!want_max && c > 0) {
                 best = v;
@@ -624,6 +638,7 @@ fn min_max<G: Globals>(_g: G, a: &mut Args, want_max: bool) -> VmResult<Value> {
     let mut best = a.get(0);
     for i in 1..a.len() {
         let v = a.get(i);
+        ticker.tick_by(g, compare_steps(&v))?;
         let c = compare(&v, &best)?;
         if (want_max && c > 0) || (!want_max && c < 0) {
             best = v;
@@ -646,7 +661,11 @@ pub(super) fn max<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 pub(super) fn unique_by_flags<G: Globals>(g: G, arr: &Rc<PhpArray>, flags: i64) -> VmResult<Value> {
     let fl = flavor(flags);
     let mut items = items_of(arr);
-    let mut cmp = |x: &Item, y: &Item| data_compare(g, fl, &x.val, &y.val);
+    let mut ticker = Ticker::new();
+    let mut cmp = |x: &Item, y: &Item| {
+        ticker.tick_by(g, compare_steps(&x.val))?;
+        data_compare(g, fl, &x.val, &y.val)
+    };
     zend_sort(&mut items, &mut cmp)?;
     let mut out = (**arr).clone();
     let mut last = 0;

@@ -13,6 +13,7 @@ use minizts_globals::Globals;
 use super::{opt_nullable_int, set_ref};
 use crate::builtins::Args;
 use crate::error::VmResult;
+use crate::limits::Ticker;
 
 fn three_way(x: usize, y: usize) -> i64 {
     match x.cmp(&y) {
@@ -198,17 +199,55 @@ pub(super) fn substr_compare<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> 
     Ok(Value::Int(compare_n(rest, &needle, n, fold)))
 }
 
+/// How many bytes `a` and `b` have in common at their start, compared a
+/// word at a time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let x = u64::from_le_bytes(a[i..i + 8].try_into().unwrap_or_default());
+        let y = u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+        let diff = x ^ y;
+        if diff != 0 {
+            return i + (diff.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
 /// PHP's `php_similar_char`: the common characters of the longest common
 /// substring and, recursively, of what lies left and right of it (an
 /// explicit stack instead of recursion, so long inputs cannot overflow).
-fn similar(a: &[u8], b: &[u8]) -> usize {
+///
+/// PHP's `php_similar_str` measures the match at every pair of starts and
+/// keeps the first longest. The same match is found here trying fewer
+/// pairs: only starts whose first bytes agree, and only while a match
+/// there could still be longer than the longest so far. The work still
+/// grows with the product of the lengths, so it is counted as it goes
+/// (`bytes`, with the number of bytes compared: a [`Ticker`]'s) and stops
+/// where that fails.
+fn similar(a: &[u8], b: &[u8], mut bytes: impl FnMut(usize) -> VmResult<()>) -> VmResult<usize> {
     let mut sum = 0;
     let mut work = vec![(a, b)];
     while let Some((x, y)) = work.pop() {
         let (mut max, mut count, mut p1, mut p2) = (0, 0, 0, 0);
         for i in 0..x.len() {
-            for j in 0..y.len() {
-                let l = x[i..].iter().zip(&y[j..]).take_while(|(c, d)| c == d).count();
+            if x.len() - i <= max {
+                break;
+            }
+            bytes(y.len())?;
+            for j in memchr::memchr_iter(x[i], y) {
+                if y.len() - j <= max {
+                    break;
+                }
+                let l = common_prefix(&x[i..], &y[j..]);
+                if l >= Ticker::BYTES_PER_STEP {
+                    bytes(l)?;
+                }
                 if l > max {
                     max = l;
                     count += 1;
@@ -228,7 +267,7 @@ fn similar(a: &[u8], b: &[u8]) -> usize {
             work.push((&x[p1 + max..], &y[p2 + max..]));
         }
     }
-    sum
+    Ok(sum)
 }
 
 pub(super) fn similar_text<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
@@ -238,7 +277,8 @@ pub(super) fn similar_text<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         set_ref(a, 2, Value::Float(0.0));
         return Ok(Value::Int(0));
     }
-    let sim = similar(&x, &y);
+    let mut ticker = Ticker::new();
+    let sim = similar(&x, &y, |n| ticker.tick_bytes(g, n))?;
     set_ref(a, 2, Value::Float(sim as f64 * 200.0 / total as f64));
     Ok(Value::Int(sim as i64))
 }
@@ -257,7 +297,11 @@ pub(super) fn levenshtein<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     crate::limits::reserve(g, (y.len() + 1).saturating_mul(16))?;
     let mut p1: Vec<i64> = (0..=y.len() as i64).map(|i| i.wrapping_mul(ins)).collect();
     let mut p2 = vec![0i64; y.len() + 1];
+    // A row of the table per byte of the first string: the time grows
+    // with the product of the lengths.
+    let mut ticker = Ticker::new();
     for &c in x.iter() {
+        ticker.tick_bytes(g, y.len())?;
         p2[0] = p1[0].wrapping_add(del);
         for (j, &d) in y.iter().enumerate() {
             let mut c0 = p1[j].wrapping_add(if c == d { 0 } else { rep });
@@ -303,4 +347,64 @@ pub(super) fn soundex<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     }
     out.resize(4, b'0');
     Ok(Value::Str(out.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `php_similar_char` as php-src writes it: every pair of starts.
+    fn similar_as_php(x: &[u8], y: &[u8]) -> usize {
+        let (mut max, mut count, mut p1, mut p2) = (0, 0, 0, 0);
+        for i in 0..x.len() {
+            for j in 0..y.len() {
+                let l = x[i..].iter().zip(&y[j..]).take_while(|(c, d)| c == d).count();
+                if l > max {
+                    max = l;
+                    count += 1;
+                    p1 = i;
+                    p2 = j;
+                }
+            }
+        }
+        if max == 0 {
+            return 0;
+        }
+        let mut sum = max;
+        if p1 > 0 && p2 > 0 && count > 1 {
+            sum += similar_as_php(&x[..p1], &y[..p2]);
+        }
+        if p1 + max < x.len() && p2 + max < y.len() {
+            sum += similar_as_php(&x[p1 + max..], &y[p2 + max..]);
+        }
+        sum
+    }
+
+    #[test]
+    fn similar_finds_what_php_finds() {
+        let mut seed = 11u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize
+        };
+        let none = |_: usize| Ok(());
+        for round in 0..3000 {
+            // Small alphabets make long and repeated matches.
+            let alphabet = 1 + round % 4;
+            let mut word = |n: usize| -> Vec<u8> { (0..n).map(|_| b'a' + (next() % alphabet) as u8).collect() };
+            let (n, m) = (round % 40, (round / 3) % 45);
+            let (x, y) = (word(n), word(m));
+            assert_eq!(similar(&x, &y, none).unwrap(), similar_as_php(&x, &y), "{x:?} {y:?}");
+        }
+        let text = b"the quick brown fox jumps over the lazy dog";
+        assert_eq!(similar(text, b"the lazy dog", none).unwrap(), 12);
+        // Issue 18's case, which PHP's every-pair search takes minutes on.
+        let (x, y) = (b"ab".repeat(30000), b"ba".repeat(30000));
+        assert_eq!(similar(&x, &y, none).unwrap(), 59999);
+        assert_eq!(common_prefix(b"abcdefghijk", b"abcdefghijX"), 10);
+        assert_eq!(common_prefix(b"abcdefgh", b"abcdefgh"), 8);
+        assert_eq!(common_prefix(b"", b"a"), 0);
+    }
 }

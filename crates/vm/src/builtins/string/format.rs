@@ -126,8 +126,17 @@ pub(crate) fn format_named<G: Globals>(
                 SprintfErrorKind::ArgumentCount => throw("ArgumentCountError", message),
                 SprintfErrorKind::Value => throw("ValueError", message),
                 SprintfErrorKind::Fatal => crate::error::fatal(message),
-                SprintfErrorKind::OverBudget(len) => crate::limits::reserve(g, crate::limits::string_bytes(len))
-                    .and_then(|()| crate::limits::out_of_memory(len)),
+                SprintfErrorKind::OverBudget(len) => {
+                    // PHP's buffer starts at 240 bytes and doubles until
+                    // the output (and a NUL) fits: that is the block its
+                    // message names.
+                    let mut size = 240usize;
+                    while size <= len {
+                        size = size.saturating_mul(2);
+                    }
+                    crate::limits::reserve(g, crate::limits::string_bytes(size))
+                        .and_then(|()| crate::limits::out_of_memory(len))
+                }
             }
         }
     }
@@ -152,10 +161,27 @@ pub(super) fn number_format<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let dec = opt_nullable_str(g, a, 2, b".")?;
     let sep = opt_nullable_str(g, a, 3, b",")?;
     let decimals = decimals.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
-    if decimals > 0 {
-        // PHP prints every requested decimal: "1." and the digits.
-        super::check_alloc(g, 0, 0, decimals as usize + 2)?;
-    }
+    // PHP sizes the result before it writes it: the integer digits with a
+    // separator between groups of three, every requested decimal (it
+    // prints them all) after the decimal point, and a sign. Both strings
+    // are the script's, so the result can be far longer than the number.
+    let magnitude = num.abs();
+    let int_digits = if magnitude.is_finite() && magnitude >= 1.0 {
+        magnitude.log10() as usize + 1
+    } else {
+        1
+    };
+    let fraction = if decimals > 0 {
+        (decimals as usize).saturating_add(dec.len())
+    } else {
+        0
+    };
+    super::check_alloc(
+        g,
+        (int_digits - 1) / 3,
+        sep.len(),
+        (int_digits + 1).saturating_add(fraction),
+    )?;
     Ok(str_value(numfmt::number_format(num, decimals, &dec, &sep)))
 }
 

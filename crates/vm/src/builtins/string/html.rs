@@ -7,6 +7,7 @@ use minizts_globals::Globals;
 use super::{opt_nullable_str, safe_alloc, str_value};
 use crate::builtins::Args;
 use crate::error::{warning, VmResult};
+use crate::limits::Ticker;
 
 // PHP's ENT_* flag bits.
 const QUOTE_SINGLE: i64 = 1;
@@ -254,6 +255,9 @@ pub(super) fn htmlspecialchars<G: Globals>(g: G, a: &mut Args) -> VmResult<Value
     let doctype = flags & DOC_MASK;
     let apos: &[u8] = if doctype == DOC_HTML401 { b"&#039;" } else { b"&apos;" };
     let mut out = Vec::with_capacity(s.len() + s.len() / 8);
+    // Entities make the result up to six times the text: the memory
+    // limit is checked as they are written.
+    let mut ticker = Ticker::new();
     let mut i = 0;
     while i < s.len() {
         let c = s[i];
@@ -282,6 +286,7 @@ pub(super) fn htmlspecialchars<G: Globals>(g: G, a: &mut Args) -> VmResult<Value
         i += 1;
         match c {
             b'&' => {
+                ticker.tick(g)?;
                 if !double_encode {
                     if let Some(n) = entity_len(&s[i..], doctype, disallowed) {
                         out.push(b'&');
@@ -292,10 +297,22 @@ pub(super) fn htmlspecialchars<G: Globals>(g: G, a: &mut Args) -> VmResult<Value
                 }
                 out.extend_from_slice(b"&amp;");
             }
-            b'"' if flags & QUOTE_DOUBLE != 0 => out.extend_from_slice(b"&quot;"),
-            b'\'' if flags & QUOTE_SINGLE != 0 => out.extend_from_slice(apos),
-            b'<' => out.extend_from_slice(b"&lt;"),
-            b'>' => out.extend_from_slice(b"&gt;"),
+            b'"' if flags & QUOTE_DOUBLE != 0 => {
+                ticker.tick(g)?;
+                out.extend_from_slice(b"&quot;");
+            }
+            b'\'' if flags & QUOTE_SINGLE != 0 => {
+                ticker.tick(g)?;
+                out.extend_from_slice(apos);
+            }
+            b'<' => {
+                ticker.tick(g)?;
+                out.extend_from_slice(b"&lt;");
+            }
+            b'>' => {
+                ticker.tick(g)?;
+                out.extend_from_slice(b"&gt;");
+            }
             // Other charsets map bytes through tables; only the C0 controls
             // are surely the same code points.
             _ if disallowed && (cs == Charset::Utf8 || cs == Charset::Latin1 || c < 0x20) => {

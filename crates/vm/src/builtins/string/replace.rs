@@ -5,10 +5,11 @@ use std::collections::HashMap;
 use minizts_core::{PhpArray, PhpStr, Value};
 use minizts_globals::Globals;
 
-use super::search::find;
+use super::search::find_all;
 use super::{arg_type_error, safe_alloc, set_ref, str_or_array, str_value, StrOrArray};
 use crate::builtins::Args;
 use crate::error::{type_error, warning, VmResult};
+use crate::limits::Ticker;
 
 /// Replaces every non-overlapping `search` (non-empty) in `subject`,
 /// scanning left to right; `None` when nothing matched. `fold` compares
@@ -28,28 +29,28 @@ fn replace_all<G: Globals>(
     } else {
         (subject, search.to_vec())
     };
-    let mut hits = Vec::new();
-    let mut pos = 0;
-    while let Some(p) = find(&hay[pos..], &needle) {
-        hits.push(pos + p);
-        pos += p + needle.len();
-    }
-    if hits.is_empty() {
+    // One call per search and subject: a call with many searches, or
+    // many subjects, stops here at a limit.
+    crate::limits::check(g)?;
+    // Counted first, so the result is sized (and checked) before it is
+    // made, as PHP does, without a list of the matches.
+    let hits = find_all(hay, &needle).count();
+    if hits == 0 {
         return Ok(None);
     }
     let mut out = if repl.len() > needle.len() {
-        safe_alloc(g, hits.len(), repl.len() - needle.len(), subject.len())?
+        safe_alloc(g, hits, repl.len() - needle.len(), subject.len())?
     } else {
-        Vec::with_capacity(subject.len() - hits.len() * (needle.len() - repl.len()))
+        Vec::with_capacity(subject.len() - hits * (needle.len() - repl.len()))
     };
     let mut last = 0;
-    for &h in &hits {
+    for h in find_all(hay, &needle) {
         out.extend_from_slice(&subject[last..h]);
         out.extend_from_slice(repl);
         last = h + needle.len();
     }
     out.extend_from_slice(&subject[last..]);
-    *count += hits.len() as i64;
+    *count += hits as i64;
     Ok(Some(out))
 }
 
@@ -210,13 +211,20 @@ pub(super) fn strtr<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     lens.sort_unstable_by(|x, y| y.cmp(x));
     let mut out = Vec::with_capacity(s.len());
     let mut pos = 0;
+    // Each position may try every key length, and each match may write a
+    // long replacement: the time and the result grow with products of
+    // the inputs.
+    let mut ticker = Ticker::new();
     'scan: while pos < s.len() {
         for &len in &lens {
             if len > s.len() - pos {
                 continue;
             }
+            ticker.tick(g)?;
             if let Some(v) = map.get(&s[pos..pos + len]) {
+                let before = out.len();
                 crate::ops::write_str(g, &mut out, v)?;
+                ticker.tick_bytes(g, out.len() - before)?;
                 pos += len;
                 continue 'scan;
             }
@@ -322,6 +330,9 @@ pub(super) fn substr_replace<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> 
                 StrOrArray::Str(_) => None,
             };
             let mut out = PhpArray::with_capacity(items.len());
+            // Every item gets the replacement: the results together grow
+            // with the number of items times its length.
+            let mut ticker = Ticker::new();
             for (k, v) in items.iter() {
                 let orig = crate::ops::to_str(g, &v.deref())?;
                 let f = match (&mut offsets, &offset) {
@@ -342,7 +353,9 @@ pub(super) fn substr_replace<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> 
                     (None, StrOrArray::Str(r)) => r.clone(),
                     (None, StrOrArray::Arr(_)) => PhpStr::empty(),
                 };
-                out.insert(k.to_key(), str_value(splice(g, &orig, f, l, &repl)?));
+                let spliced = splice(g, &orig, f, l, &repl)?;
+                ticker.tick_bytes(g, spliced.len())?;
+                out.insert(k.to_key(), str_value(spliced));
             }
             Ok(Value::arr(out))
         }

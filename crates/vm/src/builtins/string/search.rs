@@ -11,42 +11,39 @@ use crate::error::{type_error, VmResult};
 use crate::limits::{packed_bytes, reserve, values_with_capacity, Ticker};
 
 /// The first occurrence of `needle` in `hay` (an empty needle is found at
-/// 0, as PHP's `php_memnstr`).
+/// 0, as PHP's `php_memnstr`). The search takes time linear in both, so a
+/// needle that nearly matches everywhere cannot make it quadratic.
 pub(super) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     match needle.len() {
         0 => Some(0),
-        1 => hay.iter().position(|&c| c == needle[0]),
-        n if n > hay.len() => None,
-        n => {
-            let first = needle[0];
-            let last = hay.len() - n;
-            let mut i = 0;
-            while i <= last {
-                match hay[i..=last].iter().position(|&c| c == first) {
-                    Some(p) => i += p,
-                    None => return None,
-                }
-                if &hay[i..i + n] == needle {
-                    return Some(i);
-                }
-                i += 1;
-            }
-            None
-        }
+        1 => memchr::memchr(needle[0], hay),
+        _ => memchr::memmem::find(hay, needle),
     }
 }
 
+/// Every non-overlapping occurrence of `needle` (non-empty) in `hay`, left
+/// to right, as the splitting and replacing loops step through them.
+pub(super) fn find_all<'h>(hay: &'h [u8], needle: &'h [u8]) -> memchr::memmem::FindIter<'h, 'h> {
+    memchr::memmem::find_iter(hay, needle)
+}
+
 /// The last occurrence of `needle` lying wholly in `hay` (an empty
-/// needle is found at the end, as `zend_memnrstr`).
+/// needle is found at the end, as `zend_memnrstr`), in linear time.
 fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    let n = needle.len();
-    if n == 0 {
+    if needle.is_empty() {
         return Some(hay.len());
     }
-    if n > hay.len() {
-        return None;
+    memchr::memmem::rfind(hay, needle)
+}
+
+/// The bytes listed in `chars`, as a table (a membership test per byte
+/// of the subject, whatever the list's length).
+fn byte_set(chars: &[u8]) -> [bool; 256] {
+    let mut set = [false; 256];
+    for &c in chars {
+        set[c as usize] = true;
     }
-    (0..=hay.len() - n).rev().find(|&i| &hay[i..i + n] == needle)
+    set
 }
 
 /// `substr`'s offset/length clamping: the byte range selected.
@@ -207,7 +204,8 @@ pub(super) fn strpbrk<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     if chars.is_empty() {
         return a.value_error(1, "must be a non-empty string");
     }
-    Ok(match s.iter().position(|c| chars.contains(c)) {
+    let set = byte_set(&chars);
+    Ok(match s.iter().position(|&c| set[c as usize]) {
         Some(p) => Value::str(&s[p..]),
         None => Value::Bool(false),
     })
@@ -252,13 +250,8 @@ pub(super) fn substr_count<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         }
         end = start + l;
     }
-    let mut rest = &hay[start as usize..end as usize];
-    let mut count = 0;
-    while let Some(p) = find(rest, &needle) {
-        count += 1;
-        rest = &rest[p + needle.len()..];
-    }
-    Ok(Value::Int(count))
+    let count = find_all(&hay[start as usize..end as usize], &needle).count();
+    Ok(Value::Int(count as i64))
 }
 
 fn strspn_impl<G: Globals>(g: G, a: &mut Args, accept: bool) -> VmResult<Value> {
@@ -287,7 +280,8 @@ fn strspn_impl<G: Globals>(g: G, a: &mut Args, accept: bool) -> VmResult<Value> 
     let slice = &s[start as usize..(start + span) as usize];
     // PHP's strcspn reads the terminating NUL of an empty list.
     let chars: &[u8] = if !accept && chars.is_empty() { b"\0" } else { &chars };
-    let n = slice.iter().take_while(|c| chars.contains(c) == accept).count();
+    let set = byte_set(chars);
+    let n = slice.iter().take_while(|&&c| set[c as usize] == accept).count();
     Ok(Value::Int(n as i64))
 }
 
@@ -320,16 +314,16 @@ pub(super) fn explode<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     // stop a huge split part way.
     let mut ticker = Ticker::new();
     let mut out = Vec::new();
-    let mut rest: &[u8] = &s;
-    while let Some(p) = find(rest, &sep) {
+    let mut last = 0;
+    for p in find_all(&s, &sep) {
         if limit > 0 && out.len() as i64 >= limit - 1 {
             break;
         }
-        out.push(Value::str(&rest[..p]));
-        rest = &rest[p + sep.len()..];
+        out.push(Value::str(&s[last..p]));
+        last = p + sep.len();
         ticker.tick(g)?;
     }
-    out.push(Value::str(rest));
+    out.push(Value::str(&s[last..]));
     if limit < 0 {
         let drop = limit.unsigned_abs().min(out.len() as u64) as usize;
         out.truncate(out.len() - drop);
@@ -382,11 +376,15 @@ pub(super) fn implode<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
             }
         }
     };
+    // Converting the pieces makes new strings (of ints and floats), as
+    // many as the array holds: the limits are checked as they are made.
+    let mut ticker = Ticker::new();
     let mut strings = Vec::with_capacity(pieces.len());
     for v in pieces.values() {
         strings.push(crate::ops::to_str(g, &v.deref())?);
+        ticker.tick(g)?;
     }
-    let total: usize = strings.iter().map(|s| s.len()).sum();
+    let total = strings.iter().fold(0usize, |n, s| n.saturating_add(s.len()));
     let mut out = safe_alloc(g, strings.len().saturating_sub(1), sep.len(), total)?;
     for (i, s) in strings.iter().enumerate() {
         if i > 0 {
@@ -465,18 +463,23 @@ pub(super) fn str_word_count<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> 
         e -= 1;
     }
     let mut count = 0;
+    // The list of words takes far more memory than the text it came from.
+    let mut ticker = Ticker::new();
     while p < e {
         let start = p;
         while p < e && (s[p].is_ascii_alphabetic() || allowed(s[p]) || s[p] == b'\'' || s[p] == b'-') {
             p += 1;
         }
         if p > start {
-            let word = Value::str(&s[start..p]);
             match format {
                 1 => {
-                    let _ = list.push(word);
+                    ticker.tick(g)?;
+                    let _ = list.push(Value::str(&s[start..p]));
                 }
-                2 => list.insert(Key::Int(start as i64), word),
+                2 => {
+                    ticker.tick(g)?;
+                    list.insert(Key::Int(start as i64), Value::str(&s[start..p]));
+                }
                 _ => count += 1,
             }
         }

@@ -22,10 +22,12 @@ use minizts_core::{Key, KeyRef, PhpArray, PhpStr, Value};
 use minizts_globals::{eg, Globals};
 
 use crate::builtins::Args;
-use crate::error::{warning, VmResult};
+use crate::error::{warning, VmError, VmResult};
+use crate::limits::Ticker;
 
 /// Printing state shared by the three formats.
-struct Printer {
+struct Printer<G> {
+    g: G,
     out: Vec<u8>,
     /// Arrays and closures being printed, by address.
     active: HashSet<*const ()>,
@@ -39,18 +41,27 @@ struct Printer {
     circular: usize,
     /// How many output bytes fit under `memory_limit`.
     budget: usize,
-    /// Set when the value nests too deeply or the output outgrows the
-    /// budget: printing stops and the call fails instead of exhausting
-    /// the native stack or the machine's memory.
+    /// Set when the value nests too deeply, the output outgrows the
+    /// budget or a limit's check fails: printing stops and the call fails
+    /// instead of exhausting the native stack or the machine's memory,
+    /// or running past the time limit (a value shared many times over
+    /// prints far more than memory holds).
     gave_up: bool,
+    /// The failed check, when that is why printing stopped.
+    failed: Option<Box<VmError>>,
+    /// Counts the elements printed and the bytes they took.
+    ticker: Ticker,
+    /// The output's length at the last step.
+    mark: usize,
 }
 
 /// How deeply nested containers are printed (each level recurses).
 const MAX_PRINT_DEPTH: usize = 10_000;
 
-impl Printer {
-    fn new<G: Globals>(g: G) -> Printer {
+impl<G: Globals> Printer<G> {
+    fn new(g: G) -> Printer<G> {
         Printer {
+            g,
             out: Vec::new(),
             active: HashSet::new(),
             script: eg!(g).script.clone(),
@@ -62,12 +73,37 @@ impl Printer {
                 None => usize::MAX,
             },
             gave_up: false,
+            failed: None,
+            ticker: Ticker::new(),
+            mark: 0,
         }
     }
 
+    /// One element about to be printed; false when printing must stop.
+    fn step(&mut self) -> bool {
+        if self.gave_up {
+            return false;
+        }
+        if self.out.len() > self.budget {
+            self.gave_up = true;
+            return false;
+        }
+        let grown = self.out.len() - self.mark;
+        self.mark = self.out.len();
+        if let Err(e) = self.ticker.tick_bytes(self.g, grown) {
+            self.failed = Some(e);
+            self.gave_up = true;
+            return false;
+        }
+        true
+    }
+
     /// The error for a print that gave up.
-    fn gave_up<G: Globals>(&self, g: G) -> VmResult<Value> {
-        match eg!(g).settings.memory_limit {
+    fn gave_up(&mut self) -> VmResult<Value> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        match eg!(self.g).settings.memory_limit {
             Some(limit) if self.out.len() > self.budget => crate::error::fatal(format!(
                 "Allowed memory size of {limit} bytes exhausted (tried to allocate {} bytes)",
                 self.out.len()
@@ -194,6 +230,9 @@ impl Printer {
 
     fn dump_elements(&mut self, arr: &PhpArray, level: usize) {
         for (k, v) in arr.iter() {
+            if !self.step() {
+                return;
+            }
             self.spaces(level + 1);
             match k {
                 KeyRef::Int(n) => {
@@ -259,6 +298,9 @@ impl Printer {
         self.spaces(indent);
         self.push(b"(\n");
         for (k, v) in arr.iter() {
+            if !self.step() {
+                return;
+            }
             self.spaces(indent + 4);
             self.push(b"[");
             match k {
@@ -307,6 +349,9 @@ impl Printer {
                 }
                 self.push(b"array (\n");
                 for (k, v) in arr.iter() {
+                    if !self.step() {
+                        break;
+                    }
                     self.spaces(level + 1);
                     match k {
                         KeyRef::Int(n) => self.int(n),
@@ -424,7 +469,7 @@ pub(super) fn var_dump<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         p.dump(&a.value(i), 1);
     }
     if p.gave_up {
-        return p.gave_up(g);
+        return p.gave_up();
     }
     crate::output::write(g, &p.out);
     Ok(Value::Null)
@@ -435,7 +480,7 @@ pub(super) fn print_r<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let mut p = Printer::new(g);
     p.print_r(&a.value(0), 0);
     if p.gave_up {
-        return p.gave_up(g);
+        return p.gave_up();
     }
     if ret {
         return Ok(Value::Str(PhpStr::new(p.out)));
@@ -449,7 +494,7 @@ pub(super) fn var_export<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let mut p = Printer::new(g);
     p.export(&a.value(0), 1);
     if p.gave_up {
-        return p.gave_up(g);
+        return p.gave_up();
     }
     for _ in 0..p.circular {
         warning(g, "var_export does not handle circular references");

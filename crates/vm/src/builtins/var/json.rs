@@ -17,7 +17,8 @@ use minizts_core::{KeyRef, PhpArray, PhpStr, Value};
 use minizts_globals::Globals;
 
 use crate::builtins::Args;
-use crate::error::{throw, VmResult};
+use crate::error::{throw, VmError, VmResult};
+use crate::limits::Ticker;
 
 const HEX_TAG: i64 = 1;
 const HEX_AMP: i64 = 2;
@@ -67,7 +68,8 @@ fn error_message(code: u32) -> &'static str {
     }
 }
 
-struct Encoder {
+struct Encoder<G> {
+    g: G,
     out: Vec<u8>,
     options: i64,
     depth: i32,
@@ -77,9 +79,33 @@ struct Encoder {
     active: HashSet<*const ()>,
     /// Where float digits come from (`--dtoa`).
     dtoa: Box<dyn minizts_core::numfmt::DigitSource>,
+    /// A limit's failed check: encoding stops and the call fails with it
+    /// (a value shared many times over encodes to far more than memory
+    /// holds, and takes as long).
+    failed: Option<Box<VmError>>,
+    /// Counts the elements encoded and the bytes they took.
+    ticker: Ticker,
+    /// The output's length at the last step.
+    mark: usize,
 }
 
-impl Encoder {
+impl<G: Globals> Encoder<G> {
+    /// One element about to be encoded; false when encoding must stop.
+    fn step(&mut self) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        let grown = self.out.len() - self.mark;
+        self.mark = self.out.len();
+        match self.ticker.tick_bytes(self.g, grown) {
+            Ok(()) => true,
+            Err(e) => {
+                self.failed = Some(e);
+                false
+            }
+        }
+    }
+
     fn has(&self, flag: i64) -> bool {
         self.options & flag != 0
     }
@@ -151,6 +177,10 @@ impl Encoder {
 
         let mut need_comma = false;
         for (k, v) in arr.into_iter().flat_map(PhpArray::iter) {
+            if !self.step() {
+                self.active.remove(&p);
+                return false;
+            }
             if need_comma {
                 self.out.push(b',');
             } else {
@@ -368,6 +398,7 @@ pub(super) fn json_encode<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let options = a.opt_int(g, 1, 0)?;
     let depth = a.opt_int(g, 2, 512)?;
     let mut enc = Encoder {
+        g,
         out: Vec::new(),
         options,
         depth: 0,
@@ -376,8 +407,14 @@ pub(super) fn json_encode<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         error: ERROR_NONE,
         active: HashSet::new(),
         dtoa: crate::dtoa::source(g),
+        failed: None,
+        ticker: Ticker::new(),
+        mark: 0,
     };
     enc.encode(&a.value(0));
+    if let Some(e) = enc.failed.take() {
+        return Err(e);
+    }
     let partial = options & PARTIAL_OUTPUT_ON_ERROR != 0;
     if options & THROW_ON_ERROR == 0 || partial {
         LAST_ERROR.with(|e| e.set(enc.error));
