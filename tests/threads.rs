@@ -315,3 +315,153 @@ fn an_engine_thread_that_cannot_start_is_one_line_and_exit_1() {
         assert!(!e.contains("panicked"), "{e}");
     }
 }
+
+/// The request body for [`every_way_of_failing_fails_alone`]: request `n`
+/// (the extension's start-order counter) takes case `n % 20`. Every case
+/// prints `begin n` first; the failing ones stop there, the others print
+/// what they compute and `end n`.
+fn hostile_script() -> String {
+    let chain = "$x .= ".repeat(40);
+    format!(
+        r#"$n = faulty_sequence();
+echo "begin $n\n";
+switch ($n % 20) {{
+    case 1: if ($n < 40) {{ while (true) {{}} }} break;
+    case 2: $a = [1]; $b = [1]; $a[] = &$b; $b[] = &$a; var_dump($a == $b); break;
+    case 3: $a = [1]; $a[] = &$a; var_dump($a == $a, $a <=> $a, array_search($a, [$a])); break;
+    case 4: $x = "ab"; {chain}$x; break;
+    case 5: $x = str_split(str_repeat("x", 100000000), 1); break;
+    case 6: $s = "a"; $s[1e11] = "x"; break;
+    case 7: echo sprintf("%2147483646d", 1); break;
+    case 8: if ($n < 40) {{ echo levenshtein(str_repeat("abcd", 25000), str_repeat("bcda", 25000)); }} break;
+    case 9: faulty_index(9); break;
+    case 10: for ($i = 0; $i < 20000; $i++) {{ $c = [str_repeat("x", 100)]; $c[] = &$c; }} unset($c); echo gc_collect_cycles() > 0 ? "collected\n" : "none\n"; break;
+    case 11: $d = []; for ($i = 0; $i < 200000; $i++) {{ $d = [$d]; }} $e = $d; var_dump($d == $e); unset($d, $e); break;
+    case 12: $a = [1, 2]; foreach ($a as &$v) {{ echo "$v\n"; if ($v == 2) array_unshift($a, 0); }} unset($v); break;
+    case 13: echo strlen([]); break;
+    case 14: echo intdiv(1, 0); break;
+    case 15: $f = function ($k) use (&$f) {{ return $f($k + 1); }}; $f(0); break;
+    case 16: $x = explode(",", str_repeat(",", 100000000)); break;
+    case 17: exit(3);
+    default: break;
+}}
+echo "end $n\n";"#
+    )
+}
+
+/// What request `n` of [`hostile_script`] prints on stdout when it
+/// succeeds (`None`: it fails after printing `begin n`), as PHP 8.2 does.
+fn hostile_output(n: usize) -> Option<String> {
+    let middle = match n % 20 {
+        1 | 8 if n < 40 => return None,
+        2 | 4 | 5 | 6 | 7 | 9 | 13 | 14 | 15 | 16 | 17 => return None,
+        3 => "bool(true)\nint(0)\nint(0)\n",
+        10 => "collected\n",
+        11 => "bool(true)\n",
+        12 => "1\n2\n",
+        _ => "",
+    };
+    Some(format!("begin {n}\n{middle}end {n}\n"))
+}
+
+/// Two hundred requests on two threads, a tenth of which end each way a
+/// hostile script can end (time limit in a loop and inside a builtin (`levenshtein`),
+/// memory limit inside one statement, one builtin, one string offset
+/// write, one `sprintf` width, runaway recursion, nesting too deep, an
+/// uncaught error, an extension panic, `exit(3)`) and others that used
+/// to take the process down (self-referencing arrays, cycles, deep
+/// nesting, `foreach` over a changing array). The run finishes, reports
+/// exactly the failed requests by number, and every request's stdout is
+/// there: whole for those that succeed, up to the failure for the rest.
+#[test]
+fn every_way_of_failing_fails_alone() {
+    const REQUESTS: usize = 200;
+    let faulty = extension("minizts-ext-faulty");
+    let mut cmd = minizts("tls");
+    cmd.env_remove("MINIZTS_FAULTY")
+        .env("RUST_BACKTRACE", "1")
+        .args(["run", "--threads", "2", "--requests"])
+        .arg(REQUESTS.to_string())
+        .args(["--output", "all"])
+        .args(["-d", "max_execution_time=1", "-d", "memory_limit=64M", "-d"])
+        .arg(format!("extension={}", faulty.display()))
+        .args(["-r", &hostile_script()]);
+    let out = run(cmd, LIMIT);
+    let (o, e) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.code, Some(1), "stdout: {o}\nstderr: {e}");
+    // Outputs come in the order requests were taken; each starts with
+    // its `begin n` line, which maps a request's place to its case.
+    let (outputs, report) = o.split_at(o.find("requests: ").expect("the report"));
+    let mut chunks: Vec<String> = Vec::new();
+    for line in outputs.split_inclusive('\n') {
+        match chunks.last_mut() {
+            Some(c) if !line.starts_with("begin ") => c.push_str(line),
+            _ => chunks.push(line.to_string()),
+        }
+    }
+    assert_eq!(chunks.len(), REQUESTS, "one output per request: {outputs}");
+    let mut failed = Vec::new();
+    for (i, chunk) in chunks.iter().enumerate() {
+        let n: usize = chunk["begin ".len()..chunk.find('\n').unwrap()]
+            .parse()
+            .expect("a request number");
+        match hostile_output(n) {
+            Some(want) => assert_eq!(chunk, &want, "request {i} (case {n})"),
+            None => {
+                assert_eq!(chunk, &format!("begin {n}\n"), "request {i} (case {n})");
+                failed.push(i);
+            }
+        }
+    }
+    let listed: Vec<usize> = report
+        .lines()
+        .find_map(|l| l.strip_prefix("failed requests (numbered from 0 in the order taken): "))
+        .expect("the failed requests are listed")
+        .split(", ")
+        .flat_map(|r| match r.split_once('-') {
+            Some((a, b)) => (a.parse::<usize>().unwrap()..=b.parse().unwrap()).collect::<Vec<_>>(),
+            None => vec![r.parse().unwrap()],
+        })
+        .collect();
+    assert_eq!(listed, failed, "{report}");
+    assert!(
+        report.starts_with(&format!(
+            "requests: {REQUESTS} ({} failed) on 2 thread(s)",
+            failed.len()
+        )),
+        "{report}"
+    );
+    let count = |needle: &str| e.matches(needle).count();
+    let per_case = REQUESTS / 20;
+    assert_eq!(
+        count("Fatal error: Maximum execution time of 1 second exceeded"),
+        4,
+        "{e}"
+    );
+    assert_eq!(
+        count("Fatal error: Nesting level too deep - recursive dependency?"),
+        per_case,
+        "{e}"
+    );
+    // `.=`, str_split, the string offset, sprintf, recursion, explode.
+    assert_eq!(
+        count("Fatal error: Allowed memory size of 67108864 bytes exhausted"),
+        6 * per_case,
+        "{e}"
+    );
+    assert_eq!(count("Warning: String offset cast occurred"), per_case, "{e}");
+    assert_eq!(
+        count("Fatal error: Extension 'faulty' panicked in faulty_index()"),
+        per_case,
+        "{e}"
+    );
+    assert_eq!(count("Fatal error: Uncaught TypeError: strlen()"), per_case, "{e}");
+    assert_eq!(
+        count("Fatal error: Uncaught DivisionByZeroError: Division by zero"),
+        per_case,
+        "{e}"
+    );
+    for bad in ["panicked at", "RUST_BACKTRACE", "stack backtrace", "internal error"] {
+        assert!(!e.contains(bad), "{bad}: {e}");
+    }
+}
