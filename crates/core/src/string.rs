@@ -37,7 +37,7 @@ impl PhpStr {
         let raw = Rc::into_raw(Rc::new(bytes)) as *mut u8;
         // SAFETY: `Rc::into_raw` never returns null.
         let tagged = unsafe { NonNull::new_unchecked(raw) };
-        debug_assert_eq!(tagged.as_ptr() as usize & INTERNED, 0);
+        debug_assert_eq!(tagged.as_ptr().addr() & INTERNED, 0);
         PhpStr {
             tagged,
             _rc: PhantomData,
@@ -51,11 +51,13 @@ impl PhpStr {
 
     #[inline(always)]
     fn is_interned_ptr(&self) -> bool {
-        self.tagged.as_ptr() as usize & INTERNED != 0
+        self.tagged.as_ptr().addr() & INTERNED != 0
     }
 
     fn vec_ptr(&self) -> *const Vec<u8> {
-        (self.tagged.as_ptr() as usize & !INTERNED) as *const Vec<u8>
+        // The tag is taken off the address only, so the pointer keeps its
+        // provenance (strict provenance: Miri can check every use).
+        self.tagged.as_ptr().map_addr(|a| a & !INTERNED).cast::<Vec<u8>>()
     }
 
     /// Whether this string is interned (immutable, not refcounted).
@@ -84,7 +86,7 @@ impl PhpStr {
 
     /// The string's address: the same for every value sharing it.
     pub fn identity(&self) -> usize {
-        self.vec_ptr() as usize
+        self.vec_ptr().addr()
     }
 
     /// How many values share this refcounted string (0 when interned).
@@ -227,7 +229,7 @@ impl InternedStrings {
     /// of a request before it lets go of the script.
     pub unsafe fn get(&self, i: usize) -> PhpStr {
         let header: *const Vec<u8> = &*self.strings[i];
-        let tagged = (header as usize | INTERNED) as *mut u8;
+        let tagged = header.map_addr(|a| a | INTERNED).cast::<u8>().cast_mut();
         PhpStr {
             // SAFETY: a Box's address is non-null; setting bit 0 keeps it so.
             tagged: unsafe { NonNull::new_unchecked(tagged) },

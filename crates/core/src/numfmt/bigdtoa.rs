@@ -624,7 +624,7 @@ mod tests {
         let n: usize = std::env::var("MINIZTS_DTOA_SAMPLES")
             .ok()
             .and_then(|s| s.parse().ok())
-            .unwrap_or(100_000);
+            .unwrap_or(if cfg!(miri) { 300 } else { 100_000 });
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let mut pool = Freelist::new();
         let mut failures = Vec::new();

@@ -60,15 +60,18 @@ const MAX_PRINT_DEPTH: usize = 10_000;
 
 impl<G: Globals> Printer<G> {
     fn new(g: G) -> Printer<G> {
+        let (script, precision, limit) = eg!(g, |eg| {
+            (eg.script.clone(), eg.settings.precision, eg.settings.memory_limit)
+        });
         Printer {
             g,
             out: Vec::new(),
             active: HashSet::new(),
-            script: eg!(g).script.clone(),
-            precision: eg!(g).settings.precision,
+            script,
+            precision,
             dtoa: crate::dtoa::source(g),
             circular: 0,
-            budget: match eg!(g).settings.memory_limit {
+            budget: match limit {
                 Some(limit) => limit.saturating_sub(minizts_globals::memory::usage()),
                 None => usize::MAX,
             },
