@@ -290,12 +290,11 @@ fn run_case(g: Tls, src: &[u8]) -> (bool, bool) {
         Ok(s) => s,
         Err(_) => return (false, false),
     };
-    {
-        let eg = eg!(g);
+    eg!(g, |eg| {
         eg.settings.memory_limit = Some(64 * 1024 * 1024);
         eg.settings.max_execution_time = Duration::from_millis(200);
         eg.errors = ErrorSink::Discard;
-    }
+    });
     let outcome = minizts_vm::run_request(g, script, &[], Sink::Discard);
     (true, outcome.error.is_none())
 }
@@ -438,11 +437,10 @@ fn endless_hot_loops_stop_at_the_time_limit() {
         for src in cases {
             let g: Tls = minizts_vm::thread_startup().expect("engine thread startup");
             let script = minizts_compiler::compile(g, src.as_bytes(), "loop.mz").expect("it compiles");
-            {
-                let eg = eg!(g);
+            eg!(g, |eg| {
                 eg.settings.max_execution_time = Duration::from_millis(100);
                 eg.errors = ErrorSink::Discard;
-            }
+            });
             let outcome = minizts_vm::run_request(g, script, &[], Sink::Discard);
             // SAFETY: `g` is not used after this.
             unsafe { minizts_vm::thread_shutdown(g) };

@@ -150,7 +150,8 @@ struct Tally {
 
 fn start<G: Globals>(plan: &Plan) -> Result<G, String> {
     let g: G = minizts_vm::thread_startup().map_err(|e| e.to_string())?;
-    if let Err(e) = (plan.configure)(minizts_globals::eg!(g)) {
+    let configured = (plan.configure)(minizts_globals::eg!(g));
+    if let Err(e) = configured {
         // SAFETY: `g` is not used after this.
         unsafe { minizts_vm::thread_shutdown(g) };
         return Err(e);

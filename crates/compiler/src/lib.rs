@@ -53,12 +53,13 @@ pub fn compile<G: Globals>(g: G, src: &[u8], file: &str) -> Result<Arc<Script>> 
     let result = compile_in(g, &arena, src, file);
     arena.reset();
     cg!(g).arena = arena;
-    let cg = cg!(g);
-    cg.active.clear();
-    cg.cache_slots = 0;
-    if result.is_err() {
-        cg.interned = Default::default();
-    }
+    cg!(g, |cg| {
+        cg.active.clear();
+        cg.cache_slots = 0;
+        if result.is_err() {
+            cg.interned = Default::default();
+        }
+    });
     result
 }
 
@@ -73,12 +74,11 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
         message: e.message,
         line: lines.line(e.pos as u32),
     })?;
-    {
-        let cg = cg!(g);
+    cg!(g, |cg| {
         cg.active.clear();
         cg.cache_slots = 0;
         cg.interned = Default::default();
-    }
+    });
     let mut c = Compiler {
         g,
         file,
@@ -102,13 +102,13 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
         .collect();
     bind_early_calls(&mut functions, &c.early);
     minizts_core::bytecode::mark_hot_code(&mut functions);
-    let cg = cg!(g);
+    let (strings, cache_slots) = cg!(g, |cg| (std::mem::take(&mut cg.interned), cg.cache_slots));
     Ok(Arc::new(Script {
         file: file.into(),
         functions,
         early_functions: c.early,
-        strings: std::mem::take(&mut cg.interned),
-        cache_slots: cg.cache_slots,
+        strings,
+        cache_slots,
     }))
 }
 
@@ -280,10 +280,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     fn const_str(&mut self, bytes: &[u8]) -> Result<Src> {
-        let cg = cg!(self.g);
-        let i = cg.interned.intern(bytes);
-        let op_array = cg.active.last_mut().expect("no active op array");
-        match op_array.const_str(&cg.interned, i) {
+        let r = cg!(self.g, |cg| {
+            let i = cg.interned.intern(bytes);
+            let op_array = cg.active.last_mut().expect("no active op array");
+            op_array.const_str(&cg.interned, i)
+        });
+        match r {
             Ok(s) => Ok(s),
             Err(_) => self.too_large(),
         }
@@ -296,28 +298,35 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     /// Adds a call or constant site with a fresh runtime cache slot.
     fn site(&mut self, name: &str, key: &[u8]) -> Result<u16> {
-        let cg = cg!(self.g);
-        let slot = cg.cache_slots;
-        cg.cache_slots += 1;
-        let sites = &mut cg.op_array().sites;
-        if sites.len() >= u16::MAX as usize {
-            return self.too_large();
-        }
-        sites.push(Site {
-            name: name.into(),
-            key: key.into(),
-            cache_slot: slot,
+        let index = cg!(self.g, |cg| {
+            let slot = cg.cache_slots;
+            cg.cache_slots += 1;
+            let sites = &mut cg.op_array().sites;
+            if sites.len() >= u16::MAX as usize {
+                return None;
+            }
+            sites.push(Site {
+                name: name.into(),
+                key: key.into(),
+                cache_slot: slot,
+            });
+            Some((sites.len() - 1) as u16)
         });
-        Ok((sites.len() - 1) as u16)
+        match index {
+            Some(i) => Ok(i),
+            None => self.too_large(),
+        }
     }
 
     /// Points the jump at `pc` to `target`.
     fn patch(&mut self, pc: Target, target: Target) {
-        let op = &mut cg!(self.g).op_array().code[pc as usize];
-        match op.target_mut() {
-            Some(t) => *t = target,
-            None => panic!("patching a non-jump {op:?}"),
-        }
+        cg!(self.g, |cg| {
+            let op = &mut cg.op_array().code[pc as usize];
+            match op.target_mut() {
+                Some(t) => *t = target,
+                None => panic!("patching a non-jump {op:?}"),
+            }
+        })
     }
 
     /// Points the jump at `pc` to the next instruction.

@@ -147,11 +147,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             StmtKind::Static(vars) => {
                 for v in vars.iter() {
                     let var = self.cv(v.name)?;
-                    let slot = {
-                        let op_array = cg!(self.g).op_array();
+                    let slot = cg!(self.g, |cg| {
+                        let op_array = cg.op_array();
                         op_array.num_statics += 1;
                         op_array.num_statics - 1
-                    };
+                    });
                     let bind = self.emit(Op::BindStatic { var, slot, target: 0 });
                     let mark = self.mark();
                     let init = match v.init {
@@ -314,47 +314,49 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         if test != step + 1 {
             return;
         }
-        let code = &mut cg!(self.g).op_array().code;
-        let fused = match (code[step as usize], code[test as usize]) {
-            (
-                Op::IncVar { var },
-                Op::JmpLt {
-                    a,
-                    b,
-                    if_true: true,
-                    target,
-                },
-            ) if a == Src::reg(var) => Op::IncJmpLt { var, limit: b, target },
-            (
-                Op::IncVar { var },
-                Op::JmpLe {
-                    a,
-                    b,
-                    if_true: true,
-                    target,
-                },
-            ) if a == Src::reg(var) => Op::IncJmpLe { var, limit: b, target },
-            (
-                Op::DecVar { var },
-                Op::JmpLt {
-                    a,
-                    b,
-                    if_true: true,
-                    target,
-                },
-            ) if b == Src::reg(var) => Op::DecJmpGt { var, limit: a, target },
-            (
-                Op::DecVar { var },
-                Op::JmpLe {
-                    a,
-                    b,
-                    if_true: true,
-                    target,
-                },
-            ) if b == Src::reg(var) => Op::DecJmpGe { var, limit: a, target },
-            _ => return,
-        };
-        code[step as usize] = fused;
+        cg!(self.g, |cg| {
+            let code = &mut cg.op_array().code;
+            let fused = match (code[step as usize], code[test as usize]) {
+                (
+                    Op::IncVar { var },
+                    Op::JmpLt {
+                        a,
+                        b,
+                        if_true: true,
+                        target,
+                    },
+                ) if a == Src::reg(var) => Op::IncJmpLt { var, limit: b, target },
+                (
+                    Op::IncVar { var },
+                    Op::JmpLe {
+                        a,
+                        b,
+                        if_true: true,
+                        target,
+                    },
+                ) if a == Src::reg(var) => Op::IncJmpLe { var, limit: b, target },
+                (
+                    Op::DecVar { var },
+                    Op::JmpLt {
+                        a,
+                        b,
+                        if_true: true,
+                        target,
+                    },
+                ) if b == Src::reg(var) => Op::DecJmpGt { var, limit: a, target },
+                (
+                    Op::DecVar { var },
+                    Op::JmpLe {
+                        a,
+                        b,
+                        if_true: true,
+                        target,
+                    },
+                ) if b == Src::reg(var) => Op::DecJmpGe { var, limit: a, target },
+                _ => return,
+            };
+            code[step as usize] = fused;
+        });
     }
 
     fn foreach(

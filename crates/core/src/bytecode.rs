@@ -1256,6 +1256,8 @@ impl ConstPool {
 // dropping it touches no counter. So reading the pool from several threads
 // at once, and copying its values into each thread's registers, is safe.
 unsafe impl Send for ConstPool {}
+// SAFETY: as for `Send`: shared reads of scalars and interned strings
+// touch no counter.
 unsafe impl Sync for ConstPool {}
 
 /// A compiled function (PHP's op array).

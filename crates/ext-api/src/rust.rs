@@ -279,8 +279,9 @@ impl<'a> HookCtx<'a> {
     /// # Safety
     /// `info` is what the host passed to the hook, used only during it.
     pub unsafe fn from_raw(info: *const HookInfo) -> HookCtx<'a> {
-        // SAFETY: the host passes a valid pointer for the hook's duration.
         HookCtx {
+            // SAFETY: the host passes a valid pointer for the hook's
+            // duration, which the caller promises bounds the context's use.
             info: unsafe { &*info },
         }
     }

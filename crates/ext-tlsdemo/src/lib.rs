@@ -186,14 +186,15 @@ fn get(call: &Call) -> Result<Val> {
         // SAFETY: the host passes this thread's table; we only read.
         unsafe { &*block(call.resources()) }
     };
-    // SAFETY (the C getters): no preconditions.
     let v = match which {
         b"dynamic" => DYNAMIC.with(Cell::get),
+        // SAFETY: the C getter has no preconditions.
         b"initial_exec" => unsafe { tlsdemo_get_initial_exec() },
         b"module_globals" => globals().module_globals,
         b"host_accessor" => globals().host_accessor,
         b"ctx" => globals().ctx,
         #[cfg(tlsdemo_tlsdesc)]
+        // SAFETY: as above.
         b"tlsdesc" => unsafe { tlsdemo_get_tlsdesc() },
         _ => {
             return Err(call.fatal(&format!(

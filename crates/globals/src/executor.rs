@@ -105,11 +105,52 @@ pub struct Frame {
     pub native: bool,
 }
 
+/// One chunk of the VM stack: registers owned through a raw pointer.
+///
+/// The VM keeps raw pointers to registers (frame bases, window ends)
+/// while the stack's bookkeeping runs, so the stack never makes a
+/// reference to a chunk's registers (a `Box<[Value]>` or a `&mut [Value]`
+/// would assert that it is the only way to them, and invalidate the VM's
+/// pointers under Rust's aliasing rules; Miri found exactly that). Every
+/// access goes through the pointer the allocation returned.
+struct Chunk {
+    start: ptr::NonNull<Value>,
+    len: usize,
+}
+
+impl Chunk {
+    fn new(len: usize) -> Chunk {
+        let boxed: Box<[Value]> = vec![Value::Undef; len].into_boxed_slice();
+        let start = ptr::NonNull::new(Box::into_raw(boxed).cast::<Value>()).expect("a boxed slice is never null");
+        Chunk { start, len }
+    }
+
+    fn start(&self) -> *mut Value {
+        self.start.as_ptr()
+    }
+
+    /// One past the last register (the chunk's identity for windows).
+    fn end(&self) -> *mut Value {
+        self.start.as_ptr().wrapping_add(self.len)
+    }
+}
+
+impl Drop for Chunk {
+    fn drop(&mut self) {
+        let slice = ptr::slice_from_raw_parts_mut(self.start.as_ptr(), self.len);
+        // SAFETY: `start..start+len` came from `Box::into_raw` of a boxed
+        // slice of this length and is freed once, here; the VM holds no
+        // window in a chunk that is dropped (windows of a chunk belong to
+        // frames that returned before it is replaced or the stack reset).
+        drop(unsafe { Box::from_raw(slice) });
+    }
+}
+
 /// The VM stack: register windows in chunks that never move, so a pointer
 /// to a register stays valid while its frame lives, even when deeper calls
 /// need more chunks (PHP's VM stack pages).
 pub struct VmStack {
-    chunks: Vec<Box<[Value]>>,
+    chunks: Vec<Chunk>,
     /// Slots allowed in all chunks together (the nesting limit).
     max_slots: usize,
     /// The highest window end handed out this request, as an address
@@ -145,10 +186,10 @@ impl VmStack {
     pub fn bottom(&mut self, n: usize) -> Result<(*mut Value, *mut Value), StackOverflow> {
         if self.chunks.is_empty() {
             let size = n.max(Self::FIRST_CHUNK);
-            self.chunks.push(vec![Value::Undef; size].into_boxed_slice());
+            self.chunks.push(Chunk::new(size));
         }
-        let end = self.chunks[0].as_mut_ptr_range().end;
-        let base = self.chunks[0].as_mut_ptr();
+        let end = self.chunks[0].end();
+        let base = self.chunks[0].start();
         // SAFETY: `base` is the start of chunk 0 and nothing is kept; the
         // window goes to the next chunk if it does not fit.
         unsafe { self.window(end, base, 0, n, n) }
@@ -244,11 +285,11 @@ impl VmStack {
     ) -> Result<(*mut Value, *mut Value), StackOverflow> {
         let c = self
             .chunks
-            .iter_mut()
-            .position(|ch| ch.as_mut_ptr_range().end == chunk)
+            .iter()
+            .position(|ch| ch.end() == chunk)
             .expect("the window's chunk is one of the stack's");
         let next = c + 1;
-        let below: usize = self.chunks[..next].iter().map(|ch| ch.len()).sum();
+        let below: usize = self.chunks[..next].iter().map(|ch| ch.len).sum();
         let size = n.max(Self::CHUNK);
         if below + size > self.max_slots {
             return Err(StackOverflow {
@@ -256,23 +297,27 @@ impl VmStack {
             });
         }
         if self.chunks.len() <= next {
-            self.chunks.push(vec![Value::Undef; size].into_boxed_slice());
-        } else if self.chunks[next].len() < n {
+            self.chunks.push(Chunk::new(size));
+        } else if self.chunks[next].len < n {
             // Frames above chunk `c` have all returned (frames are LIFO),
             // so the chunk is free to replace.
-            self.chunks[next] = vec![Value::Undef; size].into_boxed_slice();
+            self.chunks[next] = Chunk::new(size);
             self.chunks.truncate(next + 1);
         }
-        let base = self.chunks[next].as_mut_ptr();
+        let base = self.chunks[next].start();
         for i in 0..keep {
-            // SAFETY: `at+i` is in chunk `c` (the caller's contract);
-            // `base+i` in chunk `next`, another allocation: they never
-            // overlap.
-            unsafe { ptr::swap(at.add(i), base.add(i)) };
+            // SAFETY: `at+i` is in chunk `c` (the caller's contract).
+            let from = unsafe { at.add(i) };
+            // SAFETY: `base+i` is in chunk `next` (its size is at least
+            // `n > i`).
+            let to = unsafe { base.add(i) };
+            // SAFETY: both are live registers in two allocations, so they
+            // never overlap.
+            unsafe { ptr::swap(from, to) };
         }
         // SAFETY: `base..base+n` lies in chunk `next` (its size ≥ n).
         unsafe { clear_variables(base, keep, n) };
-        Ok((self.chunks[next].as_mut_ptr_range().end, base))
+        Ok((self.chunks[next].end(), base))
     }
 
     /// The end of the window `base..base+n` as a place for a nested frame
@@ -292,20 +337,20 @@ impl VmStack {
     /// so that part may still hold values, and the rest never did.
     pub fn reset(&mut self) {
         self.chunks.truncate(1);
-        if let Some(first) = self.chunks.first_mut() {
-            let start = first.as_ptr() as usize;
+        if let Some(first) = self.chunks.first() {
+            let start = first.start() as usize;
             let reached = (self.high as usize).saturating_sub(start) / std::mem::size_of::<Value>();
-            let used = reached.min(first.len());
-            for v in &mut first[..used] {
-                *v = Value::Undef;
-            }
+            let used = reached.min(first.len);
+            // SAFETY: `0..used` lies in the first chunk; at a reset no
+            // frame runs, so nothing else refers to its registers.
+            unsafe { clear_variables(first.start(), 0, used) };
         }
         self.high = ptr::null_mut();
     }
 
     /// Bytes of stack currently allocated.
     pub fn allocated_bytes(&self) -> usize {
-        self.chunks.iter().map(|c| c.len()).sum::<usize>() * std::mem::size_of::<Value>()
+        self.chunks.iter().map(|c| c.len).sum::<usize>() * std::mem::size_of::<Value>()
     }
 }
 
@@ -318,8 +363,11 @@ impl VmStack {
 #[inline]
 pub unsafe fn clear_variables(base: *mut Value, keep: usize, n: usize) {
     for i in keep..n {
-        // SAFETY: forwarded from the caller.
-        unsafe { &mut *base.add(i) }.clear();
+        // SAFETY: `i < n`, inside the caller's window.
+        let slot = unsafe { base.add(i) };
+        // SAFETY: a valid register with no other reference alive (the
+        // caller's promise).
+        unsafe { &mut *slot }.clear();
     }
 }
 
@@ -568,7 +616,9 @@ impl Default for ExecutorGlobals {
     }
 }
 
+// A test's unsafe block states one invariant for the steps it groups.
 #[cfg(test)]
+#[allow(clippy::multiple_unsafe_ops_per_block)]
 mod tests {
     use super::*;
 
@@ -577,6 +627,8 @@ mod tests {
     }
 
     #[test]
+    // One invariant covers every block (stated below).
+    #[allow(clippy::undocumented_unsafe_blocks)]
     fn windows_fit_below_their_chunk_end_or_move_to_the_next_chunk() {
         let mut stack = VmStack::new(1 << 20);
         let (end0, base) = stack.bottom(4).unwrap();
@@ -615,6 +667,8 @@ mod tests {
     }
 
     #[test]
+    // One invariant covers every block (stated below).
+    #[allow(clippy::undocumented_unsafe_blocks)]
     fn later_chunks_are_found_by_their_end_reused_and_replaced_when_small() {
         let mut stack = VmStack::new(1 << 22);
         let (end0, _) = stack.bottom(4).unwrap();
@@ -648,6 +702,7 @@ mod tests {
     fn a_window_past_the_slot_limit_is_an_overflow() {
         let mut stack = VmStack::new(VmStack::FIRST_CHUNK + 10);
         let (end0, _) = stack.bottom(4).unwrap();
+        // SAFETY: two registers below the end of chunk 0, inside it.
         let at = unsafe { end0.sub(2) };
         // SAFETY: `at` is in chunk 0; nothing is kept.
         let r = unsafe { stack.window(end0, at, 0, 0, 8) };

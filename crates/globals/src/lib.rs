@@ -16,7 +16,16 @@
 //! pointer plus a fixed offset (`offset`), and one native thread-local
 //! struct (`tls`). The table-based ones keep EG and CG in the
 //! [`resources`] manager, PHP's TSRM.
+//!
+//! Two rules keep the `unsafe` underneath sound, and the types enforce
+//! them: a handle never leaves the thread that started it (handles are
+//! neither `Send` nor `Sync`, see [`strategies::ThreadBound`]), and a
+//! borrow from `eg!`/`cg!` ends with its statement (see [`access`]; debug
+//! builds also refuse two borrows alive at once).
 
+#![deny(clippy::multiple_unsafe_ops_per_block)]
+
+pub mod access;
 pub mod compiler;
 pub mod executor;
 pub mod lock;
@@ -25,6 +34,7 @@ pub mod probes;
 pub mod resources;
 pub mod strategies;
 
+pub use access::{with_cg, with_eg, CgAccess, EgAccess};
 pub use compiler::{CompilerGlobals, InternalFunction, OpArrayBuilder};
 pub use executor::{ErrorSink, ExecutorGlobals, Frame, Output, Sink, VmStack};
 pub use strategies::{Counted, Ctx, Fetch, Nts, Offset, Table, Tls};
@@ -78,8 +88,11 @@ impl std::error::Error for StartupError {}
 /// Implementations must return pointers to this thread's live
 /// [`ThreadGlobals`] fields from [`Globals::eg_ptr`] and
 /// [`Globals::cg_ptr`] for every handle returned by
-/// [`Globals::thread_startup`] until [`Globals::thread_shutdown`], and
-/// only use the handle on the thread that started it.
+/// [`Globals::thread_startup`] until [`Globals::thread_shutdown`]. The
+/// handle type must be neither `Send` nor `Sync` (hold a
+/// [`strategies::ThreadBound`] or a raw pointer) and must not be
+/// constructible outside `thread_startup`, so that the compiler keeps
+/// every handle on the thread that started it.
 pub unsafe trait Globals: Copy + 'static {
     /// The name `--globals=NAME` selects.
     const NAME: &'static str;
@@ -111,36 +124,83 @@ pub unsafe trait Globals: Copy + 'static {
     unsafe fn thread_shutdown(self);
 }
 
-/// `EG(…)`: this thread's executor globals, for one expression or
-/// statement.
+/// `EG(…)`: this thread's executor globals, for one statement.
 ///
-/// The reference must not outlive the statement that takes it: every
-/// access asks the strategy again (as PHP's `EG()` does), and no two may be
-/// alive at once. In particular never hold one across a call that can run
-/// script code or builtins. That rule is what makes the `unsafe` inside
-/// sound: the handle's pointer is valid (the [`Globals`] contract) and the
-/// reference is the only one to the struct while it lives.
+/// `eg!(g)` is a `&mut ExecutorGlobals` borrowed from a temporary guard
+/// ([`EgAccess`]), so it lives until the end of the statement and no
+/// longer; every access asks the strategy again, as PHP's `EG()` does.
+/// `eg!(g, |eg| …)` runs a closure with the reference, for code that needs
+/// several accesses together ([`with_eg`]). Debug builds panic if a second
+/// borrow is taken while one is alive (see [`access`]), so take one per
+/// statement and read what a call needs into a local before the call.
+///
+/// ```
+/// use minizts_globals::{eg, Globals, Tls};
+/// let g = Tls::thread_startup().unwrap();
+/// eg!(g).exit_status = 2;
+/// let status = eg!(g).exit_status;
+/// let frames = eg!(g, |eg| eg.frames.len());
+/// assert_eq!((status, frames), (2, 0));
+/// // SAFETY: `g` is not used after this.
+/// unsafe { g.thread_shutdown() };
+/// ```
+///
+/// The reference cannot be kept past its statement:
+///
+/// ```compile_fail,E0716
+/// use minizts_globals::{eg, Globals, Tls};
+/// let g = Tls::thread_startup().unwrap();
+/// let eg = eg!(g);
+/// eg.exit_status = 2;
+/// ```
+///
+/// nor taken out of the closure form:
+///
+/// ```compile_fail
+/// use minizts_globals::{eg, Globals, Tls};
+/// let g = Tls::thread_startup().unwrap();
+/// let frames = eg!(g, |eg| &mut eg.frames);
+/// frames.clear();
+/// ```
 #[macro_export]
 macro_rules! eg {
-    ($g:expr) => {{
-        let ptr = $crate::Globals::eg_ptr($g);
-        #[allow(unused_unsafe)]
-        // SAFETY: see the macro's documentation.
-        unsafe {
-            &mut *ptr
+    ($g:expr) => {
+        match $g {
+            handle => {
+                // SAFETY: the guard is a temporary of the caller's
+                // statement and its reference is borrowed from it, so the
+                // reference ends with the statement (see `access`).
+                unsafe { $crate::EgAccess::new(handle) }
+            }
         }
-    }};
+        .get()
+    };
+    ($g:expr, $f:expr) => {
+        $crate::with_eg($g, $f)
+    };
 }
 
-/// `CG(…)`: this thread's compiler globals (same rules as [`eg!`]).
+/// `CG(…)`: this thread's compiler globals, for one statement (same rules
+/// as [`eg!`], with [`CgAccess`] and [`with_cg`]).
+///
+/// ```compile_fail,E0716
+/// use minizts_globals::{cg, Globals, Tls};
+/// let g = Tls::thread_startup().unwrap();
+/// let cg = cg!(g);
+/// cg.cache_slots = 2;
+/// ```
 #[macro_export]
 macro_rules! cg {
-    ($g:expr) => {{
-        let ptr = $crate::Globals::cg_ptr($g);
-        #[allow(unused_unsafe)]
-        // SAFETY: see the documentation of `eg!`.
-        unsafe {
-            &mut *ptr
+    ($g:expr) => {
+        match $g {
+            handle => {
+                // SAFETY: as in `eg!`.
+                unsafe { $crate::CgAccess::new(handle) }
+            }
         }
-    }};
+        .get()
+    };
+    ($g:expr, $f:expr) => {
+        $crate::with_cg($g, $f)
+    };
 }

@@ -235,8 +235,14 @@ impl ResourceManager {
         // Threads already running get the new resource now.
         for t in &state.threads {
             // SAFETY: a registered thread's resources stay allocated until
-            // it unregisters, which also takes the lock.
-            unsafe { install(&mut *t.0, id, &ty) };
+            // it unregisters, which also takes the lock (held here); their
+            // slot table is touched only under the lock, so this is the
+            // one reference to it.
+            let res = unsafe { &mut *t.0 };
+            // SAFETY: `res` is live with room for every id below
+            // `MAX_RESOURCES` (checked when `id` was allocated), and the
+            // lock is held.
+            unsafe { install(res, id, &ty) };
         }
         Ok((id, fast_offset))
     }
@@ -251,8 +257,10 @@ impl ResourceManager {
         let state = unsafe { &mut *self.state.get() };
         let slots = Layout::array::<*mut u8>(MAX_RESOURCES).expect("slot table layout");
         let fast = Layout::from_size_align(FAST_RESERVE, 64).expect("fast block layout");
-        // SAFETY: both layouts have a non-zero size.
-        let (storage, fast_block) = unsafe { (alloc_zeroed(slots) as *mut *mut u8, alloc_zeroed(fast)) };
+        // SAFETY: the slot table's layout has a non-zero size.
+        let storage = unsafe { alloc_zeroed(slots) } as *mut *mut u8;
+        // SAFETY: the fast block's layout has a non-zero size.
+        let fast_block = unsafe { alloc_zeroed(fast) };
         if storage.is_null() || fast_block.is_null() {
             std::alloc::handle_alloc_error(slots);
         }
@@ -261,8 +269,11 @@ impl ResourceManager {
             fast: fast_block,
         }));
         for (i, ty) in state.types.iter().enumerate() {
-            // SAFETY: `res` was just made, with room for every id.
-            unsafe { install(&mut *res, i + 1, ty) };
+            // SAFETY: `res` was just made from a `Box`, and nothing else
+            // refers to it yet.
+            let r = unsafe { &mut *res };
+            // SAFETY: `r` has room for every id and the lock is held.
+            unsafe { install(r, i + 1, ty) };
         }
         state.threads.push(ThreadEntry(res));
         CURRENT.with(|c| c.set(res));
@@ -283,29 +294,42 @@ impl ResourceManager {
         if CURRENT.with(Cell::get) == res {
             CURRENT.with(|c| c.set(ptr::null_mut()));
         }
-        // SAFETY: the caller hands `res` over; every slot below `types.len()`
-        // was filled by `install`.
-        unsafe {
-            let r = &mut *res;
-            for (i, ty) in state.types.iter().enumerate().rev() {
-                let block = *r.storage.add(i);
-                if block.is_null() {
-                    continue;
-                }
-                if let Some(dtor) = ty.dtor {
-                    dtor(block.cast());
-                }
-                if ty.fast_offset.is_none() {
-                    dealloc(block, block_layout(ty.layout));
-                }
+        // SAFETY: the caller hands `res` over (it came from
+        // `thread_startup`'s `Box` and nothing uses it again).
+        let r = unsafe { &mut *res };
+        for (i, ty) in state.types.iter().enumerate().rev() {
+            // SAFETY: the slot table holds `MAX_RESOURCES` slots and `i`
+            // is a registered id's index, below that.
+            let slot = unsafe { r.storage.add(i) };
+            // SAFETY: the slot is in the live table; `install` filled it
+            // (or it is still zeroed, a null block).
+            let block = unsafe { *slot };
+            if block.is_null() {
+                continue;
             }
+            if let Some(dtor) = ty.dtor {
+                // SAFETY: the block was constructed by `install` for this
+                // resource and is destroyed once, here.
+                unsafe { dtor(block.cast()) };
+            }
+            if ty.fast_offset.is_none() {
+                // SAFETY: a slow resource's block was allocated by
+                // `install` with exactly this layout.
+                unsafe { dealloc(block, block_layout(ty.layout)) };
+            }
+        }
+        // SAFETY: the slot table was allocated by `thread_startup` with
+        // this layout, and no block refers to it.
+        unsafe {
             dealloc(
                 r.storage as *mut u8,
                 Layout::array::<*mut u8>(MAX_RESOURCES).expect("layout"),
-            );
-            dealloc(r.fast, Layout::from_size_align(FAST_RESERVE, 64).expect("layout"));
-            drop(Box::from_raw(res));
-        }
+            )
+        };
+        // SAFETY: likewise for the fast block; its destructors have run.
+        unsafe { dealloc(r.fast, Layout::from_size_align(FAST_RESERVE, 64).expect("layout")) };
+        // SAFETY: `res` came from `Box::into_raw` and `r` is not used again.
+        drop(unsafe { Box::from_raw(res) });
     }
 
     /// The names of the registered resources, by id.
@@ -344,8 +368,11 @@ unsafe fn install(res: &mut ThreadResources, id: ResourceId, ty: &ResourceType) 
         // SAFETY: the block is fresh, of the resource's layout.
         unsafe { ctor(block.cast()) };
     }
-    // SAFETY: `id - 1 < MAX_RESOURCES` (checked when the id was allocated).
-    unsafe { ptr::write(res.storage.add(id - 1), block) };
+    // SAFETY: `id - 1 < MAX_RESOURCES` (checked when the id was
+    // allocated), inside the slot table.
+    let slot = unsafe { res.storage.add(id - 1) };
+    // SAFETY: the slot is in the live table and holds a plain pointer.
+    unsafe { ptr::write(slot, block) };
 }
 
 // ---- The engine's own resources, for the table-based strategies. ------
@@ -408,7 +435,9 @@ pub fn register_engine_globals() {
     });
 }
 
+// A test's unsafe block states one invariant for the steps it groups.
 #[cfg(test)]
+#[allow(clippy::multiple_unsafe_ops_per_block)]
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicU32;
@@ -433,8 +462,12 @@ mod tests {
     }
 
     fn block(res: *mut ThreadResources, id: ResourceId) -> *mut u64 {
-        // SAFETY: the test keeps `res` alive and `id` is allocated.
-        unsafe { *(*res).storage.add(id - 1) as *mut u64 }
+        // SAFETY: the test keeps `res` alive.
+        let storage = unsafe { (*res).storage };
+        // SAFETY: `id` is allocated, so its slot is in the table.
+        let slot = unsafe { storage.add(id - 1) };
+        // SAFETY: the slot is live and initialised.
+        unsafe { *slot as *mut u64 }
     }
 
     #[test]
@@ -448,13 +481,17 @@ mod tests {
                 .unwrap();
             assert_eq!(a, 1);
             let t1 = m.thread_startup();
+            // SAFETY: `t1` is live until its shutdown below, and its
+            // blocks hold constructed u64s.
             assert_eq!(unsafe { *block(t1, a) }, 7);
             // An id allocated after a thread started reaches that thread.
             let (b, off) = m
                 .allocate_fast_id("b", Layout::new::<u64>(), Some(ctor_b), Some(dtor_b))
                 .unwrap();
             assert_eq!(b, 2);
+            // SAFETY: as above.
             assert_eq!(unsafe { *block(t1, b) }, 9);
+            // SAFETY: `t1` is live and `off` is inside its fast block.
             assert_eq!(block(t1, b) as *mut u8, unsafe { (*t1).fast.add(off) });
             assert_eq!(m.live_threads(), 1);
             // SAFETY: t1 is not used again.
@@ -484,6 +521,7 @@ mod tests {
                     let p = block(res, id);
                     // SAFETY: the block is this thread's own.
                     unsafe { *p += 1000 };
+                    // SAFETY: as above.
                     let v = unsafe { *p };
                     // SAFETY: res is not used again.
                     unsafe { m.thread_shutdown(res) };

@@ -1,6 +1,8 @@
 //! The ways to reach this thread's EG and CG, one type each (see
 //! docs/globals.md for what each compiles to and costs).
 
+use std::marker::PhantomData;
+
 mod counted;
 mod ctx;
 mod fetch;
@@ -16,6 +18,122 @@ pub use nts::Nts;
 pub use offset::Offset;
 pub use table::Table;
 pub use tls::Tls;
+
+/// Makes a handle neither `Send` nor `Sync`, and keeps its field private so
+/// that only a strategy's `thread_startup` can make one.
+///
+/// A handle reaches the globals of the thread it is used on (a
+/// thread-local, a key, a cache), or carries a pointer to one thread's
+/// table, so a handle moved or shared to another thread would reach that
+/// thread's globals, which may not exist. With this marker the compiler
+/// refuses both; each worker thread starts its own handle. For every
+/// strategy:
+///
+/// ```compile_fail,E0277
+/// use minizts_globals::{strategies::*, Globals};
+/// let h = Tls::thread_startup().unwrap();
+/// std::thread::spawn(move || h);
+/// ```
+///
+/// ```compile_fail,E0277
+/// use minizts_globals::strategies::*;
+/// fn shared<T: Sync>() {}
+/// shared::<Tls>();
+/// ```
+///
+/// ```compile_fail,E0277
+/// use minizts_globals::{strategies::*, Globals};
+/// let h = Nts::thread_startup().unwrap();
+/// std::thread::spawn(move || h);
+/// ```
+///
+/// ```compile_fail,E0277
+/// use minizts_globals::strategies::*;
+/// fn shared<T: Sync>() {}
+/// shared::<Nts>();
+/// ```
+///
+/// ```compile_fail,E0277
+/// use minizts_globals::{strategies::*, Globals};
+/// let h = Ctx::thread_startup().unwrap();
+/// std::thread::spawn(move || h);
+/// ```
+///
+/// ```compile_fail,E0277
+/// use minizts_globals::strategies::*;
+/// fn shared<T: Sync>() {}
+/// shared::<Ctx>();
+/// ```
+///
+/// ```compile_fail,E0277
+/// use minizts_globals::{strategies::*, Globals};
+/// let h = Fetch::thread_startup().unwrap();
+/// std::thread::spawn(move || h);
+/// ```
+///
+/// ```compile_fail,E0277
+/// use minizts_globals::strategies::*;
+/// fn shared<T: Sync>() {}
+/// shared::<Fetch>();
+/// ```
+///
+/// ```compile_fail,E0277
+/// use minizts_globals::{strategies::*, Globals};
+/// let h = Table::thread_startup().unwrap();
+/// std::thread::spawn(move || h);
+/// ```
+///
+/// ```compile_fail,E0277
+/// use minizts_globals::strategies::*;
+/// fn shared<T: Sync>() {}
+/// shared::<Table>();
+/// ```
+///
+/// ```compile_fail,E0277
+/// use minizts_globals::{strategies::*, Globals};
+/// let h = Offset::thread_startup().unwrap();
+/// std::thread::spawn(move || h);
+/// ```
+///
+/// ```compile_fail,E0277
+/// use minizts_globals::strategies::*;
+/// fn shared<T: Sync>() {}
+/// shared::<Offset>();
+/// ```
+///
+/// ```compile_fail,E0277
+/// use minizts_globals::{strategies::*, Globals};
+/// let h = Counted::<Tls>::thread_startup().unwrap();
+/// std::thread::spawn(move || h);
+/// ```
+///
+/// ```compile_fail,E0277
+/// use minizts_globals::strategies::*;
+/// fn shared<T: Sync>() {}
+/// shared::<Counted<Tls>>();
+/// ```
+///
+/// while the same handle is fine on its own thread:
+///
+/// ```
+/// use minizts_globals::{strategies::*, Globals};
+/// std::thread::spawn(|| {
+///     let h = Counted::<Tls>::thread_startup().unwrap();
+///     // SAFETY: `h` is not used after this.
+///     unsafe { h.thread_shutdown() };
+/// })
+/// .join()
+/// .unwrap();
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct ThreadBound(PhantomData<*const ()>);
+
+impl ThreadBound {
+    #[inline(always)]
+    pub(crate) const fn new() -> ThreadBound {
+        ThreadBound(PhantomData)
+    }
+}
 
 /// Every strategy's `--globals` name and one-line description, in the
 /// order the docs discuss them.
@@ -70,7 +188,9 @@ macro_rules! with_strategy {
     }};
 }
 
+// A test's unsafe block states one invariant for the steps it groups.
 #[cfg(test)]
+#[allow(clippy::multiple_unsafe_ops_per_block)]
 mod tests {
     use super::*;
     use crate::{cg, eg, Globals, StartupError};

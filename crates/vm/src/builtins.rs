@@ -219,36 +219,37 @@ pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
 /// Registers every builtin and internal constant in this thread's compiler
 /// globals (PHP copies its internal function table into each thread).
 pub fn register<G: Globals>(g: G) {
-    let cg = cg!(g);
-    for (id, info) in all().enumerate() {
-        let max = info.max().map_or(u8::MAX, |m| m.min(254) as u8);
-        cg.function_table.insert(
-            info.name.as_bytes().into(),
-            InternalFunction {
-                id: id as u16,
-                min_args: info.min,
-                max_args: max,
-                by_ref: info.by_ref & !(1 << 31),
-                rest_by_ref: info.by_ref & (1 << 31) != 0,
-            },
-        );
-    }
-    let first = crate::extensions::first_id();
-    for (k, info) in crate::extensions::all_functions().enumerate() {
-        cg.function_table.insert(
-            info.name.to_ascii_lowercase().into_bytes().into(),
-            InternalFunction {
-                id: (first + k) as u16,
-                min_args: info.min,
-                max_args: info.max().map_or(u8::MAX, |m| m.min(254) as u8),
-                by_ref: 0,
-                rest_by_ref: false,
-            },
-        );
-    }
-    for (name, value) in misc::constants() {
-        cg.constant_table.insert(name.as_bytes().into(), value);
-    }
+    cg!(g, |cg| {
+        for (id, info) in all().enumerate() {
+            let max = info.max().map_or(u8::MAX, |m| m.min(254) as u8);
+            cg.function_table.insert(
+                info.name.as_bytes().into(),
+                InternalFunction {
+                    id: id as u16,
+                    min_args: info.min,
+                    max_args: max,
+                    by_ref: info.by_ref & !(1 << 31),
+                    rest_by_ref: info.by_ref & (1 << 31) != 0,
+                },
+            );
+        }
+        let first = crate::extensions::first_id();
+        for (k, info) in crate::extensions::all_functions().enumerate() {
+            cg.function_table.insert(
+                info.name.to_ascii_lowercase().into_bytes().into(),
+                InternalFunction {
+                    id: (first + k) as u16,
+                    min_args: info.min,
+                    max_args: info.max().map_or(u8::MAX, |m| m.min(254) as u8),
+                    by_ref: 0,
+                    rest_by_ref: false,
+                },
+            );
+        }
+        for (name, value) in misc::constants() {
+            cg.constant_table.insert(name.as_bytes().into(), value);
+        }
+    });
 }
 
 /// `define()` and `const`: a constant for the rest of the request.

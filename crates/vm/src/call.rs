@@ -39,7 +39,8 @@ pub fn resolve_site<G: Globals>(g: G, script: &Script, func: FuncId, site: u16) 
     if let CacheEntry::Function(id) = eg!(g).runtime_cache[s.cache_slot as usize] {
         return Ok(id);
     }
-    match eg!(g).functions.get(&*s.key).copied() {
+    let found = eg!(g).functions.get(&*s.key).copied();
+    match found {
         Some(id) => {
             eg!(g).runtime_cache[s.cache_slot as usize] = CacheEntry::Function(id);
             Ok(id)
@@ -255,13 +256,12 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
                 ));
             }
             // The new frame goes above the current frame's window.
-            let (at, chunk) = {
-                let eg = eg!(g);
+            let (at, chunk) = eg!(g, |eg| {
                 let top = eg.frames.last().expect("a calling frame");
                 let n = script.functions[top.func as usize].num_regs as usize;
                 // SAFETY: the top frame's window is `base..base+n`.
                 (unsafe { eg.stack.after(top.base, n) }, top.chunk)
-            };
+            });
             let argc = args.len();
             let f = &script.functions[*func as usize];
             for (i, a) in args.iter().enumerate() {

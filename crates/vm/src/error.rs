@@ -112,18 +112,19 @@ impl Level {
 
 /// The location of the instruction the current frame is executing.
 pub fn current_location<G: Globals>(g: G) -> Option<Location> {
-    let eg = eg!(g);
-    let script = eg.script.as_ref()?;
-    let frame = eg.frames.last()?;
-    let f = script.functions.get(frame.func as usize)?;
-    let line = f
-        .index_of(frame.pc)
-        .and_then(|pc| f.lines.get(pc))
-        .copied()
-        .unwrap_or(f.line_end);
-    Some(Location {
-        file: script.file.clone(),
-        line,
+    eg!(g, |eg| {
+        let script = eg.script.as_ref()?;
+        let frame = eg.frames.last()?;
+        let f = script.functions.get(frame.func as usize)?;
+        let line = f
+            .index_of(frame.pc)
+            .and_then(|pc| f.lines.get(pc))
+            .copied()
+            .unwrap_or(f.line_end);
+        Some(Location {
+            file: script.file.clone(),
+            line,
+        })
     })
 }
 
@@ -159,8 +160,7 @@ fn format_message(label: &str, message: &str, at: Option<&Location>) -> String {
 /// Writes to stderr after flushing pending stdout, so that a terminal
 /// shows output and messages in the order they happened.
 pub fn write_stderr<G: Globals>(g: G, text: &str) {
-    let eg = eg!(g);
-    match &mut eg.errors {
+    eg!(g, |eg| match &mut eg.errors {
         ErrorSink::Stderr => {
             eg.output.flush_sink();
             let mut err = std::io::stderr().lock();
@@ -169,7 +169,7 @@ pub fn write_stderr<G: Globals>(g: G, text: &str) {
         }
         ErrorSink::Capture(buf) => buf.extend_from_slice(text.as_bytes()),
         ErrorSink::Discard => {}
-    }
+    })
 }
 
 impl VmError {
@@ -228,35 +228,36 @@ pub fn locate<G: Globals>(g: G, mut err: Box<VmError>) -> Box<VmError> {
 /// PHP's stack trace lines for the frames below the current one:
 /// `file(line): function(args)`.
 pub fn stack_trace<G: Globals>(g: G) -> Vec<String> {
-    let eg = eg!(g);
-    let Some(script) = eg.script.as_ref() else {
-        return Vec::new();
-    };
-    let mut lines = Vec::new();
-    // Frame i was called from frame i-1 at that frame's saved pc.
-    for i in (1..eg.frames.len()).rev() {
-        let callee = &eg.frames[i];
-        let caller = &eg.frames[i - 1];
-        let Some(f) = script.functions.get(callee.func as usize) else {
-            continue;
+    eg!(g, |eg| {
+        let Some(script) = eg.script.as_ref() else {
+            return Vec::new();
         };
-        let cf = &script.functions[caller.func as usize];
-        let line = cf
-            .index_of(caller.pc)
-            .and_then(|pc| cf.lines.get(pc))
-            .copied()
-            .unwrap_or(0);
-        let mut args = Vec::new();
-        for a in 0..(callee.argc as usize).min(f.params.len()) {
-            // SAFETY: the frame's window is live (its frame is on the
-            // stack) and holds at least its parameters.
-            let v = unsafe { &*callee.base.add(a) };
-            args.push(trace_arg(v));
+        let mut lines = Vec::new();
+        // Frame i was called from frame i-1 at that frame's saved pc.
+        for i in (1..eg.frames.len()).rev() {
+            let callee = &eg.frames[i];
+            let caller = &eg.frames[i - 1];
+            let Some(f) = script.functions.get(callee.func as usize) else {
+                continue;
+            };
+            let cf = &script.functions[caller.func as usize];
+            let line = cf
+                .index_of(caller.pc)
+                .and_then(|pc| cf.lines.get(pc))
+                .copied()
+                .unwrap_or(0);
+            let mut args = Vec::new();
+            for a in 0..(callee.argc as usize).min(f.params.len()) {
+                // SAFETY: the frame's window is live (its frame is on the
+                // stack) and holds at least its parameters.
+                let v = unsafe { &*callee.base.add(a) };
+                args.push(trace_arg(v));
+            }
+            let name = if f.is_closure { "{closure}" } else { &f.name };
+            lines.push(format!("{}({line}): {name}({})", script.file, args.join(", ")));
         }
-        let name = if f.is_closure { "{closure}" } else { &f.name };
-        lines.push(format!("{}({line}): {name}({})", script.file, args.join(", ")));
-    }
-    lines
+        lines
+    })
 }
 
 fn trace_arg(v: &Value) -> String {

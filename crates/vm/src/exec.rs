@@ -24,7 +24,7 @@ use std::rc::Rc;
 use minizts_core::bytecode::{BinOp, Function, IncDec, Op, Reg, Src};
 use minizts_core::value::{compare, identical, loose_equals, Closure, NestingError};
 use minizts_core::{Key, PhpArray, PhpRef, PhpStr, Value};
-use minizts_globals::executor::CacheEntry;
+use minizts_globals::executor::{CacheEntry, StackOverflow};
 use minizts_globals::{eg, Globals};
 
 use crate::call::{self, Callee};
@@ -87,15 +87,14 @@ fn save_pc<G: Globals>(g: G, at: *const Op) {
 #[cold]
 #[inline(never)]
 fn undefined_variable<G: Globals>(g: G, reg: usize) {
-    let name = {
-        let eg = eg!(g);
+    let name = eg!(g, |eg| {
         let func = eg
             .frames
             .last()
             .and_then(|f| eg.script.as_ref()?.functions.get(f.func as usize));
         func.and_then(|f| f.cv_names.get(reg))
             .map_or_else(|| "?".into(), |n| n.to_string())
-    };
+    });
     warning(g, &format!("Undefined variable ${name}"));
 }
 
@@ -210,20 +209,21 @@ pub fn execute<G: Globals>(g: G) -> VmResult<Value> {
 
 fn run<G: Globals>(g: G) -> VmResult<Value> {
     let script = eg!(g).script.clone().expect("a running script");
-    let (mut func, mut base, start_pc) = {
-        let eg = eg!(g);
+    let (mut func, mut base, start_pc) = eg!(g, |eg| {
         let frame = eg.frames.last().expect("a frame to run");
         let func = &script.functions[frame.func as usize];
         let start = func.index_of(frame.pc).expect("a frame starts inside its code");
         (func, frame.base, start)
-    };
+    });
     // The end of the VM-stack chunk holding the current window (see
     // `VmStack`): read from the frame when a call needs it rather than
     // carried through the loop.
     #[collapse_debuginfo(yes)]
     macro_rules! chunk {
         () => {
-            eg!(g).frames.last().expect("a frame").chunk
+            // The closure form: its guard ends inside `with_eg`, so the
+            // value can be an argument of a call that reaches EG.
+            eg!(g, |eg| eg.frames.last().expect("a frame").chunk)
         };
     }
     let mut code: &[Op] = &func.code;
@@ -233,6 +233,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     // than an index. SAFETY (all uses): every function's code ends with a
     // `Return` and every jump target is inside its code (checked when the
     // compiler finishes a function), so `ip` never leaves the code.
+    // SAFETY: `start_pc` is the frame's instruction, inside its code.
     let mut ip: *const Op = unsafe { code.as_ptr().add(start_pc) };
     // The instruction executing, as a pointer (saved in the frame for
     // messages, traces and returns).
@@ -261,6 +262,8 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             let r: Reg = $r;
             debug_assert!(r.idx() < func.num_regs as usize, "register {} out of window", r.idx());
             // `raw` is the register's offset in 8-byte units (see `Reg`).
+            // SAFETY: the register is in the window (see above), and the
+            // reference is used before anything else reaches it.
             unsafe { &mut *base.byte_add(r.raw() * 8) }
         }};
     }
@@ -297,6 +300,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             // SAFETY: `slot` is a live register; a scalar owns nothing, so
             // overwriting it without dropping leaks nothing.
             if unsafe { (*slot).is_scalar() } {
+                // SAFETY: as just said.
                 unsafe { std::ptr::write(slot, $v) };
             } else {
                 let v: Value = $v;
@@ -450,10 +454,12 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
     #[collapse_debuginfo(yes)]
     macro_rules! load_frame {
         () => {{
-            let eg = eg!(g);
-            let frame = eg.frames.last().expect("a frame");
-            func = &script.functions[frame.func as usize];
-            base = frame.base;
+            let (f, b) = eg!(g, |eg| {
+                let frame = eg.frames.last().expect("a frame");
+                (frame.func, frame.base)
+            });
+            func = &script.functions[f as usize];
+            base = b;
             code = &func.code;
             consts = func.consts.values();
         }};
@@ -576,42 +582,48 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         ($callee:expr, $fid:expr, $dst:expr, $at:expr, $n:expr) => {{
             let callee: &Function = $callee;
             let pc = cur!();
-            let eg = eg!(g);
-            // Room for the callee's frame first, so the frame below is
-            // written in place with the vector's length and address read
-            // once (a `push` would build it on the stack around its own
-            // capacity check).
-            if eg.frames.len() == eg.frames.capacity() {
-                grow_frames(&mut eg.frames);
-            }
-            let n = eg.frames.len();
-            debug_assert!(n > 0 && n < eg.frames.capacity(), "a running frame, room for one more");
-            let frames = eg.frames.as_mut_ptr();
-            // SAFETY: the running frame is the top one.
-            let caller = unsafe { &mut *frames.add(n - 1) };
-            caller.pc = pc;
-            let chunk = caller.chunk;
-            // SAFETY: the arguments are the top registers of the window, in
-            // the chunk that ends at `chunk`, and nothing refers to them.
             let nregs = callee.num_regs as usize;
-            match unsafe { eg.stack.reserve(chunk, $at, $n, nregs) } {
-                Ok((c, b)) => {
-                    // SAFETY: slot `n` is within the capacity reserved
-                    // above and holds no frame; the length then covers it.
-                    unsafe {
-                        frames.add(n).write(minizts_globals::Frame {
-                            func: $fid,
-                            function: callee,
-                            base: b,
-                            chunk: c,
-                            pc: callee.code.as_ptr(),
-                            ret: $dst,
-                            argc: $n as u16,
-                            closure: None,
-                            native: false,
-                        });
-                        eg.frames.set_len(n + 1);
-                    }
+            // Takes the window and pushes the frame; what runs the callee
+            // comes after, with EG no longer borrowed.
+            let reserved: Result<*mut Value, StackOverflow> = eg!(g, |eg| {
+                // Room for the callee's frame first, so the frame below is
+                // written in place with the vector's length and address
+                // read once (a `push` would build it on the stack around
+                // its own capacity check).
+                if eg.frames.len() == eg.frames.capacity() {
+                    grow_frames(&mut eg.frames);
+                }
+                let n = eg.frames.len();
+                debug_assert!(n > 0 && n < eg.frames.capacity(), "a running frame, room for one more");
+                let frames = eg.frames.as_mut_ptr();
+                // SAFETY: the running frame is the top one.
+                let caller = unsafe { &mut *frames.add(n - 1) };
+                caller.pc = pc;
+                let chunk = caller.chunk;
+                // SAFETY: the arguments are the top registers of the
+                // window, in the chunk that ends at `chunk`, and nothing
+                // refers to them.
+                let (c, b) = unsafe { eg.stack.reserve(chunk, $at, $n, nregs) }?;
+                // SAFETY: slot `n` is within the capacity reserved above
+                // and holds no frame; the length then covers it.
+                unsafe {
+                    frames.add(n).write(minizts_globals::Frame {
+                        func: $fid,
+                        function: callee,
+                        base: b,
+                        chunk: c,
+                        pc: callee.code.as_ptr(),
+                        ret: $dst,
+                        argc: $n as u16,
+                        closure: None,
+                        native: false,
+                    });
+                    eg.frames.set_len(n + 1);
+                }
+                Ok(b)
+            });
+            match reserved {
+                Ok(b) => {
                     // SAFETY: `b..b+nregs` is the window just reserved, and
                     // nothing refers to its variables.
                     unsafe { minizts_globals::executor::clear_variables(b, $n, callee.num_cvs as usize) };
@@ -650,8 +662,12 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
         unsafe {
             std::arch::asm!("/* ip in r13 */", inout("r13") ip, options(nomem, nostack, preserves_flags))
         };
+        // SAFETY: `ip` and the code's start are in one allocation.
         debug_assert!(unsafe { ip.offset_from(code.as_ptr()) } < code.len() as isize);
+        // SAFETY: `ip` is inside the code (see its declaration).
         let op = unsafe { &*ip };
+        // SAFETY: the instruction at `ip` is not the last one's end: the
+        // code ends with a return, which never falls through.
         ip = unsafe { ip.add(1) };
         match *op {
             Op::Nop => {}
@@ -1275,16 +1291,18 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             Op::CallUser { dst, site, args, argc } => {
                 let fid = {
                     let s = &func.sites[site as usize];
-                    match eg!(g).runtime_cache[s.cache_slot as usize] {
-                        CacheEntry::Function(id) => id,
-                        _ => {
+                    // The cache read ends before a miss resolves the site
+                    // (which reaches EG again).
+                    let cached = match eg!(g).runtime_cache[s.cache_slot as usize] {
+                        CacheEntry::Function(id) => Some(id),
+                        _ => None,
+                    };
+                    match cached {
+                        Some(id) => id,
+                        None => {
                             save_pc(g, cur!());
-                            tri!(call::resolve_site(
-                                g,
-                                &script,
-                                eg!(g).frames.last().map_or(0, |f| f.func),
-                                site
-                            ))
+                            let caller = eg!(g).frames.last().map_or(0, |f| f.func);
+                            tri!(call::resolve_site(g, &script, caller, site))
                         }
                     }
                 };
@@ -1423,37 +1441,44 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                     // refers to it.
                     unsafe { &mut *base.add(i) }.release_counted();
                 }
-                let eg = eg!(g);
-                let n = eg.frames.len();
-                debug_assert!(n > 0, "a frame to return from");
-                // The vector's address, read once: the writes to the frame
-                // below cannot then make LLVM read it again.
-                let frames = eg.frames.as_mut_ptr();
-                // SAFETY: the returning frame is the top one.
-                let top = unsafe { &mut *frames.add(n - 1) };
-                if top.native {
-                    eg.frames.pop();
+                let popped = eg!(g, |eg| {
+                    let n = eg.frames.len();
+                    debug_assert!(n > 0, "a frame to return from");
+                    // The vector's address, read once: the writes to the
+                    // frame below cannot then make LLVM read it again.
+                    let frames = eg.frames.as_mut_ptr();
+                    // SAFETY: the returning frame is the top one.
+                    let top = unsafe { &mut *frames.add(n - 1) };
+                    if top.native {
+                        eg.frames.pop();
+                        return None;
+                    }
+                    let ret = top.ret;
+                    // SAFETY: the closure is moved out and the frame is then
+                    // forgotten by shortening the vector (nothing else in it
+                    // owns anything), so the closure is dropped once, below.
+                    let closure = unsafe { std::ptr::read(&top.closure) };
+                    // SAFETY: shortening only; the frame owns nothing now.
+                    unsafe { eg.frames.set_len(n - 1) };
+                    debug_assert!(n > 1, "a caller frame");
+                    // SAFETY: a frame that is not `native` was pushed by a
+                    // call in this loop, above its caller's frame (still
+                    // allocated: shortening the vector frees nothing).
+                    let caller = unsafe { &*frames.add(n - 2) };
+                    Some((caller.function, caller.base, caller.pc, ret, closure))
+                });
+                let Some((function, caller_base, caller_pc, ret, closure)) = popped else {
                     return Ok(v);
-                }
-                let ret = top.ret;
-                // SAFETY: the closure is moved out and the frame is then
-                // forgotten by shortening the vector (nothing else in it
-                // owns anything), so the closure is dropped once, below.
-                let closure = unsafe { std::ptr::read(&top.closure) };
-                unsafe { eg.frames.set_len(n - 1) };
-                debug_assert!(n > 1, "a caller frame");
-                // SAFETY: a frame that is not `native` was pushed by a call
-                // in this loop, above its caller's frame (still allocated:
-                // shortening the vector frees nothing); a frame's function
-                // pointer points into the running script's functions.
-                let caller = unsafe { &*frames.add(n - 2) };
-                func = unsafe { &*caller.function };
-                base = caller.base;
+                };
+                // SAFETY: a frame's function pointer points into the running
+                // script's functions.
+                func = unsafe { &*function };
+                base = caller_base;
                 code = &func.code;
                 // SAFETY: the caller's saved instruction (the call) is
                 // inside its code, and its code goes on after it (it ends
                 // in a return).
-                ip = unsafe { caller.pc.add(1) };
+                ip = unsafe { caller_pc.add(1) };
                 consts = func.consts.values();
                 drop(closure);
                 if !ret.is_none() {
@@ -1478,11 +1503,10 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 n,
             } => {
                 let bound: Vec<Value> = (0..n as u16).map(|i| std::mem::take(reg!(captures.plus(i)))).collect();
-                let handle = {
-                    let eg = eg!(g);
+                let handle = eg!(g, |eg| {
                     eg.next_object_handle += 1;
                     eg.next_object_handle - 1
-                };
+                });
                 let statics = vec![None; script.functions[f as usize].num_statics as usize];
                 *reg!(dst) = Value::Closure(Rc::new(Closure {
                     func: f,
@@ -1502,8 +1526,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 *reg!(var) = Value::Ref(r);
             }
             Op::BindStatic { var, slot, target } => {
-                let existing = {
-                    let eg = eg!(g);
+                let existing = eg!(g, |eg| {
                     let frame = eg.frames.last().expect("a frame");
                     match &frame.closure {
                         Some(c) => c.statics.borrow().get(slot as usize).cloned().flatten(),
@@ -1514,7 +1537,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                             .cloned()
                             .flatten(),
                     }
-                };
+                });
                 if let Some(r) = existing {
                     *reg!(var) = Value::Ref(r);
                     goto!(target);
@@ -1522,8 +1545,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             }
             Op::InitStatic { var, slot, src } => {
                 let r = crate::gc::new_ref(g, opnd!(src).clone());
-                {
-                    let eg = eg!(g);
+                eg!(g, |eg| {
                     let frame = eg.frames.last().expect("a frame");
                     match &frame.closure {
                         Some(c) => {
@@ -1545,7 +1567,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                             statics[slot as usize] = Some(r.clone());
                         }
                     }
-                }
+                });
                 *reg!(var) = Value::Ref(r);
             }
             Op::FetchConst { dst, site } => {
@@ -1556,7 +1578,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 };
                 let v = match cached {
                     Some(v) => v,
-                    None => match eg!(g).constants.get(&*s.key).cloned() {
+                    None => match eg!(g, |eg| eg.constants.get(&*s.key).cloned()) {
                         Some(v) => {
                             eg!(g).runtime_cache[s.cache_slot as usize] = CacheEntry::Constant(v.clone());
                             v
@@ -1690,12 +1712,7 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
                 return Err(Box::new(VmError::Exit));
             }
             Op::Silence { save } => {
-                let level = {
-                    let eg = eg!(g);
-                    let level = eg.error_reporting;
-                    eg.error_reporting = 0;
-                    level
-                };
+                let level = eg!(g, |eg| std::mem::replace(&mut eg.error_reporting, 0));
                 *reg!(save) = Value::Int(level);
             }
             Op::Unsilence { save } => {

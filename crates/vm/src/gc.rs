@@ -12,12 +12,13 @@ use minizts_globals::{eg, Globals};
 /// here or [`slot_ref`]).
 #[inline]
 pub(crate) fn new_ref<G: Globals>(g: G, v: Value) -> PhpRef {
-    let eg = eg!(g);
-    let r = PhpRef::new(v, &mut eg.gc);
-    if eg.gc.due() {
-        eg.interrupt.pending.store(true, Ordering::Relaxed);
-    }
-    r
+    eg!(g, |eg| {
+        let r = PhpRef::new(v, &mut eg.gc);
+        if eg.gc.due() {
+            eg.interrupt.pending.store(true, Ordering::Relaxed);
+        }
+        r
+    })
 }
 
 /// Makes a slot a reference if it is not one; returns the reference.
@@ -37,11 +38,12 @@ pub(crate) fn slot_ref<G: Globals>(g: G, slot: &mut Value) -> PhpRef {
 /// Runs a due automatic collection (from the interrupt check).
 #[cold]
 pub(crate) fn collect_if_due<G: Globals>(g: G) {
-    let gc = &mut eg!(g).gc;
-    if gc.due() {
-        // Freeing the garbage runs only drops, never script code.
-        gc.collect_due();
-    }
+    eg!(g, |eg| {
+        if eg.gc.due() {
+            // Freeing the garbage runs only drops, never script code.
+            eg.gc.collect_due();
+        }
+    })
 }
 
 /// Runs a collection; returns what `gc_collect_cycles()` returns.

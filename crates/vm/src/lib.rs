@@ -79,11 +79,14 @@ pub fn run_request<G: Globals>(g: G, script: Arc<Script>, argv: &[PhpStr], sink:
     eg!(g).request_startup(script.clone(), sink);
     eg!(g).argv = argv.to_vec();
     let limits = Limits { g };
-    limits::set_time_limit(g, eg!(g).settings.max_execution_time);
-    if let Some(limit) = eg!(g).settings.memory_limit {
-        // SAFETY: as for the timer: `limits` unwatches it.
-        unsafe { minizts_globals::memory::watch(limit, &eg!(g).interrupt.pending) };
-    }
+    let time_limit = eg!(g).settings.max_execution_time;
+    limits::set_time_limit(g, time_limit);
+    eg!(g, |eg| {
+        if let Some(limit) = eg.settings.memory_limit {
+            // SAFETY: as for the timer: `limits` unwatches it.
+            unsafe { minizts_globals::memory::watch(limit, &eg.interrupt.pending) };
+        }
+    });
     let result = extensions::request_startup(g).and_then(|()| start(g, &script));
     drop(limits);
     let (exit_status, error) = match result {

@@ -41,10 +41,12 @@ pub(crate) fn check<G: Globals>(g: G) -> VmResult<()> {
 #[cold]
 #[inline(never)]
 pub(crate) fn interrupted<G: Globals>(g: G) -> VmResult<()> {
-    let eg = eg!(g);
-    eg.interrupt.pending.store(false, Ordering::Relaxed);
-    if eg.interrupt.timed_out.swap(false, Ordering::Relaxed) {
-        let secs = eg.settings.max_execution_time.as_secs();
+    let timed_out = eg!(g, |eg| {
+        eg.interrupt.pending.store(false, Ordering::Relaxed);
+        let timed_out = eg.interrupt.timed_out.swap(false, Ordering::Relaxed);
+        timed_out.then_some(eg.settings.max_execution_time.as_secs())
+    });
+    if let Some(secs) = timed_out {
         return fatal(format!(
             "Maximum execution time of {secs} second{} exceeded",
             if secs == 1 { "" } else { "s" }
@@ -68,8 +70,7 @@ pub(crate) fn interrupted<G: Globals>(g: G) -> VmResult<()> {
 /// `ini_set('max_execution_time')`). The timer is armed on first use and
 /// disarmed when the request ends (`run_request`'s guard).
 pub(crate) fn set_time_limit<G: Globals>(g: G, after: std::time::Duration) {
-    let eg = eg!(g);
-    match eg.time_limit {
+    eg!(g, |eg| match eg.time_limit {
         Some(id) => crate::timer::rearm(id, after),
         None if !after.is_zero() => {
             let file = eg.script.as_ref().map_or("Unknown", |s| &s.file);
@@ -80,7 +81,7 @@ pub(crate) fn set_time_limit<G: Globals>(g: G, after: std::time::Duration) {
             eg.time_limit = unsafe { crate::timer::arm(&eg.interrupt, after, file) };
         }
         None => {}
-    }
+    })
 }
 
 /// Publishes the line the running builtin was called from while a time

@@ -185,6 +185,7 @@ mod tests {
         let kept = Box::new(Interrupt::default());
         // SAFETY: both flags outlive their timers (disarmed below).
         let t1 = unsafe { arm(&fired, Duration::from_millis(20), "t.php") }.unwrap();
+        // SAFETY: as above.
         let t2 = unsafe { arm(&kept, Duration::from_millis(20), "t.php") }.unwrap();
         disarm(t2);
         let start = Instant::now();

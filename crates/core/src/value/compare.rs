@@ -361,6 +361,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "a hundred thousand nested frames take hours under Miri")]
     fn deep_arrays_compare_until_the_depth_limit() {
         // Each level of the comparison is a native frame (more of them in
         // a debug build than the test thread's stack holds).

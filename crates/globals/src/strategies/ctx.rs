@@ -9,19 +9,24 @@
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering;
 
+use super::ThreadBound;
 use crate::resources::{self, ThreadResources, CG_ID, EG_ID};
 use crate::{CompilerGlobals, ExecutorGlobals, Globals, StartupError};
 
 /// A pointer to this thread's resource table, passed everywhere.
 #[derive(Clone, Copy, Debug)]
-pub struct Ctx(NonNull<ThreadResources>);
+pub struct Ctx(NonNull<ThreadResources>, ThreadBound);
 
 #[inline(always)]
 fn slot(res: NonNull<ThreadResources>, id: usize) -> *mut u8 {
     // SAFETY: the handle points at this thread's live resources (the
-    // `Globals` contract), and `id` is a registered resource, so
-    // `storage[id - 1]` holds its block.
-    unsafe { *(*res.as_ptr()).storage.add(id - 1) }
+    // `Globals` contract).
+    let storage = unsafe { (*res.as_ptr()).storage };
+    // SAFETY: `id` is a registered resource, so `id - 1` is inside the
+    // slot table.
+    let slot = unsafe { storage.add(id - 1) };
+    // SAFETY: a registered resource's slot holds its block.
+    unsafe { *slot }
 }
 
 // SAFETY: the handle's pointer comes from `thread_startup` on this thread
@@ -50,7 +55,7 @@ unsafe impl Globals for Ctx {
     fn thread_startup() -> Result<Ctx, StartupError> {
         resources::register_engine_globals();
         let res = resources::manager().thread_startup();
-        Ok(Ctx(NonNull::new(res).expect("thread resources")))
+        Ok(Ctx(NonNull::new(res).expect("thread resources"), ThreadBound::new()))
     }
 
     unsafe fn thread_shutdown(self) {

@@ -6,6 +6,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Once;
 
+use super::ThreadBound;
 use crate::resources::{self, ThreadResources, CG_ID, EG_ID};
 use crate::{CompilerGlobals, ExecutorGlobals, Globals, StartupError};
 
@@ -33,17 +34,20 @@ fn key() -> libc::pthread_key_t {
 
 /// Reaches EG and CG through `pthread_getspecific` on every access.
 #[derive(Clone, Copy, Debug)]
-pub struct Fetch;
+pub struct Fetch(ThreadBound);
 
 #[inline(always)]
 fn slot(id: usize) -> *mut u8 {
-    // SAFETY: `thread_startup` stored this thread's resources under the
-    // key; the handle exists only between startup and shutdown on this
-    // thread, and `id` is a registered resource.
-    unsafe {
-        let res = libc::pthread_getspecific(key()) as *mut ThreadResources;
-        *(*res).storage.add(id - 1)
-    }
+    // SAFETY: reading this thread's own key, created before any handle.
+    let res = unsafe { libc::pthread_getspecific(key()) } as *mut ThreadResources;
+    // SAFETY: `thread_startup` stored this thread's live resources under
+    // the key; the handle exists only between startup and shutdown on this
+    // thread.
+    let storage = unsafe { (*res).storage };
+    // SAFETY: `id` is a registered resource, inside the slot table.
+    let slot = unsafe { storage.add(id - 1) };
+    // SAFETY: a registered resource's slot holds its block.
+    unsafe { *slot }
 }
 
 // SAFETY: see `slot`.
@@ -72,18 +76,19 @@ unsafe impl Globals for Fetch {
         // SAFETY: setting this thread's own key.
         let rc = unsafe { libc::pthread_setspecific(key(), res as *const libc::c_void) };
         assert_eq!(rc, 0, "pthread_setspecific failed");
-        Ok(Fetch)
+        Ok(Fetch(ThreadBound::new()))
     }
 
     unsafe fn thread_shutdown(self) {
-        // SAFETY: this thread's key holds its resources; they are cleared
-        // from the key before being freed.
-        unsafe {
-            let res = libc::pthread_getspecific(key()) as *mut ThreadResources;
-            libc::pthread_setspecific(key(), std::ptr::null());
-            if !res.is_null() {
-                resources::manager().thread_shutdown(res);
-            }
+        // SAFETY: reading this thread's own key.
+        let res = unsafe { libc::pthread_getspecific(key()) } as *mut ThreadResources;
+        // SAFETY: clearing this thread's own key, before the resources it
+        // held are freed.
+        unsafe { libc::pthread_setspecific(key(), std::ptr::null()) };
+        if !res.is_null() {
+            // SAFETY: the key held this thread's resources, which the
+            // caller's promise says nothing uses again.
+            unsafe { resources::manager().thread_shutdown(res) };
         }
     }
 }

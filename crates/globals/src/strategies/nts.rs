@@ -7,6 +7,7 @@ use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::ThreadBound;
 use crate::{CompilerGlobals, ExecutorGlobals, Globals, StartupError, ThreadGlobals};
 
 struct Slot(UnsafeCell<MaybeUninit<ThreadGlobals>>);
@@ -21,7 +22,7 @@ static IN_USE: AtomicBool = AtomicBool::new(false);
 
 /// EG and CG in process-wide statics (see the module docs).
 #[derive(Clone, Copy, Debug)]
-pub struct Nts;
+pub struct Nts(ThreadBound);
 
 #[inline(always)]
 fn globals_ptr() -> *mut ThreadGlobals {
@@ -55,7 +56,7 @@ unsafe impl Globals for Nts {
         // SAFETY: we won `IN_USE`, so no other thread uses the slot, and it
         // is uninitialised (the previous owner dropped its value).
         unsafe { globals_ptr().write(ThreadGlobals::new()) };
-        Ok(Nts)
+        Ok(Nts(ThreadBound::new()))
     }
 
     unsafe fn thread_shutdown(self) {

@@ -7,6 +7,7 @@
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
 
+use super::ThreadBound;
 use crate::resources::{self, CG_OFFSET, EG_OFFSET};
 use crate::{CompilerGlobals, ExecutorGlobals, Globals, StartupError};
 
@@ -19,7 +20,7 @@ thread_local! {
 
 /// A thread-local cache of the fast block, plus a fixed offset.
 #[derive(Clone, Copy, Debug)]
-pub struct Offset;
+pub struct Offset(ThreadBound);
 
 // SAFETY: `thread_startup` caches this thread's live fast block, in which
 // EG and CG (fast resources) sit at their offsets; the handle exists only
@@ -50,7 +51,7 @@ unsafe impl Globals for Offset {
         // SAFETY: `res` is this thread's live resources.
         CACHE.with(|c| c.set(unsafe { (*res).fast }));
         RESOURCES.with(|r| r.set(res));
-        Ok(Offset)
+        Ok(Offset(ThreadBound::new()))
     }
 
     unsafe fn thread_shutdown(self) {

@@ -6,6 +6,7 @@
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
 
+use super::ThreadBound;
 use crate::resources::{self, ThreadResources, CG_ID, EG_ID};
 use crate::{CompilerGlobals, ExecutorGlobals, Globals, StartupError};
 
@@ -16,15 +17,18 @@ thread_local! {
 
 /// A thread-local cache of the resource table, then `table[id]`.
 #[derive(Clone, Copy, Debug)]
-pub struct Table;
+pub struct Table(ThreadBound);
 
 #[inline(always)]
 fn slot(id: usize) -> *mut u8 {
     let res = CACHE.with(Cell::get);
     // SAFETY: `thread_startup` cached this thread's live resources; the
-    // handle exists only between startup and shutdown on this thread, and
-    // `id` is a registered resource.
-    unsafe { *(*res).storage.add(id - 1) }
+    // handle exists only between startup and shutdown on this thread.
+    let storage = unsafe { (*res).storage };
+    // SAFETY: `id` is a registered resource, inside the slot table.
+    let slot = unsafe { storage.add(id - 1) };
+    // SAFETY: a registered resource's slot holds its block.
+    unsafe { *slot }
 }
 
 // SAFETY: see `slot`.
@@ -48,7 +52,7 @@ unsafe impl Globals for Table {
             return Err(StartupError::AlreadyStarted);
         }
         CACHE.with(|c| c.set(resources::manager().thread_startup()));
-        Ok(Table)
+        Ok(Table(ThreadBound::new()))
     }
 
     unsafe fn thread_shutdown(self) {

@@ -11,6 +11,7 @@
 use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
 
+use super::ThreadBound;
 use crate::{CompilerGlobals, ExecutorGlobals, Globals, StartupError, ThreadGlobals};
 
 thread_local! {
@@ -22,7 +23,7 @@ thread_local! {
 
 /// EG and CG in one native thread-local (see the module docs).
 #[derive(Clone, Copy, Debug)]
-pub struct Tls;
+pub struct Tls(ThreadBound);
 
 #[inline(always)]
 fn globals_ptr() -> *mut ThreadGlobals {
@@ -59,7 +60,7 @@ unsafe impl Globals for Tls {
         // to this thread.
         unsafe { globals_ptr().write(ThreadGlobals::new()) };
         STARTED.set(true);
-        Ok(Tls)
+        Ok(Tls(ThreadBound::new()))
     }
 
     unsafe fn thread_shutdown(self) {

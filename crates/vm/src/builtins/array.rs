@@ -952,7 +952,8 @@ fn array_walk<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     a.array(0)?;
     let callback = a.callable(g, 1)?;
     let extra = a.has(2).then(|| a.get(2));
-    let by_ref = match eg!(g).script.clone() {
+    let script = eg!(g).script.clone();
+    let by_ref = match script {
         Some(script) => crate::call::param_by_ref(g, &script, &callback, 0),
         None => false,
     };

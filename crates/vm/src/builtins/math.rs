@@ -434,11 +434,12 @@ fn number_to_base(n: Number, base: u32) -> VmResult<PhpStr> {
 
 /// Runs `f` on the request's Mersenne Twister, seeding it first (from
 /// the clock) if the script never called `mt_srand()`, as PHP does.
-/// `shuffle()`, `array_rand()`, `str_shuffle()` share it.
+/// `shuffle()`, `array_rand()`, `str_shuffle()` share it. `f` runs with
+/// EG borrowed, so it must not reach EG itself.
 pub(crate) fn with_mt_rand<G: Globals, R>(g: G, f: impl FnOnce(&mut MtRand) -> R) -> R {
-    let state = &mut eg!(g).mt_rand;
-    let mt = state.get_or_insert_with(|| MtRand::new(random_u64() as u32));
-    f(mt)
+    eg!(g, |eg| f(eg
+        .mt_rand
+        .get_or_insert_with(|| MtRand::new(random_u64() as u32))))
 }
 
 fn mt_srand<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {

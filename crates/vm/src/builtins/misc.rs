@@ -357,13 +357,12 @@ fn atol(s: &str) -> i64 {
 
 /// The current value of ini setting `name`, if minizts knows it.
 fn ini_value<G: Globals>(g: G, name: &[u8]) -> Option<String> {
-    let eg = eg!(g);
     Some(match name {
-        b"precision" => eg.settings.precision.to_string(),
+        b"precision" => eg!(g).settings.precision.to_string(),
         b"serialize_precision" => "-1".into(),
-        b"memory_limit" => format_quantity(eg.settings.memory_limit),
-        b"max_execution_time" => eg.settings.max_execution_time.as_secs().to_string(),
-        b"error_reporting" => eg.error_reporting.to_string(),
+        b"memory_limit" => format_quantity(eg!(g).settings.memory_limit),
+        b"max_execution_time" => eg!(g).settings.max_execution_time.as_secs().to_string(),
+        b"error_reporting" => eg!(g).error_reporting.to_string(),
         b"display_errors" => "stderr".into(),
         b"date.timezone" => String::new(),
         b"default_charset" => "UTF-8".into(),

@@ -72,7 +72,8 @@ fn ob_get_contents<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
 }
 
 fn ob_end_clean<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
-    match eg!(g).output.buffers.pop() {
+    let popped = eg!(g).output.buffers.pop();
+    match popped {
         Some(_) => Ok(Value::Bool(true)),
         None => no_buffer(g, a, "Failed to delete buffer. No buffer to delete"),
     }
@@ -80,10 +81,11 @@ fn ob_end_clean<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 
 /// Pops the innermost buffer into the next level (or the sink).
 fn pop_flush<G: Globals>(g: G) -> Option<Vec<u8>> {
-    let out = &mut eg!(g).output;
-    let buf = out.buffers.pop()?;
-    out.write(&buf);
-    Some(buf)
+    eg!(g, |eg| {
+        let buf = eg.output.buffers.pop()?;
+        eg.output.write(&buf);
+        Some(buf)
+    })
 }
 
 fn ob_end_flush<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
@@ -101,23 +103,24 @@ fn ob_get_flush<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 }
 
 fn ob_clean<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
-    match eg!(g).output.buffers.last_mut() {
-        Some(buf) => {
-            buf.clear();
-            Ok(Value::Bool(true))
-        }
+    let cleared = eg!(g).output.buffers.last_mut().map(Vec::clear);
+    match cleared {
+        Some(()) => Ok(Value::Bool(true)),
         None => no_buffer(g, a, "Failed to delete buffer. No buffer to delete"),
     }
 }
 
 fn ob_flush<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
-    let out = &mut eg!(g).output;
-    let Some(buf) = out.buffers.pop() else {
-        return no_buffer(g, a, "Failed to flush buffer. No buffer to flush");
-    };
-    out.write(&buf);
-    out.buffers.push(Vec::new());
-    Ok(Value::Bool(true))
+    let flushed = eg!(g, |eg| {
+        let buf = eg.output.buffers.pop()?;
+        eg.output.write(&buf);
+        eg.output.buffers.push(Vec::new());
+        Some(())
+    });
+    match flushed {
+        Some(()) => Ok(Value::Bool(true)),
+        None => no_buffer(g, a, "Failed to flush buffer. No buffer to flush"),
+    }
 }
 
 /// PHP's notice for an `ob_*` call with no buffer, and its `false`.

@@ -35,7 +35,7 @@ use std::sync::atomic::Ordering;
 
 use minizts_core::bytecode::{BinOp, Function, Op, Reg, Src, Target};
 use minizts_core::{Key, Value};
-use minizts_globals::{eg, Frame, Globals};
+use minizts_globals::{eg, EgAccess, Frame, Globals};
 
 /// Where the hot loop stopped.
 pub(super) struct Left {
@@ -85,6 +85,8 @@ pub(super) unsafe fn run<G: Globals>(
     macro_rules! slot {
         ($r:expr) => {{
             let r: Reg = $r.to_owned();
+            // SAFETY: the register is in the window, and no other
+            // reference to it is live while this one is used (see above).
             unsafe { &mut *base.byte_add(r.raw() * 8) }
         }};
     }
@@ -132,6 +134,7 @@ pub(super) unsafe fn run<G: Globals>(
             let r: Reg = $r.to_owned();
             // SAFETY: as for `rv!`.
             let slot: *mut Value = unsafe { base.byte_add(r.raw() * 8) };
+            // SAFETY: `slot` is a live register.
             if !unsafe { (*slot).is_scalar() } {
                 leave!();
             }
@@ -502,7 +505,11 @@ pub(super) unsafe fn run<G: Globals>(
                 func: fid,
                 ..
             } => {
-                let eg = eg!(g);
+                // SAFETY: until the arm ends (by `leave!` or `continue`),
+                // nothing in it reaches EG but through `eg`: the guard is
+                // named only because a closure could not leave the loop.
+                let mut access = unsafe { EgAccess::new(g) };
+                let eg = access.get();
                 if eg.interrupt.pending.load(Ordering::Relaxed) {
                     leave!();
                 }
@@ -576,7 +583,10 @@ pub(super) unsafe fn run<G: Globals>(
                 // SAFETY: the value owns nothing (a bit copy), taken before
                 // the window is cleared.
                 let v = unsafe { std::ptr::read(v) };
-                let eg = eg!(g);
+                // SAFETY: as in `CallDirect`: only `eg` reaches EG until the
+                // arm ends.
+                let mut access = unsafe { EgAccess::new(g) };
+                let eg = access.get();
                 let n = eg.frames.len();
                 let frames = eg.frames.as_mut_ptr();
                 // SAFETY: the running frame is the top one.
@@ -591,6 +601,7 @@ pub(super) unsafe fn run<G: Globals>(
                 let ret = top.ret;
                 // SAFETY: the caller's return register is in its window.
                 let dst = (!ret.is_none()).then(|| unsafe { caller.base.byte_add(ret.raw() * 8) });
+                // SAFETY: `d` is that live register.
                 if dst.is_some_and(|d| !unsafe { (*d).is_scalar() }) {
                     leave!();
                 }

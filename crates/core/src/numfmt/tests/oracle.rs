@@ -127,6 +127,7 @@ const FLOAT_FORMATS: &[&str] = &[
 const ROUND_PLACES: &[i32] = &[0, 1, 2, 3, -1, -2, 5, 10, 15, 20, 25, -20];
 
 #[test]
+#[cfg_attr(miri, ignore = "runs php as a child process")]
 fn floats_match_php() {
     let values = oracle_doubles();
     let mut input = String::new();
@@ -360,6 +361,7 @@ fn numeric_like_strings() -> Vec<Vec<u8>> {
 const INTVAL_BASES: &[i64] = &[0, 2, 8, 16, 36, 10, 1, 37];
 
 #[test]
+#[cfg_attr(miri, ignore = "runs php as a child process")]
 fn numeric_strings_match_php() {
     let strings = numeric_like_strings();
     let mut input = String::new();
@@ -450,6 +452,7 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $h) {{
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "runs php as a child process")]
 fn string_comparison_matches_php() {
     let strings = numeric_like_strings();
     let mut rng = XorShift(0xdeadbeefcafef00d);
@@ -492,6 +495,7 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $line) {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "runs php as a child process")]
 fn rounding_matches_php() {
     let mut rng = XorShift(0x0123456789abcdef);
     let mut cases: Vec<(f64, i32, u8)> = Vec::new();
@@ -633,6 +637,7 @@ fn random_format(rng: &mut XorShift, doubles: &[f64]) -> (Vec<u8>, Vec<TestArg>)
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "runs php as a child process")]
 fn sprintf_matches_php() {
     let doubles = oracle_doubles();
     let mut rng = XorShift(0x51afd7ed558ccd01);
@@ -720,6 +725,7 @@ foreach (file($argv[1], FILE_IGNORE_NEW_LINES) as $line) {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "runs php as a child process")]
 fn mt_rand_matches_php() {
     let mut rng = XorShift(0x7f4a7c159e3779b9);
     let bounds: &[i64] = &[

@@ -29,13 +29,15 @@ pub(super) fn gc_enabled<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
 /// collector takes as its possible roots (PHP's buffer holds only those
 /// whose count dropped since, so PHP's figure is lower).
 pub(super) fn gc_status<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
-    let gc = &mut eg!(g).gc;
-    let figures = [
-        ("runs", gc.runs as i64),
-        ("collected", gc.collected as i64),
-        ("threshold", gc.threshold() as i64),
-        ("roots", gc.roots() as i64),
-    ];
+    let figures = eg!(g, |eg| {
+        let gc = &mut eg.gc;
+        [
+            ("runs", gc.runs as i64),
+            ("collected", gc.collected as i64),
+            ("threshold", gc.threshold() as i64),
+            ("roots", gc.roots() as i64),
+        ]
+    });
     Ok(Value::arr(PhpArray::from_pairs(
         figures.map(|(k, v)| (Key::from_bytes(k.as_bytes()), Value::Int(v))),
     )))

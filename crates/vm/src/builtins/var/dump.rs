@@ -50,14 +50,17 @@ const MAX_PRINT_DEPTH: usize = 10_000;
 
 impl Printer {
     fn new<G: Globals>(g: G) -> Printer {
+        let (script, precision, limit) = eg!(g, |eg| {
+            (eg.script.clone(), eg.settings.precision, eg.settings.memory_limit)
+        });
         Printer {
             out: Vec::new(),
             active: HashSet::new(),
-            script: eg!(g).script.clone(),
-            precision: eg!(g).settings.precision,
+            script,
+            precision,
             dtoa: crate::dtoa::source(g),
             circular: 0,
-            budget: match eg!(g).settings.memory_limit {
+            budget: match limit {
                 Some(limit) => limit.saturating_sub(minizts_globals::memory::usage()),
                 None => usize::MAX,
             },
