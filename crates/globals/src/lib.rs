@@ -16,6 +16,12 @@
 //! pointer plus a fixed offset (`offset`), and one native thread-local
 //! struct (`tls`). The table-based ones keep EG and CG in the
 //! [`resources`] manager, PHP's TSRM.
+//!
+//! Two rules keep the `unsafe` underneath sound, and the types enforce
+//! them: a handle never leaves the thread that started it (handles are
+//! neither `Send` nor `Sync`, see [`strategies::ThreadBound`]), and a
+//! borrow from `eg!`/`cg!` ends with its statement (see [`access`]; debug
+//! builds also refuse two borrows alive at once).
 
 #![deny(clippy::multiple_unsafe_ops_per_block)]
 
@@ -82,8 +88,11 @@ impl std::error::Error for StartupError {}
 /// Implementations must return pointers to this thread's live
 /// [`ThreadGlobals`] fields from [`Globals::eg_ptr`] and
 /// [`Globals::cg_ptr`] for every handle returned by
-/// [`Globals::thread_startup`] until [`Globals::thread_shutdown`], and
-/// only use the handle on the thread that started it.
+/// [`Globals::thread_startup`] until [`Globals::thread_shutdown`]. The
+/// handle type must be neither `Send` nor `Sync` (hold a
+/// [`strategies::ThreadBound`] or a raw pointer) and must not be
+/// constructible outside `thread_startup`, so that the compiler keeps
+/// every handle on the thread that started it.
 pub unsafe trait Globals: Copy + 'static {
     /// The name `--globals=NAME` selects.
     const NAME: &'static str;

@@ -24,7 +24,7 @@ use std::rc::Rc;
 use minizts_core::bytecode::{BinOp, Function, IncDec, Op, Reg, Src};
 use minizts_core::value::{compare, identical, loose_equals, Closure, NestingError};
 use minizts_core::{Key, PhpArray, PhpRef, PhpStr, Value};
-use minizts_globals::executor::CacheEntry;
+use minizts_globals::executor::{CacheEntry, StackOverflow};
 use minizts_globals::{eg, Globals};
 
 use crate::call::{self, Callee};
@@ -585,46 +585,43 @@ fn run<G: Globals>(g: G) -> VmResult<Value> {
             let nregs = callee.num_regs as usize;
             // Takes the window and pushes the frame; what runs the callee
             // comes after, with EG no longer borrowed.
-            let reserved = eg!(
-                g,
-                |eg| -> Result<*mut Value, minizts_globals::executor::StackOverflow> {
-                    // Room for the callee's frame first, so the frame below is
-                    // written in place with the vector's length and address
-                    // read once (a `push` would build it on the stack around
-                    // its own capacity check).
-                    if eg.frames.len() == eg.frames.capacity() {
-                        grow_frames(&mut eg.frames);
-                    }
-                    let n = eg.frames.len();
-                    debug_assert!(n > 0 && n < eg.frames.capacity(), "a running frame, room for one more");
-                    let frames = eg.frames.as_mut_ptr();
-                    // SAFETY: the running frame is the top one.
-                    let caller = unsafe { &mut *frames.add(n - 1) };
-                    caller.pc = pc;
-                    let chunk = caller.chunk;
-                    // SAFETY: the arguments are the top registers of the
-                    // window, in the chunk that ends at `chunk`, and nothing
-                    // refers to them.
-                    let (c, b) = unsafe { eg.stack.reserve(chunk, $at, $n, nregs) }?;
-                    // SAFETY: slot `n` is within the capacity reserved above
-                    // and holds no frame; the length then covers it.
-                    unsafe {
-                        frames.add(n).write(minizts_globals::Frame {
-                            func: $fid,
-                            function: callee,
-                            base: b,
-                            chunk: c,
-                            pc: callee.code.as_ptr(),
-                            ret: $dst,
-                            argc: $n as u16,
-                            closure: None,
-                            native: false,
-                        });
-                        eg.frames.set_len(n + 1);
-                    }
-                    Ok(b)
+            let reserved: Result<*mut Value, StackOverflow> = eg!(g, |eg| {
+                // Room for the callee's frame first, so the frame below is
+                // written in place with the vector's length and address
+                // read once (a `push` would build it on the stack around
+                // its own capacity check).
+                if eg.frames.len() == eg.frames.capacity() {
+                    grow_frames(&mut eg.frames);
                 }
-            );
+                let n = eg.frames.len();
+                debug_assert!(n > 0 && n < eg.frames.capacity(), "a running frame, room for one more");
+                let frames = eg.frames.as_mut_ptr();
+                // SAFETY: the running frame is the top one.
+                let caller = unsafe { &mut *frames.add(n - 1) };
+                caller.pc = pc;
+                let chunk = caller.chunk;
+                // SAFETY: the arguments are the top registers of the
+                // window, in the chunk that ends at `chunk`, and nothing
+                // refers to them.
+                let (c, b) = unsafe { eg.stack.reserve(chunk, $at, $n, nregs) }?;
+                // SAFETY: slot `n` is within the capacity reserved above
+                // and holds no frame; the length then covers it.
+                unsafe {
+                    frames.add(n).write(minizts_globals::Frame {
+                        func: $fid,
+                        function: callee,
+                        base: b,
+                        chunk: c,
+                        pc: callee.code.as_ptr(),
+                        ret: $dst,
+                        argc: $n as u16,
+                        closure: None,
+                        native: false,
+                    });
+                    eg.frames.set_len(n + 1);
+                }
+                Ok(b)
+            });
             match reserved {
                 Ok(b) => {
                     // SAFETY: `b..b+nregs` is the window just reserved, and

@@ -570,6 +570,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "safe bignum arithmetic only; hours under Miri")]
     fn edge_cases_agree_with_the_stateless_generator() {
         let mut pool = Freelist::new();
         let mut cases = vec![
@@ -620,6 +621,7 @@ mod tests {
 
     /// `MINIZTS_DTOA_SAMPLES=N` runs more.
     #[test]
+    #[cfg_attr(miri, ignore = "safe bignum arithmetic only; hours under Miri")]
     fn random_doubles_agree_with_the_stateless_generator() {
         let n: usize = std::env::var("MINIZTS_DTOA_SAMPLES")
             .ok()
