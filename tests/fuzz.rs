@@ -9,7 +9,9 @@
 //! `MINIZTS_FUZZ_CASES=N` changes how many cases run (the long mode:
 //! `MINIZTS_FUZZ_CASES=1000000`, docs/architecture.md has the last such
 //! run) and `MINIZTS_FUZZ_SEED=S` the seed. A failing input is written to
-//! the system temp directory for reproduction with `minizts run`. The
+//! the system temp directory for reproduction with `minizts run`, and the
+//! case being run is always in `minizts-fuzz-current.mz` there (what a
+//! hard timeout, which ends the process, was running). The
 //! shapes that used to take the process down are among the tokens and
 //! seeds: self- and mutually referencing arrays, huge sizes handed to
 //! builtins, long builtins, changes to an array inside `foreach`, deep
@@ -343,6 +345,7 @@ fn no_input_crashes_the_engine() {
         .stack_size(512 * 1024 * 1024)
         .spawn(move || {
             let mut rng = Rng(seed | 1);
+            let current = std::env::temp_dir().join("minizts-fuzz-current.mz");
             let mut failures = Vec::new();
             let (mut compiled, mut clean) = (0usize, 0usize);
             for i in 0..cases + seeds.len() {
@@ -355,6 +358,9 @@ fn no_input_crashes_the_engine() {
                     let b = rng.below(seeds.len());
                     mutate(&mut rng, &seeds[a], &seeds[b])
                 };
+                // A case the hard timeout ends takes the process with it:
+                // the input it was running is left here.
+                let _ = std::fs::write(&current, &input);
                 let g: Tls = minizts_vm::thread_startup().expect("engine thread startup");
                 let r = catch_unwind(AssertUnwindSafe(|| run_case(g, &input)));
                 // SAFETY: `g` is not used after this.
@@ -377,6 +383,7 @@ fn no_input_crashes_the_engine() {
                     ));
                 }
             }
+            let _ = std::fs::remove_file(&current);
             let total = cases + seeds.len();
             eprintln!("fuzz: {total} cases, {compiled} compiled, {clean} ran without an error");
             // Every case ran under a 64 MiB limit, so the process never

@@ -662,8 +662,10 @@ fn array_push<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
     })?
 }
 
+// The removed element is resolved once the array is no longer borrowed:
+// it may be a reference to that very array (`$a[] = &$a`).
 fn array_pop<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
-    a.with_array_ref(0, |arr| {
+    let popped = a.with_array_ref(0, |arr| {
         let next = arr.next_free();
         match arr.pop() {
             Some((key, v)) => {
@@ -674,15 +676,17 @@ fn array_pop<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
                         arr.set_next_free(k);
                     }
                 }
-                v.deref_clone()
+                Some(v)
             }
-            None => Value::Null,
+            None => None,
         }
-    })
+    })?;
+    Ok(popped.map_or(Value::Null, |v| v.deref_clone()))
 }
 
 fn array_shift<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
-    a.with_array_ref(0, |arr| arr.shift().map_or(Value::Null, |v| v.deref_clone()))
+    let shifted = a.with_array_ref(0, |arr| arr.shift())?;
+    Ok(shifted.map_or(Value::Null, |v| v.deref_clone()))
 }
 
 fn array_unshift<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
