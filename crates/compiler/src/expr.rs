@@ -323,6 +323,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             BinaryOp::Add => Op::Add { dst, a, b },
             BinaryOp::Sub => Op::Sub { dst, a, b },
             BinaryOp::Mul => Op::Mul { dst, a, b },
+            BinaryOp::Div => Op::Div { dst, a, b },
+            BinaryOp::Mod => Op::Mod { dst, a, b },
             BinaryOp::Concat => Op::Concat { dst, a, b },
             BinaryOp::Lt => Op::Lt { dst, a, b },
             BinaryOp::Le => Op::Le { dst, a, b },

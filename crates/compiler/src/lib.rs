@@ -101,7 +101,6 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
         .map(|f| f.expect("every function id is filled"))
         .collect();
     bind_early_calls(&mut functions, &c.early);
-    minizts_core::bytecode::mark_hot_code(&mut functions);
     let (strings, cache_slots) = cg!(g, |cg| (std::mem::take(&mut cg.interned), cg.cache_slots));
     Ok(Arc::new(Script {
         file: file.into(),

@@ -46,6 +46,9 @@ pub(crate) fn shorten_returns(code: &mut [Op], lines: &mut [u32], cvs: usize) {
 /// their target ([`Op::with_back`]). Last, because the other rewrites and
 /// the loop fusion look for the general forms, and nothing moves after it.
 pub(crate) fn specialise(code: &mut [Op]) {
+    if minizts_core::bytecode::generic_only() {
+        return;
+    }
     for (pc, op) in code.iter_mut().enumerate() {
         *op = op.specialised().with_back(pc);
     }
@@ -110,7 +113,7 @@ mod tests {
         let (a, b, d) = (Reg::new(0), Reg::new(1), Reg::new(2));
         let (r, k) = (Src::reg, konst);
         let cases = [
-            (Op::Move { dst: d, src: k(3) }, Op::MoveC { dst: d, k: konst(3) }),
+            (Op::Move { dst: d, src: k(3) }, Op::MoveC { dst: d, src: konst(3) }),
             (
                 Op::Add {
                     dst: d,
@@ -125,7 +128,7 @@ mod tests {
                     a: r(a),
                     b: k(3),
                 },
-                Op::AddRC { dst: d, a, k: konst(3) },
+                Op::AddRC { dst: d, a, b: konst(3) },
             ),
             (
                 Op::Sub {
@@ -141,7 +144,7 @@ mod tests {
                     a: r(a),
                     b: k(3),
                 },
-                Op::SubRC { dst: d, a, k: konst(3) },
+                Op::SubRC { dst: d, a, b: konst(3) },
             ),
             (
                 Op::Mul {
@@ -157,7 +160,7 @@ mod tests {
                     a: r(a),
                     b: k(3),
                 },
-                Op::MulRC { dst: d, a, k: konst(3) },
+                Op::MulRC { dst: d, a, b: konst(3) },
             ),
             (
                 Op::Mul {
@@ -167,7 +170,7 @@ mod tests {
                 },
                 Op::MulCR {
                     dst: d,
-                    k: konst(3),
+                    a: konst(3),
                     b: a,
                 },
             ),
@@ -194,7 +197,7 @@ mod tests {
                 },
                 Op::JmpLtRC {
                     a,
-                    k: konst(3),
+                    b: konst(3),
                     if_true: false,
                     target: 7,
                 },
@@ -207,7 +210,7 @@ mod tests {
                     target: 7,
                 },
                 Op::JmpLtCR {
-                    k: konst(3),
+                    a: konst(3),
                     b,
                     if_true: true,
                     target: 7,
@@ -236,7 +239,7 @@ mod tests {
                 },
                 Op::JmpLeRC {
                     a,
-                    k: konst(3),
+                    b: konst(3),
                     if_true: true,
                     target: 7,
                 },
@@ -349,7 +352,7 @@ mod tests {
         // At index 9, so a loop bottom's target 7 is 2 instructions (24
         // bytes) behind it.
         for (general, special) in cases {
-            let mut code = [Op::Nop; 10];
+            let mut code = [Op::Nop {}; 10];
             code[9] = general;
             specialise(&mut code);
             assert_eq!(code[9], special);
@@ -363,7 +366,7 @@ mod tests {
             limit: k(3),
             target,
         };
-        let mut code = vec![Op::Nop; 6000];
+        let mut code = vec![Op::Nop {}; 6000];
         code[3] = bottom(7);
         code[5999] = bottom(0);
         code[5998] = bottom(5000);

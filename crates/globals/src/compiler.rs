@@ -201,80 +201,8 @@ impl OpArrayBuilder {
     /// checking at run time: the code ends with a return, every jump lands
     /// inside it, and every register is inside the window.
     pub fn finish(self) -> Function {
-        let len = self.code.len() as Target;
-        assert!(
-            matches!(self.code.last(), Some(Op::Return { .. })),
-            "an op array must end with a return"
-        );
-        let (regs, consts) = (self.max_regs as usize, self.consts.len());
-        for (pc, op) in self.code.iter().enumerate() {
-            if let Op::IncJmpLt { .. } | Op::IncJmpLe { .. } | Op::DecJmpGt { .. } | Op::DecJmpGe { .. } = op.generic()
-            {
-                // It skips the next instruction when it does not jump.
-                assert!(
-                    matches!(
-                        self.code.get(pc + 1).map(|op| op.generic()),
-                        Some(Op::JmpLt { .. } | Op::JmpLe { .. })
-                    ),
-                    "a fused loop bottom must be followed by its entry test"
-                );
-            }
-            if let Some(t) = op.target() {
-                assert!(t < len, "jump target {t} outside the code ({len} instructions)");
-                // The hot loop jumps by `back` alone: it must lead to the
-                // target.
-                if let Some(back) = op.back() {
-                    assert!(
-                        (t as usize) <= pc && usize::from(back) == (pc - t as usize) * std::mem::size_of::<Op>(),
-                        "a loop bottom's distance back ({back} bytes) must lead to its target {t}"
-                    );
-                }
-            }
-            // The constant-operand forms address their `Src` as a
-            // constant without testing it: it must be one.
-            if let Op::MoveC { k, .. }
-            | Op::AddRC { k, .. }
-            | Op::SubRC { k, .. }
-            | Op::MulRC { k, .. }
-            | Op::MulCR { k, .. }
-            | Op::JmpLtRC { k, .. }
-            | Op::JmpLtCR { k, .. }
-            | Op::JmpLeRC { k, .. }
-            | Op::IncJmpLtC { limit: k, .. }
-            | Op::IncJmpLeC { limit: k, .. }
-            | Op::DecJmpGtC { limit: k, .. }
-            | Op::DecJmpGeC { limit: k, .. } = *op
-            {
-                assert!(k.is_const(), "a register where {op:?} needs a constant");
-            }
-            op.operands(
-                |r, n| {
-                    assert!(
-                        r.idx() + n <= regs,
-                        "register {} (+{n}) outside the window of {regs} in {op:?}",
-                        r.idx()
-                    )
-                },
-                |s| {
-                    if s.is_const() {
-                        assert!(
-                            s.index() < consts,
-                            "constant {} outside the pool of {consts}",
-                            s.index()
-                        );
-                    } else {
-                        assert!(s.index() < regs, "register {} outside the window of {regs}", s.index());
-                    }
-                },
-            );
-        }
-        // Calls are bound, and callees known, only once the whole script
-        // is compiled (`mark_hot_code` then marks again).
-        let hot_loops = minizts_core::bytecode::hot_loop_heads(&self.code, |_| false);
         let num_cvs = self.cv_names.len().min(self.max_regs as usize) as u16;
-        Function {
-            hot_loops,
-            hot_entry: false,
+        let function = Function {
             num_cvs,
             name: self.name,
             params: self.params,
@@ -290,7 +218,11 @@ impl OpArrayBuilder {
             is_closure: self.is_closure,
             line_start: self.line_start,
             line_end: self.line_end,
+        };
+        if let Err(e) = function.verify() {
+            panic!("the compiler emitted code the VM cannot run, in {}: {e}", function.name);
         }
+        function
     }
 }
 
@@ -345,8 +277,8 @@ mod tests {
     #[test]
     fn saved_positions_turn_back_into_indexes() {
         let mut b = OpArrayBuilder::new("f", 1, 3);
-        b.emit(Op::Nop, 1);
-        b.emit(Op::Nop, 2);
+        b.emit(Op::Nop {}, 1);
+        b.emit(Op::Nop {}, 2);
         let null = b.const_null().unwrap();
         b.emit(Op::Return { src: null }, 3);
         let f = b.finish();

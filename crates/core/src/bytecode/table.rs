@@ -1,0 +1,659 @@
+//! The instruction set, declared once.
+//!
+//! Every instruction is one line of the table at the end of this file: its
+//! name, its mnemonic, how it prints, and its fields, each with a *kind*
+//! that says what the field is to the rest of the engine. Everything that
+//! has to agree with the instruction set is derived from those lines: the
+//! [`Op`] enum, the mnemonic, the listing format, the jump target, the
+//! register and constant operands (which the verifier checks against the
+//! window and the pool), and the mapping between the general instructions
+//! and their operand-specialised forms. Adding an instruction is one line
+//! here and its semantics in the VM (`minizts_vm`'s `exec.rs`: the general
+//! path, and a fast path if it has one).
+//!
+//! Field kinds (the type each becomes):
+//! - `reg` (`Reg`): a register, read or written; `Reg::NONE` allowed where
+//!   the instruction documents it (an unused result).
+//! - `regs[n]` (`Reg`): the first of `n` consecutive registers, `n` being
+//!   another field of the instruction.
+//! - `src` (`Src`): a read operand, register or constant.
+//! - `sreg` (`Reg`), `konst` (`Src`, always a constant): a `src` field of
+//!   the general form, specialised to one kind (only in specialised forms).
+//! - `target` (`Target`): a jump target, an index into the code.
+//! - `back` (`u16`): a specialised loop bottom's distance back to its
+//!   target in bytes (see [`Op::with_back`]).
+//! - `cidx` (`u16`): the index of a string constant (a name).
+//! - `site` (`u16`): a call or constant-fetch site of the function.
+//! - `builtin` (`u16`): a builtin function's id.
+//! - `func` (`FuncId`): a function of the script.
+//! - `u8`, `u16`, `bool`, `BinOp`, `IncDec`, `CastKind`: immediates.
+
+use super::{BinOp, CastKind, FuncId, IncDec, Reg, Src, Target};
+
+/// The Rust type of a field kind.
+macro_rules! field_type {
+    (reg) => {
+        Reg
+    };
+    (regs) => {
+        Reg
+    };
+    (src) => {
+        Src
+    };
+    (sreg) => {
+        Reg
+    };
+    (konst) => {
+        Src
+    };
+    (target) => {
+        Target
+    };
+    (back) => {
+        u16
+    };
+    (cidx) => {
+        u16
+    };
+    (site) => {
+        u16
+    };
+    (builtin) => {
+        u16
+    };
+    (func) => {
+        FuncId
+    };
+    (u8) => {
+        u8
+    };
+    (u16) => {
+        u16
+    };
+    (bool) => {
+        bool
+    };
+    (BinOp) => {
+        BinOp
+    };
+    (IncDec) => {
+        IncDec
+    };
+    (CastKind) => {
+        CastKind
+    };
+}
+
+/// A specialised form's field as its general form's (`sreg` becomes a
+/// register `Src`; the rest are the same value).
+macro_rules! to_general {
+    (sreg, $f:expr) => {
+        Src::reg($f)
+    };
+    ($k:ident, $f:expr) => {
+        $f
+    };
+}
+
+/// Whether a general form's field fits a specialised form's kind.
+macro_rules! fits {
+    (sreg, $f:expr) => {
+        $f.as_reg().is_some()
+    };
+    (konst, $f:expr) => {
+        $f.is_const()
+    };
+    ($k:ident, $f:expr) => {
+        true
+    };
+}
+
+/// A general form's field converted to a specialised form's kind (after
+/// `fits!`).
+macro_rules! to_special {
+    (sreg, $f:expr) => {
+        match $f.as_reg() {
+            Some(r) => r,
+            None => unreachable!("checked by `fits!`"),
+        }
+    };
+    ($k:ident, $f:expr) => {
+        $f
+    };
+}
+
+/// Calls `$reg`/`$src` (closures of `Op::operands`) for a field.
+macro_rules! visit_operand {
+    ($reg:ident, $src:ident, reg, $f:expr $(, $n:expr)?) => {
+        $reg(*$f, 1)
+    };
+    ($reg:ident, $src:ident, sreg, $f:expr $(, $n:expr)?) => {
+        $reg(*$f, 1)
+    };
+    ($reg:ident, $src:ident, regs, $f:expr, $n:expr) => {
+        $reg(*$f, *$n as usize)
+    };
+    ($reg:ident, $src:ident, src, $f:expr $(, $n:expr)?) => {
+        $src(*$f)
+    };
+    ($reg:ident, $src:ident, konst, $f:expr $(, $n:expr)?) => {
+        $src(*$f)
+    };
+    ($reg:ident, $src:ident, cidx, $f:expr $(, $n:expr)?) => {
+        $src(Src::konst(*$f))
+    };
+    ($reg:ident, $src:ident, $k:ident, $f:expr $(, $n:expr)?) => {};
+}
+
+/// Renders a field for the listing (see `display.rs`).
+macro_rules! render_field {
+    ($d:ident, reg, $f:expr $(, $n:expr)?) => {
+        $d.reg(*$f)
+    };
+    ($d:ident, sreg, $f:expr $(, $n:expr)?) => {
+        $d.reg(*$f)
+    };
+    ($d:ident, regs, $f:expr, $n:expr) => {
+        $d.regs(*$f, *$n as usize)
+    };
+    ($d:ident, src, $f:expr $(, $n:expr)?) => {
+        $d.src(*$f)
+    };
+    ($d:ident, konst, $f:expr $(, $n:expr)?) => {
+        $d.src(*$f)
+    };
+    ($d:ident, cidx, $f:expr $(, $n:expr)?) => {
+        $d.src(Src::konst(*$f))
+    };
+    ($d:ident, site, $f:expr $(, $n:expr)?) => {
+        $d.site(*$f)
+    };
+    ($d:ident, builtin, $f:expr $(, $n:expr)?) => {
+        $d.builtin(*$f)
+    };
+    ($d:ident, func, $f:expr $(, $n:expr)?) => {
+        format!("#{}", $f)
+    };
+    ($d:ident, BinOp, $f:expr $(, $n:expr)?) => {
+        $f.symbol().to_string()
+    };
+    ($d:ident, IncDec, $f:expr $(, $n:expr)?) => {
+        format!("{:?}", $f)
+    };
+    ($d:ident, CastKind, $f:expr $(, $n:expr)?) => {
+        format!("{:?}", $f).to_lowercase()
+    };
+    ($d:ident, $k:ident, $f:expr $(, $n:expr)?) => {
+        $f.to_string()
+    };
+}
+
+/// Builds the instruction set from its table (see the module docs).
+macro_rules! instructions {
+    (
+        general {
+            $(
+                $(#[doc = $gdoc:literal])*
+                $g:ident $gm:literal $gfmt:literal {
+                    $($gf:ident : $gk:ident $([$gn:ident])?),* $(,)?
+                }
+            )*
+        }
+        specialised {
+            $(
+                $(#[doc = $sdoc:literal])*
+                $s:ident $sm:literal of $sg:ident {
+                    $($sf:ident : $sk:ident),* $(,)?
+                } $(+ $back:ident)?
+            )*
+        }
+    ) => {
+        /// One instruction (see the module docs for the table that
+        /// declares them). Registers are `Reg`, read operands `Src`, jump
+        /// targets indexes into the function's code. A write to a CV goes
+        /// through a reference if the CV holds one; a write to a temporary
+        /// never does.
+        ///
+        /// The operand-specialised forms, written only by the compiler's
+        /// last pass ([`Op::specialised`]), each mean exactly what their
+        /// general form means, but their operands' kinds (register or
+        /// constant) are part of the opcode, so the VM reads them without
+        /// testing (PHP specialises its handlers by operand type the same
+        /// way).
+        #[derive(Clone, Copy, PartialEq, Debug)]
+        pub enum Op {
+            $(
+                $(#[doc = $gdoc])*
+                $g { $($gf: field_type!($gk)),* },
+            )*
+            $(
+                $(#[doc = $sdoc])*
+                $s { $($sf: field_type!($sk),)* $($back: u16)? },
+            )*
+        }
+
+        /// Every general instruction's mnemonic, in table order.
+        pub const GENERAL_MNEMONICS: &[&str] = &[$($gm),*];
+        /// Every specialised form's mnemonic, in table order.
+        pub const SPECIALISED_MNEMONICS: &[&str] = &[$($sm),*];
+
+        impl Op {
+            /// The mnemonic, as listings print it.
+            pub fn mnemonic(&self) -> &'static str {
+                match self {
+                    $(Op::$g { .. } => $gm,)*
+                    $(Op::$s { .. } => $sm,)*
+                }
+            }
+
+            /// How the listing prints the operands: `{field}` stands for
+            /// a field (a specialised form prints as its general one).
+            pub fn template(&self) -> &'static str {
+                match self.generic() {
+                    $(Op::$g { .. } => $gfmt,)*
+                    _ => unreachable!("`generic` maps every specialised form"),
+                }
+            }
+
+            /// Whether this is an operand-specialised form.
+            pub fn is_specialised(&self) -> bool {
+                match self {
+                    $(Op::$s { .. } => true,)*
+                    _ => false,
+                }
+            }
+
+            /// The general form of an operand-specialised instruction
+            /// (itself for any other): what it means, and what the VM's
+            /// general path runs.
+            #[inline]
+            pub fn generic(self) -> Op {
+                match self {
+                    $(
+                        Op::$s { $($sf,)* .. } => Op::$sg { $($sf: to_general!($sk, $sf)),* },
+                    )*
+                    op => op,
+                }
+            }
+
+            /// The first operand-specialised form (in table order) whose
+            /// kinds fit this instruction's operands; the instruction
+            /// itself when none does. A loop bottom's comes with `back` 0,
+            /// for [`Op::with_back`] to set.
+            pub fn specialised(self) -> Op {
+                $(
+                    if let Op::$sg { $($sf,)* .. } = self {
+                        if true $(&& fits!($sk, $sf))* {
+                            return Op::$s { $($sf: to_special!($sk, $sf),)* $($back: 0)? };
+                        }
+                    }
+                )*
+                self
+            }
+
+            /// The jump target, for instructions that may jump.
+            #[allow(unused_variables, unreachable_code)]
+            pub fn target(&self) -> Option<Target> {
+                match self {
+                    $(Op::$g { $($gf),* } => { $(if_target!($gk, return Some(*$gf));)* None })*
+                    $(Op::$s { $($sf,)* .. } => { $(if_target!($sk, return Some(*$sf));)* None })*
+                }
+            }
+
+            /// The mutable jump target, for the compiler's back-patching.
+            #[allow(unused_variables, unreachable_code)]
+            pub fn target_mut(&mut self) -> Option<&mut Target> {
+                match self {
+                    $(Op::$g { $($gf),* } => { $(if_target!($gk, return Some($gf));)* None })*
+                    $(Op::$s { $($sf,)* .. } => { $(if_target!($sk, return Some($sf));)* None })*
+                }
+            }
+
+            /// A specialised loop bottom's `back` (see [`Op::with_back`]).
+            pub fn back(&self) -> Option<u16> {
+                let mut op = *self;
+                op.back_mut().map(|b| *b)
+            }
+
+            pub(super) fn back_mut(&mut self) -> Option<&mut u16> {
+                match self {
+                    $($(Op::$s { $back, .. } => Some($back),)?)*
+                    _ => None,
+                }
+            }
+
+            /// Calls `reg` with every register range the instruction
+            /// touches (as first register and count; `Reg::NONE` is
+            /// skipped) and `src` with every read operand (constant
+            /// indexes included). The verifier uses it to check that every
+            /// operand is inside the function's window and constant pool,
+            /// which is what lets the VM index both without bounds checks.
+            #[allow(unused_variables)]
+            pub fn operands(&self, mut reg: impl FnMut(Reg, usize), mut src: impl FnMut(Src)) {
+                let mut rg = |x: Reg, n: usize| {
+                    if !x.is_none() {
+                        reg(x, n)
+                    }
+                };
+                match self {
+                    $(Op::$g { $($gf),* } => { $(visit_operand!(rg, src, $gk, $gf $(, $gn)?);)* })*
+                    $(Op::$s { $($sf,)* .. } => { $(visit_operand!(rg, src, $sk, $sf);)* })*
+                }
+            }
+
+            /// The fields that must hold constants (`konst`), for the
+            /// verifier: the VM reads them as constants without testing.
+            #[allow(unused_variables)]
+            pub fn constant_operands(&self, mut konst: impl FnMut(Src)) {
+                match self {
+                    $(Op::$s { $($sf,)* .. } => { $(if_konst!($sk, konst(*$sf));)* })*
+                    _ => {}
+                }
+            }
+
+            /// The fields rendered for the listing, by name.
+            #[allow(unused_variables)]
+            pub(super) fn rendered_fields(&self, d: &super::display::Renderer<'_>) -> Vec<(&'static str, String)> {
+                match self.generic() {
+                    $(Op::$g { $($gf),* } => vec![$((stringify!($gf), render_field!(d, $gk, &$gf $(, &$gn)?))),*],)*
+                    _ => unreachable!("`generic` maps every specialised form"),
+                }
+            }
+        }
+    };
+}
+
+/// `$e` when the kind is `target`.
+macro_rules! if_target {
+    (target, $e:expr) => {
+        $e
+    };
+    ($k:ident, $e:expr) => {};
+}
+
+/// `$e` when the kind is `konst`.
+macro_rules! if_konst {
+    (konst, $e:expr) => {
+        $e
+    };
+    ($k:ident, $e:expr) => {};
+}
+
+instructions! {
+    general {
+        /// Does nothing.
+        Nop "NOP" "" {}
+        /// `dst = src` (into a temporary).
+        Move "MOVE" "{dst} = {src}" { dst: reg, src: src }
+        /// `var = src` (a variable: writes through a reference).
+        Assign "ASSIGN" "{var} = {src}" { var: reg, src: src }
+        /// `var = &src`: both variables share one reference from now on.
+        AssignRef "ASSIGN_REF" "{var} = &{src}" { var: reg, src: reg }
+        /// `dst = a + b`
+        Add "ADD" "{dst} = {a} + {b}" { dst: reg, a: src, b: src }
+        /// `dst = a - b`
+        Sub "SUB" "{dst} = {a} - {b}" { dst: reg, a: src, b: src }
+        /// `dst = a * b`
+        Mul "MUL" "{dst} = {a} * {b}" { dst: reg, a: src, b: src }
+        /// `dst = a / b`
+        Div "DIV" "{dst} = {a} / {b}" { dst: reg, a: src, b: src }
+        /// `dst = a % b`
+        Mod "MOD" "{dst} = {a} % {b}" { dst: reg, a: src, b: src }
+        /// `dst = a . b`
+        Concat "CONCAT" "{dst} = {a} . {b}" { dst: reg, a: src, b: src }
+        /// `dst = a < b`
+        Lt "LT" "{dst} = {a} < {b}" { dst: reg, a: src, b: src }
+        /// `dst = a <= b`
+        Le "LE" "{dst} = {a} <= {b}" { dst: reg, a: src, b: src }
+        /// `dst = a == b`
+        Eq "EQ" "{dst} = {a} == {b}" { dst: reg, a: src, b: src }
+        /// `dst = a === b`
+        Identical "IDENTICAL" "{dst} = {a} === {b}" { dst: reg, a: src, b: src }
+        /// `dst = a <op> b` for the other binary operators.
+        Binary "BINARY" "{dst} = {a} {op} {b}" { op: BinOp, dst: reg, a: src, b: src }
+        /// `var <op>= src` on a variable.
+        AssignOp "ASSIGN_OP" "{var} {op}= {src}" { op: BinOp, var: reg, src: src }
+        /// `dst = !src`
+        Not "NOT" "{dst} = !{src}" { dst: reg, src: src }
+        /// `dst = -src`
+        Neg "NEG" "{dst} = -{src}" { dst: reg, src: src }
+        /// `dst = +src`
+        Plus "PLUS" "{dst} = +{src}" { dst: reg, src: src }
+        /// `dst = ~src`
+        BitNot "BIT_NOT" "{dst} = ~{src}" { dst: reg, src: src }
+        /// `dst = (bool) src`
+        ToBool "BOOL" "{dst} = (bool){src}" { dst: reg, src: src }
+        /// `dst = (kind) src`
+        Cast "CAST" "{dst} = ({kind}){src}" { dst: reg, src: src, kind: CastKind }
+        /// `$var++` as a statement (the loop counter).
+        IncVar "INC" "{var}" { var: reg }
+        /// `$var--` as a statement.
+        DecVar "DEC" "{var}" { var: reg }
+        /// `++var`, `var--`, …; `dst` (unless NONE) gets the expression's
+        /// value.
+        IncDecVar "INCDEC" "{kind} {var} -> {dst}" { var: reg, kind: IncDec, dst: reg }
+        /// `dst` = the variable without the "undefined variable" warning
+        /// (null if unset): the read `isset`, `empty` and `??` make.
+        Quiet "QUIET" "{dst} = {var}" { dst: reg, var: reg }
+        /// `dst = src !== null` (after a quiet read: `isset`).
+        IsSet "ISSET" "{dst} = {src} !== null" { dst: reg, src: src }
+        /// Unsets a variable (dropping its reference binding, if any).
+        UnsetVar "UNSET" "{var}" { var: reg }
+
+        /// `dst = base[key]`, warning as PHP does on a missing key or
+        /// offset.
+        FetchDim "FETCH_DIM" "{dst} = {base}[{key}]" { dst: reg, base: src, key: src }
+        /// `dst = base[k1][k2]` without copying the inner array (matrices).
+        FetchDim2 "FETCH_DIM2" "{dst} = {base}[{k1}][{k2}]" { dst: reg, base: src, k1: src, k2: src }
+        /// `dst = base[key]` or null, silently (inside isset/empty/??).
+        FetchDimQuiet "FETCH_DIM_QUIET" "{dst} = {base}[{key}]" { dst: reg, base: src, key: src }
+        /// `dst = base[key]` for `list()`: warns on a missing key of an
+        /// array, gives null silently for anything that is not an array.
+        FetchDimList "FETCH_DIM_LIST" "{dst} = {base}[{key}]" { dst: reg, base: src, key: src }
+        /// `var[k1]…[kn] = src`; the `depth` keys are in consecutive
+        /// registers from `keys`; an `Undef` key means `[]` (append).
+        AssignDim "ASSIGN_DIM" "{var}[{keys}] = {src}" { var: reg, keys: regs[depth], depth: u8, src: src }
+        /// `var[key] = src`, one dimension with the key read as an operand
+        /// when the instruction runs (no copy into a key register; PHP
+        /// also reads a variable key at the assignment).
+        AssignDim1 "ASSIGN_DIM1" "{var}[{key}] = {src}" { var: reg, key: src, src: src }
+        /// `var[key] <op>= src`, one dimension.
+        AssignDimOp1 "ASSIGN_DIM_OP1" "{var}[{key}] {op}= {src}" { op: BinOp, var: reg, key: src, src: src }
+        /// `var[k1]…[kn] = &…`: stores the reference held in `src`.
+        AssignDimRef "ASSIGN_DIM_REF" "{var}[{keys}] = &{src}" { var: reg, keys: regs[depth], depth: u8, src: reg }
+        /// `var[k1]…[kn] <op>= src`
+        AssignDimOp "ASSIGN_DIM_OP" "{var}[{keys}] {op}= {src}" {
+            op: BinOp, var: reg, keys: regs[depth], depth: u8, src: src
+        }
+        /// `++var[k1]…[kn]` and the others; `dst` gets the value unless
+        /// NONE.
+        IncDecDim "INCDEC_DIM" "{kind} {var}[{keys}] -> {dst}" {
+            var: reg, keys: regs[depth], depth: u8, kind: IncDec, dst: reg
+        }
+        /// `unset(var[k1]…[kn])`
+        UnsetDim "UNSET_DIM" "{var}[{keys}]" { var: reg, keys: regs[depth], depth: u8 }
+        /// Makes `var` a reference (if it is not one) and puts it in `dst`.
+        MakeRef "MAKE_REF" "{dst} = &{var}" { dst: reg, var: reg }
+        /// Makes `var[k1]…[kn]` a reference (creating it) and puts it in
+        /// `dst`.
+        MakeRefDim "MAKE_REF_DIM" "{dst} = &{var}[{keys}]" { dst: reg, var: reg, keys: regs[depth], depth: u8 }
+
+        /// `dst = []` (an empty array literal).
+        NewArray "NEW_ARRAY" "{dst} ({capacity})" { dst: reg, capacity: u16 }
+        /// Appends `src` to the array being built in `arr`.
+        ArrayPush "ARRAY_PUSH" "{arr}[] = {src}" { arr: reg, src: src }
+        /// `arr[key] = src` on the array being built in `arr`.
+        ArraySet "ARRAY_SET" "{arr}[{key}] = {src}" { arr: reg, key: src, src: src }
+        /// `...src` inside an array literal.
+        ArraySpread "ARRAY_SPREAD" "{arr} += ...{src}" { arr: reg, src: src }
+        /// `dst` = the `n` registers from `start` concatenated
+        /// (interpolation).
+        ConcatN "CONCAT_N" "{dst} = {start}" { dst: reg, start: regs[n], n: u8 }
+
+        /// Continue at `target`.
+        Jmp "JMP" "{target}" { target: target }
+        /// Continue at an earlier `target`: a loop's back edge, where the
+        /// VM checks its interrupt flag (time limit) and memory limit.
+        JmpBack "JMP_BACK" "{target}" { target: target }
+        /// Jump if `cond` is true.
+        JmpIf "JMP_IF" "{cond} {target}" { cond: src, target: target }
+        /// Jump if `cond` is false.
+        JmpIfNot "JMP_IF_NOT" "{cond} {target}" { cond: src, target: target }
+        /// Jump if `src` is not null (`??`).
+        JmpIfNotNull "JMP_IF_NOT_NULL" "{src} {target}" { src: src, target: target }
+        /// Jump if `(a < b) == if_true` (a comparison fused with its
+        /// branch).
+        JmpLt "JMP_LT" "({a} < {b}) == {if_true} {target}" { a: src, b: src, if_true: bool, target: target }
+        /// Jump if `(a <= b) == if_true`.
+        JmpLe "JMP_LE" "({a} <= {b}) == {if_true} {target}" { a: src, b: src, if_true: bool, target: target }
+        /// Jump if `(a == b) == if_true`.
+        JmpEq "JMP_EQ" "({a} == {b}) == {if_true} {target}" { a: src, b: src, if_true: bool, target: target }
+        /// Jump if `(a === b) == if_true`.
+        JmpIdentical "JMP_IDENTICAL" "({a} === {b}) == {if_true} {target}" {
+            a: src, b: src, if_true: bool, target: target
+        }
+        /// A `for` loop's bottom, `$var++; if ($var < limit) goto target`,
+        /// fused; when it does not jump it also skips the next instruction
+        /// (the same test, which the loop's entry jump lands on).
+        IncJmpLt "INC_JMP_LT" "++{var} < {limit} {target}" { var: reg, limit: src, target: target }
+        /// The same with `$var <= limit`.
+        IncJmpLe "INC_JMP_LE" "++{var} <= {limit} {target}" { var: reg, limit: src, target: target }
+        /// A counting-down loop's bottom, `$var--; if ($var > limit) goto
+        /// target`, fused the same way (the test is `JMP_LT (limit <
+        /// $var)`).
+        DecJmpGt "DEC_JMP_GT" "--{var} > {limit} {target}" { var: reg, limit: src, target: target }
+        /// The same with `$var >= limit` (`JMP_LE (limit <= $var)`).
+        DecJmpGe "DEC_JMP_GE" "--{var} >= {limit} {target}" { var: reg, limit: src, target: target }
+
+        /// Calls the user function named by call site `site` with the
+        /// `argc` arguments in the registers from `args`; the result goes
+        /// to `dst`.
+        CallUser "CALL" "{dst} = {site}({args})" { dst: reg, site: site, args: regs[argc], argc: u8 }
+        /// `CallUser` bound when the script was compiled: `func` is a
+        /// function declared at the top level (PHP's early binding) and
+        /// `argc` fits its parameters without defaults or variadics to
+        /// sort out, so no cache lookup and no argument-count check at run
+        /// time.
+        CallDirect "CALL_DIRECT" "{dst} = {site}{func}({args})" {
+            dst: reg, site: site, args: regs[argc], argc: u8, func: func
+        }
+        /// Calls builtin `id` with the arguments in the registers from
+        /// `args`.
+        CallBuiltin "CALL_BUILTIN" "{dst} = {id}({args})" { dst: reg, id: builtin, args: regs[argc], argc: u8 }
+        /// Calls the closure or string callable in `callee`.
+        CallValue "CALL_VALUE" "{dst} = {callee}({args})" { dst: reg, callee: reg, args: regs[argc], argc: u8 }
+        /// Calls the callable in `callee` (a closure, or a function's
+        /// name) with the values of the array in `args` as its arguments
+        /// (`f(...$args)`).
+        CallSpread "CALL_SPREAD" "{dst} = {callee}(...{args})" { dst: reg, callee: reg, args: reg }
+        /// Passes variable `var` as argument `argno` of the call of
+        /// `callee`: by reference if that parameter is by reference, else
+        /// by value. With `var` equal to `dst`, the argument is a value
+        /// that is not a variable: a by-reference parameter throws PHP's
+        /// "cannot be passed by reference" error.
+        SendVarEx "SEND_VAR_EX" "{dst} = {var} (arg {argno} of {callee})" {
+            dst: reg, var: reg, callee: reg, argno: u8
+        }
+        /// Returns `src` to the caller.
+        Return "RETURN" "{src}" { src: src }
+        /// Jumps over the default-value code of `param` when it was passed.
+        JmpIfPassed "JMP_IF_PASSED" "param {param} {target}" { param: u16, target: target }
+
+        /// Declares function `func` (a conditional or nested declaration).
+        DeclareFunction "DECLARE_FUNCTION" "{func}" { func: func }
+        /// `dst` = a closure of function `func`, capturing the `n`
+        /// registers from `captures` (values, or references for
+        /// `use (&$x)`).
+        MakeClosure "MAKE_CLOSURE" "{dst} = {func} use {captures}" { dst: reg, func: func, captures: regs[n], n: u8 }
+        /// `global $name`: binds `var` to the global variable named by
+        /// constant `name`.
+        BindGlobal "BIND_GLOBAL" "{var} = global {name}" { var: reg, name: cidx }
+        /// `static $x`: if static slot `slot` is initialised, binds `var`
+        /// to it and jumps to `target`; otherwise falls into the
+        /// initialiser code.
+        BindStatic "BIND_STATIC" "{var} slot {slot} else {target}" { var: reg, slot: u16, target: target }
+        /// Creates static slot `slot` holding `src` and binds `var` to it.
+        InitStatic "INIT_STATIC" "{var} slot {slot} = {src}" { var: reg, slot: u16, src: src }
+        /// `dst` = the constant named by constant-fetch site `site`.
+        FetchConst "FETCH_CONST" "{dst} = {site}" { dst: reg, site: site }
+        /// `const NAME = src;` (NAME is constant `name`).
+        DeclareConst "DECLARE_CONST" "{name} = {src}" { name: cidx, src: src }
+
+        /// Starts a foreach by value over `subject` (jumps to `end` if
+        /// empty or not an array; warns for non-arrays).
+        FeReset "FE_RESET" "{iter} = {subject} end {end}" { iter: reg, subject: src, end: target }
+        /// Starts a foreach by reference over variable `var`.
+        FeResetRef "FE_RESET_REF" "{iter} = &{var} end {end}" { iter: reg, var: reg, end: target }
+        /// Starts a foreach by reference over the reference in `src`.
+        FeResetRefFrom "FE_RESET_REF_FROM" "{iter} = {src} end {end}" { iter: reg, src: reg, end: target }
+        /// Next element into `value` (and its key into `key` unless NONE),
+        /// or jump to `end` when there is none.
+        FeFetch "FE_FETCH" "{key} => {value} from {iter} end {end}" { iter: reg, value: reg, key: reg, end: target }
+        /// Next element bound by reference to `value`, or jump to `end`.
+        FeFetchRef "FE_FETCH_REF" "{key} => &{value} from {iter} end {end}" {
+            iter: reg, value: reg, key: reg, end: target
+        }
+        /// Ends a foreach (releases the array it held).
+        FeFree "FE_FREE" "{iter}" { iter: reg }
+
+        /// `echo src`
+        Echo "ECHO" "{src}" { src: src }
+        /// `exit` / `exit(src)`; a constant null for a bare exit.
+        Exit "EXIT" "{src}" { src: src }
+        /// Starts `@expr`: saves the error reporting level in `save`, sets
+        /// 0.
+        Silence "SILENCE" "{save}" { save: reg }
+        /// Ends `@expr`: restores the level saved in `save`.
+        Unsilence "UNSILENCE" "{save}" { save: reg }
+    }
+    specialised {
+        /// `Move` of a constant (a scalar or an interned string, so a copy
+        /// of its bits).
+        MoveC "MOVE_C" of Move { dst: reg, src: konst }
+        /// `Add` with two registers.
+        AddRR "ADD_RR" of Add { dst: reg, a: sreg, b: sreg }
+        /// `Add` with a register and a constant.
+        AddRC "ADD_RC" of Add { dst: reg, a: sreg, b: konst }
+        /// `Sub` with two registers.
+        SubRR "SUB_RR" of Sub { dst: reg, a: sreg, b: sreg }
+        /// `Sub` with a register and a constant.
+        SubRC "SUB_RC" of Sub { dst: reg, a: sreg, b: konst }
+        /// `Mul` with two registers.
+        MulRR "MUL_RR" of Mul { dst: reg, a: sreg, b: sreg }
+        /// `Mul` with a register and a constant.
+        MulRC "MUL_RC" of Mul { dst: reg, a: sreg, b: konst }
+        /// `Mul` with a constant first and a register (`2 * $z`).
+        MulCR "MUL_CR" of Mul { dst: reg, a: konst, b: sreg }
+        /// `JmpLt` with two registers.
+        JmpLtRR "JMP_LT_RR" of JmpLt { a: sreg, b: sreg, if_true: bool, target: target }
+        /// `JmpLt` with a register and a constant (`a < k`).
+        JmpLtRC "JMP_LT_RC" of JmpLt { a: sreg, b: konst, if_true: bool, target: target }
+        /// `JmpLt` with a constant and a register (`k < b`).
+        JmpLtCR "JMP_LT_CR" of JmpLt { a: konst, b: sreg, if_true: bool, target: target }
+        /// `JmpLe` with two registers.
+        JmpLeRR "JMP_LE_RR" of JmpLe { a: sreg, b: sreg, if_true: bool, target: target }
+        /// `JmpLe` with a register and a constant (`a <= k`).
+        JmpLeRC "JMP_LE_RC" of JmpLe { a: sreg, b: konst, if_true: bool, target: target }
+        // The specialised loop bottoms also hold `back`: how many bytes
+        // the instruction is past its target (set by the compiler's last
+        // pass, `with_back`, and checked by the verifier). The VM jumps
+        // back with it, without the code's address.
+        /// `IncJmpLt` with the limit in a register.
+        IncJmpLtR "INC_JMP_LT_R" of IncJmpLt { var: reg, limit: sreg, target: target } + back
+        /// `IncJmpLt` with a constant limit.
+        IncJmpLtC "INC_JMP_LT_C" of IncJmpLt { var: reg, limit: konst, target: target } + back
+        /// `IncJmpLe` with the limit in a register.
+        IncJmpLeR "INC_JMP_LE_R" of IncJmpLe { var: reg, limit: sreg, target: target } + back
+        /// `IncJmpLe` with a constant limit.
+        IncJmpLeC "INC_JMP_LE_C" of IncJmpLe { var: reg, limit: konst, target: target } + back
+        /// `DecJmpGt` with the limit in a register.
+        DecJmpGtR "DEC_JMP_GT_R" of DecJmpGt { var: reg, limit: sreg, target: target } + back
+        /// `DecJmpGt` with a constant limit.
+        DecJmpGtC "DEC_JMP_GT_C" of DecJmpGt { var: reg, limit: konst, target: target } + back
+        /// `DecJmpGe` with the limit in a register.
+        DecJmpGeR "DEC_JMP_GE_R" of DecJmpGe { var: reg, limit: sreg, target: target } + back
+        /// `DecJmpGe` with a constant limit.
+        DecJmpGeC "DEC_JMP_GE_C" of DecJmpGe { var: reg, limit: konst, target: target } + back
+    }
+}

@@ -1,0 +1,90 @@
+//! The bytecode verifier: what the VM relies on without checking at run
+//! time, checked once when a function is finished. Every operand the
+//! instruction table declares (`Op::operands`) must be inside the
+//! function's register window or constant pool, every jump target inside
+//! the code, every constant-kind operand a constant, every loop bottom's
+//! `back` must lead to its target; the code must end with a return, and a
+//! fused loop bottom must be followed by its loop's entry test (it skips
+//! that test when it does not jump).
+
+use std::fmt;
+
+use super::Op;
+
+/// Why a function's code is not something the VM may run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerifyError {
+    /// The instruction at fault (the code's length for a missing return).
+    pub pc: usize,
+    pub what: String,
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "instruction {}: {}", self.pc, self.what)
+    }
+}
+
+impl std::error::Error for VerifyError {}
+
+/// Checks `code` for a window of `num_regs` registers and a pool of
+/// `num_consts` constants (see the module docs).
+pub fn verify(code: &[Op], num_regs: usize, num_consts: usize) -> Result<(), VerifyError> {
+    let len = code.len();
+    let fail = |pc: usize, what: String| Err(VerifyError { pc, what });
+    if !matches!(code.last(), Some(Op::Return { .. })) {
+        return fail(len, "the code must end with a return".into());
+    }
+    for (pc, op) in code.iter().enumerate() {
+        if let Op::IncJmpLt { .. } | Op::IncJmpLe { .. } | Op::DecJmpGt { .. } | Op::DecJmpGe { .. } = op.generic() {
+            if !matches!(
+                code.get(pc + 1).map(|op| op.generic()),
+                Some(Op::JmpLt { .. } | Op::JmpLe { .. })
+            ) {
+                return fail(pc, "a fused loop bottom must be followed by its entry test".into());
+            }
+        }
+        if let Some(t) = op.target() {
+            if t as usize >= len {
+                return fail(pc, format!("jump target {t} outside the code ({len} instructions)"));
+            }
+            if let Some(back) = op.back() {
+                if (t as usize) > pc || usize::from(back) != (pc - t as usize) * std::mem::size_of::<Op>() {
+                    return fail(
+                        pc,
+                        format!("a loop bottom's distance back ({back} bytes) must lead to its target {t}"),
+                    );
+                }
+            }
+        }
+        let mut bad = None;
+        op.constant_operands(|k| {
+            if !k.is_const() {
+                bad.get_or_insert_with(|| format!("a register where {op:?} needs a constant"));
+            }
+        });
+        let (mut regs, mut srcs) = (Vec::new(), Vec::new());
+        op.operands(|r, n| regs.push((r, n)), |s| srcs.push(s));
+        for (r, n) in regs {
+            if r.idx() + n > num_regs {
+                bad.get_or_insert_with(|| {
+                    format!("register {} (+{n}) outside the window of {num_regs} in {op:?}", r.idx())
+                });
+            }
+        }
+        for s in srcs {
+            let (limit, what) = if s.is_const() {
+                (num_consts, "constant")
+            } else {
+                (num_regs, "register")
+            };
+            if s.index() >= limit {
+                bad.get_or_insert_with(|| format!("{what} {} outside its bounds ({limit}) in {op:?}", s.index()));
+            }
+        }
+        if let Some(what) = bad {
+            return fail(pc, what);
+        }
+    }
+    Ok(())
+}

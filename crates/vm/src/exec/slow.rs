@@ -1,0 +1,962 @@
+//! The general path of every instruction: what it means, written once.
+//!
+//! The run loop (`exec::run`) executes an instruction here whenever its
+//! fast path does not apply (or it has none): [`step`] runs exactly one
+//! instruction, in its general form ([`Op::generic`]), with PHP's full
+//! semantics (conversions, warnings, references, errors), and tells the
+//! loop where to go on. It is out of line so that the loop's own code, and
+//! the registers it keeps its state in, stay small.
+
+use std::rc::Rc;
+
+use minizts_core::bytecode::{BinOp, Function, IncDec, Op, Reg, Script, Src};
+use minizts_core::value::{compare, identical, loose_equals, Closure, NestingError};
+use minizts_core::{Key, PhpArray, PhpStr, Value};
+use minizts_globals::executor::CacheEntry;
+use minizts_globals::{eg, Globals};
+
+use super::{
+    assign_slot, check_limits, clear_args, enter, foreach, global_ref, resolve, save_pc, step_var_slow,
+    undefined_variable, Flow,
+};
+use crate::call::{self, Callee};
+use crate::dim::{self, ReadMode};
+use crate::error::{error, warning, VmError, VmResult};
+use crate::{builtins, ops, output};
+
+/// Runs the instruction at `at` of `func` (the running function, on the
+/// register window at `base`) by its general path; says where the run
+/// loop goes on.
+///
+/// # Safety
+/// `at` is an instruction of `func`'s code, `func` the top frame's
+/// function of `script` and `base` that frame's window: the run loop's
+/// invariants (every operand inside the window and the pool, every jump
+/// target inside the code, checked by the verifier).
+#[inline(never)]
+pub(super) unsafe fn step<G: Globals>(
+    g: G,
+    script: &Script,
+    func: &Function,
+    base: *mut Value,
+    at: *const Op,
+) -> VmResult<Flow> {
+    let code: &[Op] = &func.code;
+    let consts: &[Value] = func.consts.values();
+    // The end of the VM-stack chunk holding the current window (see
+    // `VmStack`).
+    #[collapse_debuginfo(yes)]
+    macro_rules! chunk {
+        () => {
+            eg!(g, |eg| eg.frames.last().expect("a frame").chunk)
+        };
+    }
+    #[collapse_debuginfo(yes)]
+    macro_rules! cur {
+        () => {
+            at
+        };
+    }
+    // Continues at instruction `t` (no interrupt check).
+    #[collapse_debuginfo(yes)]
+    macro_rules! goto {
+        ($t:expr) => {
+            // SAFETY: jump targets are inside the code (the verifier).
+            return Ok(Flow::Jump(unsafe { code.as_ptr().add($t as usize) }))
+        };
+    }
+    // Takes a jump; a backward one is a loop's back edge, where the VM
+    // checks its interrupt flag.
+    #[collapse_debuginfo(yes)]
+    macro_rules! jump {
+        ($t:expr) => {{
+            // SAFETY: jump targets are inside the code (the verifier).
+            let t = unsafe { code.as_ptr().add($t as usize) };
+            if t <= at {
+                tri!(check_limits(g));
+            }
+            return Ok(Flow::Jump(t));
+        }};
+    }
+    // Register `r` of the current window. SAFETY (all uses): the verifier
+    // only lets registers below the function's `num_regs` through, and the
+    // window `base..base+num_regs` is reserved on the VM stack (whose
+    // chunks never move) for as long as the frame runs.
+    #[collapse_debuginfo(yes)]
+    macro_rules! reg {
+        ($r:expr) => {{
+            let r: Reg = $r;
+            debug_assert!(r.idx() < func.num_regs as usize, "register {} out of window", r.idx());
+            // SAFETY: the register is in the window (see above), and the
+            // reference is used before anything else reaches it.
+            unsafe { &mut *base.byte_add(r.raw() * 8) }
+        }};
+    }
+    // Writes a register.
+    #[collapse_debuginfo(yes)]
+    macro_rules! set {
+        ($r:expr, $v:expr) => {{
+            let v: Value = $v;
+            *reg!($r) = v;
+        }};
+    }
+    // Register `r` as stored, shared.
+    #[collapse_debuginfo(yes)]
+    macro_rules! rv {
+        ($r:expr) => {{
+            let r: Reg = $r;
+            debug_assert!(r.idx() < func.num_regs as usize);
+            // SAFETY: as for `reg!`.
+            unsafe { &*base.byte_add(r.raw() * 8) }
+        }};
+    }
+    // Constant operand `k` of the pool.
+    #[collapse_debuginfo(yes)]
+    macro_rules! kv {
+        ($k:expr) => {{
+            let k: Src = $k;
+            &consts[k.index()]
+        }};
+    }
+    // An operand as stored (a reference or `Undef` unresolved).
+    #[collapse_debuginfo(yes)]
+    macro_rules! raw {
+        ($s:expr) => {{
+            let s: Src = $s;
+            match s.as_reg() {
+                None => kv!(s),
+                Some(r) => rv!(r),
+            }
+        }};
+    }
+    // An operand resolved: references followed, unset variables warned
+    // about and read as null.
+    #[collapse_debuginfo(yes)]
+    macro_rules! opnd {
+        ($s:expr) => {
+            resolve(g, cur!(), raw!($s), $s)
+        };
+    }
+    // Propagates an error after saving where it happened.
+    #[collapse_debuginfo(yes)]
+    macro_rules! tri {
+        ($e:expr) => {
+            match $e {
+                Ok(v) => v,
+                Err(e) => {
+                    save_pc(g, cur!());
+                    return Err(e.into());
+                }
+            }
+        };
+    }
+    // The keys of a dimension chain (consecutive registers).
+    #[collapse_debuginfo(yes)]
+    macro_rules! keys {
+        ($keys:expr, $depth:expr) => {{
+            let keys: Reg = $keys;
+            debug_assert!(keys.idx() + $depth as usize <= func.num_regs as usize);
+            // SAFETY: as for `reg!`; the key registers are temporaries
+            // above the chain's base variable, so they never overlap it.
+            unsafe { std::slice::from_raw_parts(base.byte_add(keys.raw() * 8), $depth as usize) }
+        }};
+    }
+    // A function's frame was pushed: the loop goes on at its start.
+    #[collapse_debuginfo(yes)]
+    macro_rules! entered {
+        ($fid:expr) => {
+            return Ok(Flow::Frame(script.functions[$fid as usize].code.as_ptr()))
+        };
+    }
+    // A fused loop bottom (`IncJmpLt` and the others): steps `var` by one
+    // like `$i++`/`$i--` and jumps back to `target` if the test (PHP's
+    // general comparison) holds; otherwise skips the loop's entry test,
+    // which follows.
+    #[collapse_debuginfo(yes)]
+    macro_rules! loop_bottom {
+        ($var:expr, $limit:expr, $target:expr, $kind:expr, $test:expr) => {{
+            let test: fn(&Value, &Value) -> Result<bool, NestingError> = $test;
+            save_pc(g, cur!());
+            tri!(step_var_slow(g, $var, reg!($var), $kind));
+            if tri!(test(&opnd!(Src::reg($var)), &opnd!($limit))) {
+                tri!(check_limits(g));
+                goto!($target);
+            }
+            // SAFETY: the entry test follows (the verifier), and the code
+            // ends with a return after it.
+            return Ok(Flow::Jump(unsafe { at.add(2) }));
+        }};
+    }
+
+    match unsafe { *at }.generic() {
+        Op::Nop {} => {}
+        Op::Move { dst, src } => {
+            let v = opnd!(src).clone();
+            set!(dst, v);
+        }
+        Op::Assign { var, src } => {
+            let v = opnd!(src).clone();
+            tri!(assign_slot(reg!(var), v));
+        }
+        // The reference-taking instructions own their source
+        // temporaries (the compiler makes each one for them) and
+        // empty them: a reference left in a dead temporary would count
+        // as a holder (`var_dump` would show `&`, a cycle would
+        // survive the collector).
+        Op::AssignRef { var, src } => {
+            let r = std::mem::take(reg!(src));
+            set!(var, r);
+        }
+        Op::Add { dst, a, b } => {
+            save_pc(g, cur!());
+            let r = tri!(ops::arith(g, BinOp::Add, &opnd!(a), &opnd!(b)));
+            set!(dst, r);
+        }
+        Op::Sub { dst, a, b } => {
+            save_pc(g, cur!());
+            let r = tri!(ops::arith(g, BinOp::Sub, &opnd!(a), &opnd!(b)));
+            set!(dst, r);
+        }
+        Op::Mul { dst, a, b } => {
+            save_pc(g, cur!());
+            let r = tri!(ops::arith(g, BinOp::Mul, &opnd!(a), &opnd!(b)));
+            set!(dst, r);
+        }
+        Op::Div { dst, a, b } => {
+            save_pc(g, cur!());
+            let r = tri!(ops::binary(g, BinOp::Div, &opnd!(a), &opnd!(b)));
+            set!(dst, r);
+        }
+        Op::Mod { dst, a, b } => {
+            save_pc(g, cur!());
+            let r = tri!(ops::binary(g, BinOp::Mod, &opnd!(a), &opnd!(b)));
+            set!(dst, r);
+        }
+        Op::Concat { dst, a, b } => {
+            save_pc(g, cur!());
+            let r = tri!(ops::concat(g, &opnd!(a), &opnd!(b)));
+            set!(dst, r);
+        }
+        Op::Lt { dst, a, b } => {
+            let r = tri!(compare(&opnd!(a), &opnd!(b))) < 0;
+            set!(dst, Value::Bool(r));
+        }
+        Op::Le { dst, a, b } => {
+            let r = tri!(compare(&opnd!(a), &opnd!(b))) <= 0;
+            set!(dst, Value::Bool(r));
+        }
+        Op::Eq { dst, a, b } => {
+            let r = tri!(loose_equals(&opnd!(a), &opnd!(b)));
+            set!(dst, Value::Bool(r));
+        }
+        Op::Identical { dst, a, b } => {
+            let r = tri!(identical(&opnd!(a), &opnd!(b)));
+            set!(dst, Value::Bool(r));
+        }
+        Op::Binary { op, dst, a, b } => {
+            save_pc(g, cur!());
+            let r = tri!(ops::binary(g, op, &opnd!(a), &opnd!(b)));
+            set!(dst, r);
+        }
+        Op::AssignOp { op, var, src } => {
+            let v = opnd!(src).clone();
+            let slot = reg!(var);
+            if let Value::Undef = slot {
+                save_pc(g, cur!());
+                undefined_variable(g, var.idx());
+            }
+            save_pc(g, cur!());
+            tri!(dim::apply_op(g, slot, op, &v));
+            v.release();
+        }
+        Op::Not { dst, src } => {
+            let r = !opnd!(src).to_bool();
+            set!(dst, Value::Bool(r));
+        }
+        Op::Neg { dst, src } => {
+            save_pc(g, cur!());
+            let r = tri!(ops::negate(g, &opnd!(src)));
+            set!(dst, r);
+        }
+        Op::Plus { dst, src } => {
+            save_pc(g, cur!());
+            let r = tri!(ops::plus(g, &opnd!(src)));
+            set!(dst, r);
+        }
+        Op::BitNot { dst, src } => {
+            let r = tri!(ops::bit_not(&opnd!(src)));
+            set!(dst, r);
+        }
+        Op::ToBool { dst, src } => {
+            let r = opnd!(src).to_bool();
+            set!(dst, Value::Bool(r));
+        }
+        Op::Cast { dst, src, kind } => {
+            save_pc(g, cur!());
+            let r = tri!(ops::cast(g, &opnd!(src), kind));
+            set!(dst, r);
+        }
+        Op::IncVar { var } => {
+            save_pc(g, cur!());
+            tri!(step_var_slow(g, var, reg!(var), IncDec::PreInc));
+        }
+        Op::DecVar { var } => {
+            save_pc(g, cur!());
+            tri!(step_var_slow(g, var, reg!(var), IncDec::PreDec));
+        }
+        Op::IncDecVar { var, kind, dst } => {
+            let slot = reg!(var);
+            save_pc(g, cur!());
+            if let Value::Undef = slot {
+                undefined_variable(g, var.idx());
+                *slot = Value::Null;
+            }
+            let r = tri!(dim::inc_dec_slot(g, slot, kind));
+            if !dst.is_none() {
+                set!(dst, r);
+            }
+        }
+        Op::Quiet { dst, var } => {
+            let v = reg!(var).deref_clone();
+            set!(dst, v);
+        }
+        Op::IsSet { dst, src } => {
+            let r = !raw!(src).deref().is_null();
+            set!(dst, Value::Bool(r));
+        }
+        Op::UnsetVar { var } => {
+            *reg!(var) = Value::Undef;
+        }
+
+        Op::FetchDim { dst, base: b, key } => {
+            save_pc(g, cur!());
+            let r = tri!(dim::fetch(g, &opnd!(b), &opnd!(key), ReadMode::Normal));
+            set!(dst, r);
+        }
+        Op::FetchDim2 { dst, base: b, k1, k2 } => {
+            save_pc(g, cur!());
+            let mid = tri!(dim::fetch(g, &opnd!(b), &opnd!(k1), ReadMode::Normal));
+            let r = tri!(dim::fetch(g, &mid, &opnd!(k2), ReadMode::Normal));
+            set!(dst, r);
+        }
+        Op::FetchDimQuiet { dst, base: b, key } => {
+            save_pc(g, cur!());
+            let r = tri!(dim::fetch(g, &raw!(b).deref(), &opnd!(key), ReadMode::Quiet));
+            set!(dst, r);
+        }
+        Op::FetchDimList { dst, base: b, key } => {
+            save_pc(g, cur!());
+            let r = tri!(dim::fetch(g, &opnd!(b), &opnd!(key), ReadMode::List));
+            set!(dst, r);
+        }
+        Op::AssignDim { var, keys, depth, src } => {
+            let v = opnd!(src).clone();
+            save_pc(g, cur!());
+            let keys = keys!(keys, depth);
+            tri!(dim::assign(g, reg!(var), keys, v));
+        }
+        Op::AssignDim1 { var, key, src } => {
+            let v = opnd!(src).clone();
+            let k = opnd!(key).clone();
+            save_pc(g, cur!());
+            tri!(dim::assign(g, reg!(var), std::slice::from_ref(&k), v));
+            k.release();
+        }
+        Op::AssignDimOp1 { op, var, key, src } => {
+            let v = opnd!(src).clone();
+            let k = opnd!(key).clone();
+            save_pc(g, cur!());
+            if let Value::Undef = reg!(var) {
+                undefined_variable(g, var.idx());
+            }
+            tri!(dim::assign_op(g, reg!(var), std::slice::from_ref(&k), op, &v));
+            v.release();
+        }
+        Op::AssignDimRef { var, keys, depth, src } => {
+            let r = match std::mem::take(reg!(src)) {
+                Value::Ref(r) => r,
+                other => crate::gc::new_ref(g, other),
+            };
+            save_pc(g, cur!());
+            let keys = keys!(keys, depth);
+            tri!(dim::assign_ref(g, reg!(var), keys, r));
+        }
+        Op::AssignDimOp {
+            op,
+            var,
+            keys,
+            depth,
+            src,
+        } => {
+            let v = opnd!(src).clone();
+            save_pc(g, cur!());
+            if let Value::Undef = reg!(var) {
+                undefined_variable(g, var.idx());
+            }
+            let keys = keys!(keys, depth);
+            tri!(dim::assign_op(g, reg!(var), keys, op, &v));
+            v.release();
+        }
+        Op::IncDecDim {
+            var,
+            keys,
+            depth,
+            kind,
+            dst,
+        } => {
+            save_pc(g, cur!());
+            if let Value::Undef = reg!(var) {
+                undefined_variable(g, var.idx());
+            }
+            let keys = keys!(keys, depth);
+            let r = tri!(dim::inc_dec(g, reg!(var), keys, kind));
+            if !dst.is_none() {
+                set!(dst, r);
+            }
+        }
+        Op::UnsetDim { var, keys, depth } => {
+            save_pc(g, cur!());
+            let keys = keys!(keys, depth);
+            tri!(dim::unset(g, reg!(var), keys));
+        }
+        Op::MakeRef { dst, var } => {
+            let r = crate::gc::slot_ref(g, reg!(var));
+            *reg!(dst) = Value::Ref(r);
+        }
+        Op::MakeRefDim { dst, var, keys, depth } => {
+            save_pc(g, cur!());
+            let keys = keys!(keys, depth);
+            let r = tri!(dim::make_ref(g, reg!(var), keys));
+            *reg!(dst) = Value::Ref(r);
+        }
+
+        Op::NewArray { dst, capacity } => {
+            let a = if capacity == 0 {
+                PhpArray::empty_literal()
+            } else {
+                PhpArray::with_capacity(capacity as usize)
+            };
+            *reg!(dst) = Value::arr(a);
+        }
+        Op::ArrayPush { arr, src } => {
+            let v = opnd!(src).clone();
+            if let Some(a) = reg!(arr).array_mut() {
+                if a.push(v).is_err() {
+                    tri!(error::<()>(
+                        "Cannot add element to the array as the next element is already occupied"
+                    ));
+                }
+            }
+        }
+        Op::ArraySet { arr, key, src } => {
+            save_pc(g, cur!());
+            let k = tri!(dim::to_key(g, &opnd!(key)));
+            let v = opnd!(src).clone();
+            if let Some(a) = reg!(arr).array_mut() {
+                a.insert(k, v);
+            }
+        }
+        Op::ArraySpread { arr, src } => {
+            let v = opnd!(src).clone();
+            let Value::Arr(items) = v else {
+                tri!(error::<()>("Only arrays and Traversables can be unpacked"));
+                unreachable!()
+            };
+            if let Some(a) = reg!(arr).array_mut() {
+                for (k, v) in items.iter() {
+                    match k.to_key() {
+                        Key::Int(_) => {
+                            if a.push(v.deref_clone()).is_err() {
+                                tri!(error::<()>(
+                                    "Cannot add element to the array as the next element is already occupied"
+                                ));
+                            }
+                        }
+                        key => a.insert(key, v.deref_clone()),
+                    }
+                }
+            }
+        }
+        Op::ConcatN { dst, start, n } => {
+            save_pc(g, cur!());
+            // The strings' lengths first, so the result is allocated
+            // (and checked against the memory limit) once, as PHP's
+            // rope does.
+            let len: usize = (0..n as u16)
+                .map(|i| match raw!(Src::reg(start.plus(i))) {
+                    Value::Str(s) => s.len(),
+                    Value::Ref(r) => match &*r.borrow() {
+                        Value::Str(s) => s.len(),
+                        _ => 0,
+                    },
+                    _ => 0,
+                })
+                .sum();
+            let mut out = tri!(crate::limits::string_with_capacity(g, len));
+            for i in 0..n as u16 {
+                let part = opnd!(Src::reg(start.plus(i)));
+                match &*part {
+                    Value::Str(s) => out.extend_from_slice(s),
+                    other => tri!(ops::write_str(g, &mut out, other)),
+                }
+            }
+            *reg!(dst) = Value::Str(PhpStr::new(out));
+        }
+
+        Op::Jmp { target } => jump!(target),
+        Op::JmpBack { target } => jump!(target),
+        Op::JmpIf { cond, target } => {
+            if opnd!(cond).to_bool() {
+                jump!(target);
+            }
+        }
+        Op::JmpIfNot { cond, target } => {
+            if !opnd!(cond).to_bool() {
+                jump!(target);
+            }
+        }
+        Op::JmpIfNotNull { src, target } => {
+            if !raw!(src).deref().is_null() {
+                jump!(target);
+            }
+        }
+        Op::JmpLt { a, b, if_true, target } => {
+            if (tri!(compare(&opnd!(a), &opnd!(b))) < 0) == if_true {
+                jump!(target);
+            }
+        }
+        Op::JmpLe { a, b, if_true, target } => {
+            if (tri!(compare(&opnd!(a), &opnd!(b))) <= 0) == if_true {
+                jump!(target);
+            }
+        }
+        Op::IncJmpLt { var, limit, target } => {
+            loop_bottom!(var, limit, target, IncDec::PreInc, |v, l| Ok(compare(v, l)? < 0))
+        }
+        Op::IncJmpLe { var, limit, target } => {
+            loop_bottom!(var, limit, target, IncDec::PreInc, |v, l| Ok(compare(v, l)? <= 0))
+        }
+        Op::DecJmpGt { var, limit, target } => {
+            loop_bottom!(var, limit, target, IncDec::PreDec, |v, l| Ok(compare(l, v)? < 0))
+        }
+        Op::DecJmpGe { var, limit, target } => {
+            loop_bottom!(var, limit, target, IncDec::PreDec, |v, l| Ok(compare(l, v)? <= 0))
+        }
+        Op::JmpEq { a, b, if_true, target } => {
+            if tri!(loose_equals(&opnd!(a), &opnd!(b))) == if_true {
+                jump!(target);
+            }
+        }
+        Op::JmpIdentical { a, b, if_true, target } => {
+            if tri!(identical(&opnd!(a), &opnd!(b))) == if_true {
+                jump!(target);
+            }
+        }
+
+        Op::CallUser { dst, site, args, argc } => {
+            let fid = {
+                let s = &func.sites[site as usize];
+                // The cache read ends before a miss resolves the site
+                // (which reaches EG again).
+                let cached = match eg!(g).runtime_cache[s.cache_slot as usize] {
+                    CacheEntry::Function(id) => Some(id),
+                    _ => None,
+                };
+                match cached {
+                    Some(id) => id,
+                    None => {
+                        save_pc(g, cur!());
+                        let caller = eg!(g).frames.last().map_or(0, |f| f.func);
+                        tri!(call::resolve_site(g, script, caller, site))
+                    }
+                }
+            };
+            tri!(check_limits(g));
+            // SAFETY: the argument registers are in the window.
+            let at_args = unsafe { base.byte_add(args.raw() * 8) };
+            let callee = &script.functions[fid as usize];
+            let n = argc as usize;
+            if callee.takes_plainly(n) {
+                // SAFETY: the arguments are the top registers of the
+                // window.
+                tri!(unsafe { enter(g, at, callee, fid, dst, at_args, n) });
+            } else {
+                save_pc(g, cur!());
+                // SAFETY: the arguments are the top registers of the window.
+                tri!(unsafe { call::push_frame(g, script, fid, at_args, chunk!(), n, dst, None, false) });
+            }
+            entered!(fid);
+        }
+        Op::CallDirect {
+            dst,
+            args,
+            argc,
+            func: fid,
+            ..
+        } => {
+            tri!(check_limits(g));
+            // SAFETY: the argument registers are in the window.
+            let at_args = unsafe { base.byte_add(args.raw() * 8) };
+            let callee = &script.functions[fid as usize];
+            // SAFETY: the arguments are the top registers of the window.
+            tri!(unsafe { enter(g, at, callee, fid, dst, at_args, argc as usize) });
+            entered!(fid);
+        }
+        Op::CallBuiltin { dst, id, args, argc } => {
+            save_pc(g, cur!());
+            debug_assert!(args.idx() + argc as usize <= func.num_regs as usize);
+            // SAFETY: the argument registers are in the window. frames
+            // a builtin's callbacks push go above the window.
+            let slice = unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) };
+            let r = builtins::call(g, id, slice);
+            clear_args(slice);
+            let r = tri!(r);
+            // PHP checks EG(exception) after every internal call; the
+            // state a builtin can leave here is the interrupt flag
+            // (a memory limit it crossed), so the fatal error names
+            // the builtin's line.
+            tri!(check_limits(g));
+            set!(dst, r);
+        }
+        Op::CallValue {
+            dst,
+            callee,
+            args,
+            argc,
+        } => {
+            save_pc(g, cur!());
+            let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
+            match target {
+                Callee::User { func: fid, closure } => {
+                    tri!(check_limits(g));
+                    // SAFETY: the argument registers are in the window.
+                    let at_args = unsafe { base.byte_add(args.raw() * 8) };
+                    // SAFETY: the arguments are the top registers.
+                    tri!(unsafe {
+                        call::push_frame(g, script, fid, at_args, chunk!(), argc as usize, dst, closure, false)
+                    });
+                    entered!(fid);
+                }
+                Callee::Builtin(id) => {
+                    // SAFETY: as for `CallBuiltin`.
+                    let slice = unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) };
+                    let r = builtins::call(g, id, slice);
+                    clear_args(slice);
+                    let r = tri!(r);
+                    tri!(check_limits(g));
+                    set!(dst, r);
+                }
+            }
+        }
+        Op::CallSpread { dst, callee, args } => {
+            save_pc(g, cur!());
+            let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
+            let list = match reg!(args) {
+                Value::Arr(a) => a.clone(),
+                _ => Rc::new(PhpArray::new()),
+            };
+            if list.iter().any(|(k, _)| matches!(k, minizts_core::KeyRef::Str(_))) {
+                tri!(error::<()>(
+                    "minizts does not support named arguments (string keys when unpacking)"
+                ));
+            }
+            let values: Vec<Value> = list.values().map(Value::deref_clone).collect();
+            let r = tri!(call::call_resolved(g, &target, values));
+            set!(dst, r);
+        }
+        Op::SendVarEx {
+            dst,
+            var,
+            callee,
+            argno,
+        } => {
+            save_pc(g, cur!());
+            let by_ref = match call::resolve_callable(g, &reg!(callee).clone()) {
+                // `var` is `dst` when the compiler passes a value that
+                // is not a variable (`sort([1])`): PHP's error if the
+                // parameter is by reference.
+                Ok(c) if dst == var && call::param_by_ref(g, script, &c, argno as usize) => {
+                    tri!(call::cannot_pass_by_reference(script, &c, argno as usize))
+                }
+                Ok(c) => call::param_by_ref(g, script, &c, argno as usize),
+                // The call itself reports a bad callee.
+                Err(_) => false,
+            };
+            let v = if by_ref {
+                Value::Ref(crate::gc::slot_ref(g, reg!(var)))
+            } else {
+                opnd!(Src::reg(var)).clone()
+            };
+            set!(dst, v);
+        }
+        Op::Return { src } => {
+            let v = opnd!(src).clone();
+            // Pop the frame and free what its window holds (PHP frees
+            // a function's variables when it returns).
+            for i in 0..func.num_regs as usize {
+                // SAFETY: the window `base..base+num_regs` is the
+                // returning frame's, alive until now, and nothing else
+                // refers to it.
+                unsafe { &mut *base.add(i) }.release_counted();
+            }
+            let popped = eg!(g, |eg| {
+                let top = eg.frames.pop().expect("a frame to return from");
+                if top.native {
+                    return None;
+                }
+                let caller = eg.frames.last().expect("a caller frame");
+                Some((caller.base, caller.pc, top.ret, top.closure))
+            });
+            let Some((caller_base, caller_pc, ret, closure)) = popped else {
+                return Ok(Flow::Done(v));
+            };
+            drop(closure);
+            if !ret.is_none() {
+                // SAFETY: the caller's return register is in its
+                // window, which is live again.
+                unsafe { *caller_base.byte_add(ret.raw() * 8) = v };
+            }
+            // SAFETY: the caller's saved instruction (the call) is
+            // inside its code, and its code goes on after it (it ends
+            // in a return).
+            return Ok(Flow::Frame(unsafe { caller_pc.add(1) }));
+        }
+        Op::JmpIfPassed { param, target } => {
+            let argc = eg!(g).frames.last().map_or(0, |f| f.argc);
+            if argc > param {
+                goto!(target);
+            }
+        }
+
+        Op::DeclareFunction { func: f } => {
+            save_pc(g, cur!());
+            tri!(call::declare_function(g, script, f));
+        }
+        Op::MakeClosure {
+            dst,
+            func: f,
+            captures,
+            n,
+        } => {
+            let bound: Vec<Value> = (0..n as u16).map(|i| std::mem::take(reg!(captures.plus(i)))).collect();
+            let handle = eg!(g, |eg| {
+                eg.next_object_handle += 1;
+                eg.next_object_handle - 1
+            });
+            let statics = vec![None; script.functions[f as usize].num_statics as usize];
+            *reg!(dst) = Value::Closure(Rc::new(Closure {
+                func: f,
+                bound,
+                statics: std::cell::RefCell::new(statics),
+                handle,
+            }));
+        }
+        Op::BindGlobal { var, name } => {
+            // Through `func`, not `consts`: the run loop then never
+            // needs the pool's length, and calls and returns do not
+            // carry it.
+            let Value::Str(name) = &func.consts.values()[name as usize] else {
+                unreachable!("a global's name is a string constant")
+            };
+            let r = global_ref(g, script, name);
+            *reg!(var) = Value::Ref(r);
+        }
+        Op::BindStatic { var, slot, target } => {
+            let existing = eg!(g, |eg| {
+                let frame = eg.frames.last().expect("a frame");
+                match &frame.closure {
+                    Some(c) => c.statics.borrow().get(slot as usize).cloned().flatten(),
+                    None => eg
+                        .statics
+                        .get(frame.func as usize)
+                        .and_then(|s| s.get(slot as usize))
+                        .cloned()
+                        .flatten(),
+                }
+            });
+            if let Some(r) = existing {
+                *reg!(var) = Value::Ref(r);
+                goto!(target);
+            }
+        }
+        Op::InitStatic { var, slot, src } => {
+            let r = crate::gc::new_ref(g, opnd!(src).clone());
+            eg!(g, |eg| {
+                let frame = eg.frames.last().expect("a frame");
+                match &frame.closure {
+                    Some(c) => {
+                        let mut statics = c.statics.borrow_mut();
+                        if statics.len() <= slot as usize {
+                            statics.resize(slot as usize + 1, None);
+                        }
+                        statics[slot as usize] = Some(r.clone());
+                    }
+                    None => {
+                        let func_id = frame.func as usize;
+                        if eg.statics.len() <= func_id {
+                            eg.statics.resize(func_id + 1, Vec::new());
+                        }
+                        let statics = &mut eg.statics[func_id];
+                        if statics.len() <= slot as usize {
+                            statics.resize(slot as usize + 1, None);
+                        }
+                        statics[slot as usize] = Some(r.clone());
+                    }
+                }
+            });
+            *reg!(var) = Value::Ref(r);
+        }
+        Op::FetchConst { dst, site } => {
+            let s = &func.sites[site as usize];
+            let cached = match &eg!(g).runtime_cache[s.cache_slot as usize] {
+                CacheEntry::Constant(v) => Some(v.clone()),
+                _ => None,
+            };
+            let v = match cached {
+                Some(v) => v,
+                None => match eg!(g, |eg| eg.constants.get(&*s.key).cloned()) {
+                    Some(v) => {
+                        eg!(g).runtime_cache[s.cache_slot as usize] = CacheEntry::Constant(v.clone());
+                        v
+                    }
+                    None => {
+                        save_pc(g, cur!());
+                        tri!(error(format!("Undefined constant \"{}\"", s.name)))
+                    }
+                },
+            };
+            set!(dst, v);
+        }
+        Op::DeclareConst { name, src } => {
+            save_pc(g, cur!());
+            // Through `func`, as in `BindGlobal`.
+            let Value::Str(name) = &func.consts.values()[name as usize] else {
+                unreachable!("a constant's name is a string constant")
+            };
+            let v = opnd!(src).clone();
+            tri!(crate::builtins::define_constant(g, name, v));
+        }
+
+        Op::FeReset { iter, subject, end } => {
+            let v = opnd!(subject).clone();
+            match v {
+                Value::Arr(a) => {
+                    let empty = a.is_empty();
+                    *reg!(iter) = Value::IterVal(a, 0);
+                    if empty {
+                        goto!(end);
+                    }
+                }
+                other => {
+                    save_pc(g, cur!());
+                    warning(
+                        g,
+                        &format!(
+                            "foreach() argument must be of type array|object, {} given",
+                            other.type_name()
+                        ),
+                    );
+                    *reg!(iter) = Value::Undef;
+                    goto!(end);
+                }
+            }
+        }
+        Op::FeResetRef { iter, var, end } => {
+            let r = crate::gc::slot_ref(g, reg!(var));
+            if tri!(foreach::start_ref_iteration(g, cur!(), &r)) {
+                *reg!(iter) = foreach::ref_iter(r);
+            } else {
+                *reg!(iter) = Value::Undef;
+                goto!(end);
+            }
+        }
+        Op::FeResetRefFrom { iter, src, end } => {
+            let r = match std::mem::take(reg!(src)) {
+                Value::Ref(r) => r,
+                other => crate::gc::new_ref(g, other),
+            };
+            if tri!(foreach::start_ref_iteration(g, cur!(), &r)) {
+                *reg!(iter) = foreach::ref_iter(r);
+            } else {
+                *reg!(iter) = Value::Undef;
+                goto!(end);
+            }
+        }
+        Op::FeFetch { iter, value, key, end } => {
+            let item = match reg!(iter) {
+                Value::IterVal(a, pos) => match a.at_or_after(*pos as usize) {
+                    Some((i, k, v)) => {
+                        let item = (k.to_value(), v.deref_clone());
+                        *pos = (i + 1) as u32;
+                        Some(item)
+                    }
+                    None => None,
+                },
+                _ => None,
+            };
+            match item {
+                Some((k, v)) => {
+                    tri!(assign_slot(reg!(value), v));
+                    if !key.is_none() {
+                        tri!(assign_slot(reg!(key), k));
+                    }
+                }
+                None => goto!(end),
+            }
+        }
+        Op::FeFetchRef { iter, value, key, end } => {
+            let step = match reg!(iter) {
+                Value::IterRef(state) => foreach::next_ref_element(g, state),
+                _ => foreach::RefStep::End,
+            };
+            match step {
+                foreach::RefStep::Element(k, r) => {
+                    *reg!(value) = Value::Ref(r);
+                    if !key.is_none() {
+                        tri!(assign_slot(reg!(key), k));
+                    }
+                }
+                foreach::RefStep::End => goto!(end),
+                foreach::RefStep::NotArray(t) => {
+                    foreach::not_an_array(g, cur!(), t);
+                    goto!(end);
+                }
+            }
+        }
+        Op::FeFree { iter } => {
+            *reg!(iter) = Value::Undef;
+        }
+
+        Op::Echo { src } => {
+            let v = opnd!(src);
+            match &*v {
+                Value::Str(s) => eg!(g).output.write(s),
+                other => {
+                    save_pc(g, cur!());
+                    tri!(output::echo(g, other));
+                }
+            }
+        }
+        Op::Exit { src } => {
+            save_pc(g, cur!());
+            let v = opnd!(src).clone();
+            match v {
+                Value::Int(n) => eg!(g).exit_status = n as i32,
+                Value::Null => {}
+                other => tri!(output::echo(g, &other)),
+            }
+            return Err(Box::new(VmError::Exit));
+        }
+        Op::Silence { save } => {
+            let level = eg!(g, |eg| std::mem::replace(&mut eg.error_reporting, 0));
+            *reg!(save) = Value::Int(level);
+        }
+        Op::Unsilence { save } => {
+            if let Value::Int(level) = reg!(save) {
+                eg!(g).error_reporting = *level;
+            }
+        }
+        op => unreachable!("`generic` gives only general forms: {op:?}"),
+    }
+    Ok(Flow::Next)
+}
