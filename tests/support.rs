@@ -178,18 +178,37 @@ pub fn strategies() -> Vec<&'static str> {
 pub fn minizts(strategy: &str) -> Command {
     let bin = std::env::var_os("MINIZTS_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_minizts").into());
     let mut cmd = Command::new(bin);
-    cmd.env_remove("MINIZTS_GLOBALS").arg(format!("--globals={strategy}"));
+    cmd.env_remove("MINIZTS_GLOBALS")
+        .env_remove("MINIZTS_GENERIC")
+        .arg(format!("--globals={strategy}"));
     cmd
 }
 
-/// Runs `configure(cmd)` under every strategy; the results must be
+/// The configurations `run_every_strategy` runs: every strategy with the
+/// VM's fast paths, then the first strategy with none
+/// (`MINIZTS_GENERIC=1`: only general instruction forms, every
+/// instruction on its general path), which checks that the fast paths
+/// agree with the general ones.
+fn configurations() -> Vec<(String, Command)> {
+    let strategies = strategies();
+    let mut all: Vec<(String, Command)> = strategies
+        .iter()
+        .map(|s| (format!("--globals={s}"), minizts(s)))
+        .collect();
+    let mut generic = minizts(strategies[0]);
+    generic.env("MINIZTS_GENERIC", "1");
+    all.push((format!("--globals={} with MINIZTS_GENERIC=1", strategies[0]), generic));
+    all
+}
+
+/// Runs `configure(cmd)` under every strategy, and once more with the
+/// VM's fast paths off (see `configurations`); the results must be
 /// identical (stdout, stderr, exit code). Returns the first strategy's
-/// output, or a report naming the strategies that differ from it.
+/// output, or a report naming the configurations that differ from it.
 pub fn run_every_strategy(limit: Duration, configure: impl Fn(&mut Command)) -> Result<Output, String> {
-    let mut first: Option<(&str, Output)> = None;
+    let mut first: Option<(String, Output)> = None;
     let mut problems = Vec::new();
-    for s in strategies() {
-        let mut cmd = minizts(s);
+    for (s, mut cmd) in configurations() {
         configure(&mut cmd);
         let out = run(cmd, limit);
         match &first {
@@ -197,19 +216,19 @@ pub fn run_every_strategy(limit: Duration, configure: impl Fn(&mut Command)) -> 
             Some((name, want)) => {
                 if out.timed_out != want.timed_out || out.code != want.code {
                     problems.push(format!(
-                        "  --globals={s}: exit {:?} (timed out: {}), --globals={name}: exit {:?} (timed out: {})",
+                        "  {s}: exit {:?} (timed out: {}), {name}: exit {:?} (timed out: {})",
                         out.code, out.timed_out, want.code, want.timed_out
                     ));
                 }
                 if out.stdout != want.stdout {
                     problems.push(format!(
-                        "  --globals={s}: stdout differs from --globals={name}'s\n{}",
+                        "  {s}: stdout differs from {name}'s\n{}",
                         diff(&want.stdout, &out.stdout)
                     ));
                 }
                 if out.stderr != want.stderr {
                     problems.push(format!(
-                        "  --globals={s}: stderr differs from --globals={name}'s\n{}",
+                        "  {s}: stderr differs from {name}'s\n{}",
                         diff(&want.stderr, &out.stderr)
                     ));
                 }

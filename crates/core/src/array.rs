@@ -827,6 +827,10 @@ impl PhpArray {
 
     /// Starts a by-reference loop at `pos` (`zend_hash_iterator_add`).
     pub fn add_iterator(&mut self, pos: usize) -> IterPos {
+        // Finished loops go first: an array iterated again and again by
+        // reference would otherwise keep every earlier loop's position
+        // (and scan them on every step).
+        self.iterators.live();
         let it = IterPos(Rc::new(Cell::new(0)));
         it.set(pos);
         self.iterators.extend(Some(Box::new(vec![it.clone()])));

@@ -443,3 +443,213 @@ impl From<PhpStr> for Value {
         Value::Str(s)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A function with `code`, `regs` registers and one constant.
+    fn function(code: Vec<Op>, regs: u16) -> Function {
+        Function {
+            name: "f".into(),
+            params: Vec::new(),
+            required: 0,
+            cv_names: vec!["x".into()],
+            num_regs: regs,
+            num_cvs: 1,
+            lines: vec![1; code.len()],
+            code,
+            consts: ConstPool::new(vec![Value::Int(7)]).expect("a scalar pool"),
+            sites: Vec::new(),
+            num_statics: 0,
+            bound_cvs: Vec::new(),
+            is_closure: false,
+            line_start: 1,
+            line_end: 1,
+        }
+    }
+
+    /// Register and read operands, a `sreg` field counted as the register
+    /// `Src` its general form holds.
+    fn operand_list(op: &Op) -> (Vec<(Reg, usize)>, Vec<Src>) {
+        let (mut regs, mut srcs) = (Vec::new(), Vec::new());
+        op.operands(|r, n| regs.push((r, n)), |s| srcs.push(s));
+        regs.retain(|&(r, n)| {
+            let single_read = n == 1 && r == Reg::new(3);
+            if single_read {
+                srcs.push(Src::reg(r));
+            }
+            !single_read
+        });
+        srcs.sort_by_key(|s| s.raw());
+        (regs, srcs)
+    }
+
+    #[test]
+    fn mnemonics_are_unique() {
+        let mut all: Vec<&str> = GENERAL_MNEMONICS.iter().chain(SPECIALISED_MNEMONICS).copied().collect();
+        let n = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), n, "a mnemonic is used twice");
+        assert_eq!(Op::examples().len(), n);
+    }
+
+    #[test]
+    fn specialised_forms_mean_their_general_forms() {
+        for op in Op::examples().into_iter().filter(Op::is_specialised) {
+            let general = op.generic();
+            assert!(!general.is_specialised(), "{op:?}");
+            // The general form with these operand kinds specialises back
+            // to this form (the table lists no form another one hides).
+            assert_eq!(general.specialised(), op, "{op:?}");
+            assert_eq!(op.target(), general.target(), "{op:?}");
+            assert_eq!(op.template(), general.template(), "{op:?}");
+            assert_eq!(operand_list(&op), operand_list(&general), "{op:?}");
+        }
+        // Instructions without a fitting form stay general.
+        let add = Op::Add {
+            dst: Reg::new(1),
+            a: Src::konst(0),
+            b: Src::konst(0),
+        };
+        assert_eq!(add.specialised(), add);
+    }
+
+    #[test]
+    fn every_template_names_only_fields_and_every_instruction_lists() {
+        let f = function(vec![Op::Return { src: Src::konst(0) }], 8);
+        let r = display::Renderer {
+            f: &f,
+            builtin: &|id| format!("builtin{id}"),
+        };
+        for op in Op::examples() {
+            let text = r.instruction(&op);
+            assert!(text.starts_with(op.mnemonic()), "{text}");
+            assert!(!text.contains('{') && !text.contains('}'), "unknown field in {text}");
+        }
+        let add = Op::AddRC {
+            dst: Reg::new(1),
+            a: Reg::new(0),
+            b: Src::konst(0),
+        };
+        assert_eq!(r.instruction(&add), "ADD_RC t1 = $x + 7");
+    }
+
+    #[test]
+    fn jumps_have_mutable_targets() {
+        for mut op in Op::examples() {
+            let t = op.target();
+            assert_eq!(op.target_mut().map(|t| *t), t, "{op:?}");
+            if let Some(t) = op.target_mut() {
+                *t = 5;
+                assert_eq!(op.target(), Some(5));
+            }
+        }
+    }
+
+    #[test]
+    fn the_verifier_refuses_what_the_vm_cannot_run() {
+        let ret = Op::Return { src: Src::konst(0) };
+        let ok = |code: Vec<Op>, regs| function(code, regs).verify();
+        assert!(ok(vec![ret], 1).is_ok());
+        assert!(ok(vec![Op::Nop {}], 1).is_err(), "no return at the end");
+        let mv = |dst, src| Op::Move {
+            dst: Reg::new(dst),
+            src,
+        };
+        assert!(ok(vec![mv(0, Src::reg(Reg::new(1))), ret], 2).is_ok());
+        assert!(
+            ok(vec![mv(2, Src::konst(0)), ret], 2).is_err(),
+            "register outside the window"
+        );
+        assert!(
+            ok(vec![mv(0, Src::reg(Reg::new(2))), ret], 2).is_err(),
+            "read outside the window"
+        );
+        assert!(
+            ok(vec![mv(0, Src::konst(1)), ret], 2).is_err(),
+            "constant outside the pool"
+        );
+        let konst_form = Op::MoveC {
+            dst: Reg::new(0),
+            src: Src::reg(Reg::new(1)),
+        };
+        assert!(
+            ok(vec![konst_form, ret], 2).is_err(),
+            "a register where a constant must be"
+        );
+        assert!(
+            ok(vec![Op::Jmp { target: 2 }, ret], 1).is_err(),
+            "target outside the code"
+        );
+        let call = Op::CallUser {
+            dst: Reg::new(0),
+            site: 0,
+            args: Reg::new(1),
+            argc: 3,
+        };
+        assert!(ok(vec![call, ret], 4).is_ok());
+        assert!(ok(vec![call, ret], 3).is_err(), "argument range outside the window");
+        // A loop bottom must be followed by its entry test, and its
+        // `back` must lead to its target.
+        let bottom = Op::IncJmpLt {
+            var: Reg::new(0),
+            limit: Src::konst(0),
+            target: 0,
+        };
+        let test = Op::JmpLt {
+            a: Src::reg(Reg::new(0)),
+            b: Src::konst(0),
+            if_true: true,
+            target: 0,
+        };
+        assert!(ok(vec![Op::Nop {}, bottom, test, ret], 1).is_ok());
+        assert!(ok(vec![Op::Nop {}, bottom, ret], 1).is_err());
+        let special = bottom.specialised().with_back(1);
+        assert_eq!(special.back(), Some(std::mem::size_of::<Op>() as u16));
+        assert!(ok(vec![Op::Nop {}, special, test, ret], 1).is_ok());
+        assert!(
+            ok(vec![Op::Nop {}, Op::Nop {}, special, test, ret], 1).is_err(),
+            "a stale `back`"
+        );
+    }
+
+    #[test]
+    fn instruction_size() {
+        // Twelve bytes: a tag, up to four 16-bit operands, or a 32-bit jump
+        // target beside two of them.
+        assert!(std::mem::size_of::<Op>() <= 12, "{}", std::mem::size_of::<Op>());
+    }
+
+    #[test]
+    fn operands_hold_their_offset_in_8_byte_units() {
+        // The run loop reaches register `r` at `base + r.raw() * 8` and
+        // constant `k` at `consts + k.raw() * 8 - 8`.
+        assert_eq!(std::mem::size_of::<Value>(), 16);
+        for i in [0, 1, 2, 1000, Reg::MAX_INDEX] {
+            let r = Reg::new(i);
+            assert_eq!(r.idx(), i as usize);
+            assert_eq!(r.raw() * 8, i as usize * 16);
+            let s = Src::reg(r);
+            assert_eq!((s.as_reg(), s.raw(), s.index()), (Some(r), r.raw(), i as usize));
+            let k = Src::konst(i);
+            assert!(k.is_const());
+            assert_eq!((k.as_reg(), k.index()), (None, i as usize));
+            assert_eq!(k.raw() * 8 - 8, i as usize * 16);
+        }
+        assert_eq!(Reg::new(3).plus(2), Reg::new(5));
+    }
+
+    #[test]
+    fn const_pool_refuses_refcounted_values() {
+        assert!(ConstPool::new(vec![Value::Int(1), Value::Null]).is_ok());
+        assert!(ConstPool::new(vec![Value::str("x")]).is_err());
+    }
+
+    #[test]
+    fn script_is_shareable() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Script>();
+    }
+}

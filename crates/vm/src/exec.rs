@@ -47,6 +47,7 @@ use crate::dim;
 use crate::error::{fatal, locate, warning, VmResult};
 
 mod foreach;
+#[macro_use]
 mod num;
 mod slow;
 
@@ -213,17 +214,30 @@ fn clear_args(args: &mut [Value]) {
     }
 }
 
-/// Where the run loop goes on after an instruction's general path.
-pub(super) enum Flow {
-    /// At the next instruction.
-    Next,
-    /// At this instruction of the same function.
-    Jump(*const Op),
-    /// At this instruction of the function of the frame now on top: a call
-    /// or a return changed frames.
-    Frame(*const Op),
-    /// The `native` frame returned this value: the run ends.
-    Done(Value),
+/// Where the run loop goes on after an instruction's general path: the
+/// address of the instruction to run next, with bit 0 set when frames
+/// changed (a call or a return: the loop reloads its locals from the
+/// frame now on top), or null when the `native` frame returned (its value
+/// is then in `step`'s `done`). One word, so that a result comes back in
+/// registers (instructions are 4-byte aligned: bit 0 is free).
+#[derive(Clone, Copy)]
+pub(super) struct Next(*const Op);
+
+const _: () = assert!(std::mem::align_of::<Op>() >= 2);
+
+impl Next {
+    /// The run ended: the `native` frame returned.
+    pub const DONE: Next = Next(std::ptr::null());
+
+    /// Instruction `at` of the same function.
+    pub fn at(at: *const Op) -> Next {
+        Next(at)
+    }
+
+    /// Instruction `at` of the function of the frame now on top.
+    pub fn frame(at: *const Op) -> Next {
+        Next(at.wrapping_byte_add(1))
+    }
 }
 
 /// Enters user function `callee` (id `fid`) whose `n` arguments are at
@@ -309,6 +323,8 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
         (func, frame.base, start)
     });
     let fns: *const Function = script.functions.as_ptr();
+    // Where the general path leaves the value of a `native` frame's return.
+    let mut done = Value::Null;
     let mut code: *const Op = func.code.as_ptr();
     let mut consts: *const Value = func.consts.values().as_ptr();
 
@@ -343,25 +359,14 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             consts = func.consts.values().as_ptr();
         }};
     }
-    // Runs the executing instruction by its general path and goes on
-    // where it says.
+    // Hands the executing instruction to its general path: leaves the
+    // dispatch loop for the one place below that calls it (one copy of
+    // that code, not one per fast path).
     #[collapse_debuginfo(yes)]
     macro_rules! slow {
-        () => {{
-            let at = cur!();
-            // SAFETY: the executing instruction is `func`'s, on its window.
-            match unsafe { slow::step(g, &script, func, base, at) } {
-                Ok(Flow::Next) => {}
-                Ok(Flow::Jump(t)) => ip = t,
-                Ok(Flow::Frame(t)) => {
-                    load_frame!();
-                    ip = t;
-                }
-                Ok(Flow::Done(v)) => return Ok(v),
-                Err(e) => return Err(e),
-            }
-            continue;
-        }};
+        () => {
+            break
+        };
     }
     // Register `r` as stored (its raw form is its offset in 8-byte units:
     // see `Reg`). SAFETY (all uses): the verifier only lets registers
@@ -402,14 +407,26 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
         }};
     }
     // An operand as stored (a reference or `Undef` unresolved).
+    // Both kinds are reached from one origin, picked without a branch:
+    // the window's base for a register, 8 bytes before the pool for a
+    // constant (see `kv!`).
     #[collapse_debuginfo(yes)]
     macro_rules! raw {
         ($s:expr) => {{
             let s: Src = $s;
-            match s.as_reg() {
-                None => kv!(s),
-                Some(r) => rv!(r),
-            }
+            let origin = if s.is_const() {
+                consts.wrapping_byte_sub(8)
+            } else {
+                base as *const Value
+            };
+            debug_assert!(match s.as_reg() {
+                Some(r) => r.idx() < func.num_regs as usize,
+                None => s.index() < func.consts.values().len(),
+            });
+            // SAFETY: the verifier checks register operands against the
+            // window and constant ones against the pool, so the address is
+            // the operand's (as for `rv!` and `kv!`).
+            unsafe { &*origin.wrapping_byte_add(s.raw() * 8) }
         }};
     }
     // Writes value `v` to register `r` and goes on. Each fast path writes
@@ -588,395 +605,667 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
     }
 
     loop {
-        // The instruction pointer's home is r13 at the dispatch point.
-        // Without this, LLVM may keep `ip` in a stack slot across the whole
-        // loop, and every dispatch loads it, stores it back incremented,
-        // and copies it (docs/performance.md, "What bought what").
-        #[cfg(target_arch = "x86_64")]
-        // The block never dereferences `ip`: `nomem` is true, and keeps
-        // LLVM from assuming memory changed.
-        #[allow(clippy::pointers_in_nomem_asm_block)]
-        // SAFETY: an empty assembly block that touches no memory, stack or
-        // flags; it only asks for `ip` to be in r13 here.
-        unsafe {
-            std::arch::asm!("/* ip in r13 */", inout("r13") ip, options(nomem, nostack, preserves_flags))
-        };
-        // SAFETY: `ip` is inside the code (see its declaration).
-        let op = unsafe { &*ip };
-        // SAFETY: the instruction at `ip` is not the last one's end: the
-        // code ends with a return, which never falls through.
-        ip = unsafe { ip.add(1) };
-        if !FAST {
-            slow!();
-        }
-        match *op {
-            Op::Nop {} => {}
-            Op::Move { dst, src } => {
-                let v = raw!(src);
-                if v.is_plain_copy() {
-                    // SAFETY: the value owns nothing (see `is_plain_copy`),
-                    // and the copy is taken before the register is written.
+        // The dispatch loop: fast paths only; `slow!()` leaves it.
+        loop {
+            // The instruction pointer's home is r13 at the dispatch point.
+            // Without this, LLVM may keep `ip` in a stack slot across the whole
+            // loop, and every dispatch loads it, stores it back incremented,
+            // and copies it (docs/performance.md, "What bought what").
+            #[cfg(target_arch = "x86_64")]
+            // The block never dereferences `ip`: `nomem` is true, and keeps
+            // LLVM from assuming memory changed.
+            #[allow(clippy::pointers_in_nomem_asm_block)]
+            // SAFETY: an empty assembly block that touches no memory, stack or
+            // flags; it only asks for `ip` to be in r13 here.
+            unsafe {
+                std::arch::asm!("/* ip in r13 */", inout("r13") ip, options(nomem, nostack, preserves_flags))
+            };
+            // SAFETY: `ip` is inside the code (see its declaration).
+            let op = unsafe { &*ip };
+            // SAFETY: the instruction at `ip` is not the last one's end: the
+            // code ends with a return, which never falls through.
+            ip = unsafe { ip.add(1) };
+            if !FAST {
+                slow!();
+            }
+            match *op {
+                Op::Nop {} => {}
+                Op::Move { dst, src } => {
+                    let v = raw!(src);
+                    if v.is_plain_copy() {
+                        // SAFETY: the value owns nothing (see `is_plain_copy`),
+                        // and the copy is taken before the register is written.
+                        put!(dst, unsafe { std::ptr::read(v) })
+                    }
+                    if matches!(v, Value::Ref(_) | Value::Undef) {
+                        slow!();
+                    }
+                    put!(dst, v.clone())
+                }
+                Op::MoveC { dst, src } => {
+                    // SAFETY: a constant owns nothing (the pool holds scalars
+                    // and interned strings), and the copy is taken before the
+                    // register is written.
+                    let v = kv!(src);
+                    // SAFETY: as just said.
                     put!(dst, unsafe { std::ptr::read(v) })
                 }
-                if matches!(v, Value::Ref(_) | Value::Undef) {
-                    slow!();
-                }
-                put!(dst, v.clone())
-            }
-            Op::MoveC { dst, src } => {
-                // SAFETY: a constant owns nothing (the pool holds scalars
-                // and interned strings), and the copy is taken before the
-                // register is written.
-                let v = kv!(src);
-                // SAFETY: as just said.
-                put!(dst, unsafe { std::ptr::read(v) })
-            }
-            // `$x = v`: a value that owns nothing into a variable that is
-            // not a reference (a reference is not a scalar: `put!` would
-            // overwrite it, so it goes to the general path).
-            Op::Assign { var, src } => {
-                let v = raw!(src);
-                if !v.is_plain_copy() || matches!(rv!(var), Value::Ref(_)) {
-                    slow!();
-                }
-                // SAFETY: as for `Move`.
-                put!(var, unsafe { std::ptr::read(v) })
-            }
-            Op::Add { dst, a, b } => put_or_slow!(dst, num::add(raw!(a), raw!(b))),
-            Op::Sub { dst, a, b } => put_or_slow!(dst, num::sub(raw!(a), raw!(b))),
-            Op::Mul { dst, a, b } => put_or_slow!(dst, num::mul(raw!(a), raw!(b))),
-            Op::AddRR { dst, a, b } => put_or_slow!(dst, num::add(rv!(a), rv!(b))),
-            Op::AddRC { dst, a, b } => put_or_slow!(dst, num::add(rv!(a), kv!(b))),
-            Op::SubRR { dst, a, b } => put_or_slow!(dst, num::sub(rv!(a), rv!(b))),
-            Op::SubRC { dst, a, b } => put_or_slow!(dst, num::sub(rv!(a), kv!(b))),
-            Op::MulRR { dst, a, b } => put_or_slow!(dst, num::mul(rv!(a), rv!(b))),
-            Op::MulRC { dst, a, b } => put_or_slow!(dst, num::mul(rv!(a), kv!(b))),
-            Op::MulCR { dst, a, b } => put_or_slow!(dst, num::mul(kv!(a), rv!(b))),
-            Op::Div { dst, a, b } => put_or_slow!(dst, num::div(raw!(a), raw!(b))),
-            Op::Mod { dst, a, b } => put_or_slow!(dst, num::rem(raw!(a), raw!(b))),
-            Op::Binary { op, dst, a, b } => put_or_slow!(dst, num::binary(op, raw!(a), raw!(b))),
-            Op::Lt { dst, a, b } => put_or_slow!(dst, num::less(raw!(a), raw!(b)).map(Value::Bool)),
-            Op::Le { dst, a, b } => put_or_slow!(dst, num::less_eq(raw!(a), raw!(b)).map(Value::Bool)),
-            Op::Eq { dst, a, b } => put_or_slow!(dst, num::equal(raw!(a), raw!(b)).map(Value::Bool)),
-            Op::Identical { dst, a, b } => {
-                put_or_slow!(dst, num::identical(raw!(a), raw!(b)).map(Value::Bool))
-            }
-            Op::Not { dst, src } => put_or_slow!(dst, num::truthy(raw!(src)).map(|b| Value::Bool(!b))),
-            Op::ToBool { dst, src } => put_or_slow!(dst, num::truthy(raw!(src)).map(Value::Bool)),
-            // `$x <op>= y` on numbers, written in place (a reference or an
-            // unset variable is not a number: the general path).
-            Op::AssignOp { op, var, src } => put_or_slow!(var, num::binary(op, rv!(var), raw!(src))),
-            Op::IncVar { var } => match slot!(var) {
-                Value::Int(n) if *n < i64::MAX => *n += 1,
-                _ => slow!(),
-            },
-            Op::DecVar { var } => match slot!(var) {
-                Value::Int(n) if *n > i64::MIN => *n -= 1,
-                _ => slow!(),
-            },
-            Op::IncDecVar { var, kind, dst } => {
-                let Value::Int(n) = *rv!(var) else { slow!() };
-                let Some(x) = (if kind.is_inc() {
-                    n.checked_add(1)
-                } else {
-                    n.checked_sub(1)
-                }) else {
-                    slow!()
-                };
-                if let Value::Int(n) = slot!(var) {
-                    *n = x;
-                }
-                // The result goes in after the variable (it may be the
-                // variable itself, which then ends with the result, as in
-                // the general path).
-                if !dst.is_none() {
-                    put!(dst, Value::Int(if kind.is_pre() { x } else { n }));
-                }
-            }
-            Op::Quiet { dst, var } => {
-                let v = rv!(var);
-                if !v.is_plain_copy() {
-                    slow!();
-                }
-                // SAFETY: as for `Move`.
-                put!(dst, unsafe { std::ptr::read(v) })
-            }
-            Op::FetchDim { dst, base: b, key } => {
-                // An int or (non-numeric) string key of an array, directly
-                // or behind a reference (a by-reference parameter, a
-                // global).
-                let found = match (raw!(b), raw!(key)) {
-                    (Value::Arr(arr), Value::Int(k)) => arr.get_int(*k),
-                    (Value::Arr(arr), Value::Str(k)) if minizts_core::array::canonical_int(k).is_none() => {
-                        arr.get_str(k)
+                // `$x = v`: a value that owns nothing into a variable that is
+                // not a reference (a reference is not a scalar: `put!` would
+                // overwrite it, so it goes to the general path).
+                Op::Assign { var, src } => {
+                    let v = raw!(src);
+                    if !v.is_plain_copy() || matches!(rv!(var), Value::Ref(_)) {
+                        slow!();
                     }
-                    // SAFETY: nothing borrows the reference mutably while
-                    // this instruction reads it.
-                    (Value::Ref(r), Value::Int(k)) => match unsafe { r.peek() } {
-                        Some(Value::Arr(arr)) => arr.get_int(*k),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                match found {
-                    // SAFETY: a value that owns nothing copies completely
-                    // by its bits; the copy is taken before the register
-                    // is written (it may hold the array read from).
-                    Some(v) if v.is_plain_copy() => put!(dst, unsafe { std::ptr::read(v) }),
-                    Some(v) if !matches!(v, Value::Ref(_)) => put!(dst, v.clone()),
-                    _ => slow!(),
+                    // SAFETY: as for `Move`.
+                    put!(var, unsafe { std::ptr::read(v) })
                 }
-            }
-            Op::FetchDim2 { dst, base: b, k1, k2 } => {
-                let found = match (raw!(b), raw!(k1), raw!(k2)) {
-                    (Value::Arr(outer), Value::Int(i), Value::Int(j)) => match outer.get_int(*i) {
-                        Some(Value::Arr(inner)) => inner.get_int(*j),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                match found {
-                    // SAFETY: as for `FetchDim`.
-                    Some(v) if v.is_plain_copy() => put!(dst, unsafe { std::ptr::read(v) }),
-                    Some(v) if !matches!(v, Value::Ref(_)) => put!(dst, v.clone()),
-                    _ => slow!(),
+                Op::Add { dst, a, b } => arith!(put, dst, raw!(a), raw!(b), checked_add, +, slow!()),
+                Op::Sub { dst, a, b } => arith!(put, dst, raw!(a), raw!(b), checked_sub, -, slow!()),
+                Op::Mul { dst, a, b } => arith!(put, dst, raw!(a), raw!(b), checked_mul, *, slow!()),
+                Op::AddRR { dst, a, b } => arith!(put, dst, rv!(a), rv!(b), checked_add, +, slow!()),
+                Op::AddRC { dst, a, b } => arith!(put, dst, rv!(a), kv!(b), checked_add, +, slow!()),
+                Op::SubRR { dst, a, b } => arith!(put, dst, rv!(a), rv!(b), checked_sub, -, slow!()),
+                Op::SubRC { dst, a, b } => arith!(put, dst, rv!(a), kv!(b), checked_sub, -, slow!()),
+                Op::MulRR { dst, a, b } => arith!(put, dst, rv!(a), rv!(b), checked_mul, *, slow!()),
+                Op::MulRC { dst, a, b } => arith!(put, dst, rv!(a), kv!(b), checked_mul, *, slow!()),
+                Op::MulCR { dst, a, b } => arith!(put, dst, kv!(a), rv!(b), checked_mul, *, slow!()),
+                Op::Div { dst, a, b } => div!(put, dst, raw!(a), raw!(b), slow!()),
+                Op::Mod { dst, a, b } => rem!(put, dst, raw!(a), raw!(b), slow!()),
+                Op::Binary { op, dst, a, b } => binary!(put, dst, op, raw!(a), raw!(b), slow!()),
+                Op::Lt { dst, a, b } => put_or_slow!(dst, num::less(raw!(a), raw!(b)).map(Value::Bool)),
+                Op::Le { dst, a, b } => put_or_slow!(dst, num::less_eq(raw!(a), raw!(b)).map(Value::Bool)),
+                Op::Eq { dst, a, b } => put_or_slow!(dst, num::equal(raw!(a), raw!(b)).map(Value::Bool)),
+                Op::Identical { dst, a, b } => {
+                    put_or_slow!(dst, num::identical(raw!(a), raw!(b)).map(Value::Bool))
                 }
-            }
-            Op::AssignDim1 { var, key, src } => {
-                // An int key of an unshared array, directly in the variable
-                // or behind a reference (a by-reference parameter): in
-                // place, unless the element is a reference. The operands
-                // are read before the variable is borrowed (either may be
-                // the variable itself).
-                let Value::Int(n) = *raw!(key) else { slow!() };
-                let v = raw!(src);
-                if matches!(v, Value::Ref(_) | Value::Undef) {
-                    slow!();
-                }
-                let v = v.clone();
-                let v = match slot!(var) {
-                    Value::Arr(a) => match Rc::get_mut(a) {
-                        Some(a) => set_int_element(a, n, v),
-                        None => Err(v),
-                    },
-                    Value::Ref(r) => match r.try_borrow_mut().as_deref_mut() {
-                        Ok(Value::Arr(a)) => match Rc::get_mut(a) {
-                            Some(a) => set_int_element(a, n, v),
-                            None => Err(v),
-                        },
-                        _ => Err(v),
-                    },
-                    _ => Err(v),
-                };
-                if let Err(v) = v {
-                    v.release();
-                    slow!();
-                }
-            }
-            Op::AssignDimOp1 { op, var, key, src } => {
-                // `$a[$k] <op>= n` on a number element of an unshared
-                // array, in place, the array directly in the variable or
-                // behind a reference (dereferenced once). The operands are
-                // read before the variable is borrowed: either may be the
-                // variable itself.
-                let (k, n) = (raw!(key), raw!(src));
-                let elem = match k {
-                    Value::Int(k) => {
-                        let k = *k;
-                        if !matches!(n, Value::Int(_) | Value::Float(_)) {
-                            slow!();
+                Op::Not { dst, src } => put_or_slow!(dst, num::truthy(raw!(src)).map(|b| Value::Bool(!b))),
+                Op::ToBool { dst, src } => put_or_slow!(dst, num::truthy(raw!(src)).map(Value::Bool)),
+                // `$x <op>= y` on numbers, written in place (a reference or an
+                // unset variable is not a number: the general path).
+                Op::AssignOp { op, var, src } => {
+                    // `$s .= $t` on two strings that stay small: appended in
+                    // place (the string is copied first if it is shared).
+                    if let (BinOp::Concat, Value::Str(t)) = (op, raw!(src)) {
+                        if src.as_reg() != Some(var) {
+                            if let Value::Str(s) = slot!(var) {
+                                if s.len() + t.len() <= crate::limits::SMALL_STRING {
+                                    s.make_mut().extend_from_slice(t);
+                                    continue;
+                                }
+                            }
                         }
-                        // SAFETY: `n` is a number, which owns nothing: its
-                        // copy is taken before the variable is borrowed.
-                        let n = unsafe { std::ptr::read(n) };
-                        let done = match slot!(var) {
-                            Value::Arr(a) => element_op(a, k, op, &n),
+                        slow!();
+                    }
+                    binary!(put, var, op, rv!(var), raw!(src), slow!())
+                }
+                // Two strings that stay small, concatenated (no limit to check).
+                Op::Concat { dst, a, b } => match (raw!(a), raw!(b)) {
+                    (Value::Str(x), Value::Str(y)) if x.len() + y.len() <= crate::limits::SMALL_STRING => {
+                        put!(dst, concat_small(x, y))
+                    }
+                    _ => slow!(),
+                },
+                Op::IncVar { var } => match slot!(var) {
+                    Value::Int(n) if *n < i64::MAX => *n += 1,
+                    _ => slow!(),
+                },
+                Op::DecVar { var } => match slot!(var) {
+                    Value::Int(n) if *n > i64::MIN => *n -= 1,
+                    _ => slow!(),
+                },
+                Op::IncDecVar { var, kind, dst } => {
+                    let Value::Int(n) = *rv!(var) else { slow!() };
+                    let Some(x) = (if kind.is_inc() {
+                        n.checked_add(1)
+                    } else {
+                        n.checked_sub(1)
+                    }) else {
+                        slow!()
+                    };
+                    if let Value::Int(n) = slot!(var) {
+                        *n = x;
+                    }
+                    // The result goes in after the variable (it may be the
+                    // variable itself, which then ends with the result, as in
+                    // the general path).
+                    if !dst.is_none() {
+                        put!(dst, Value::Int(if kind.is_pre() { x } else { n }));
+                    }
+                }
+                Op::Quiet { dst, var } => {
+                    let v = rv!(var);
+                    if !v.is_plain_copy() {
+                        slow!();
+                    }
+                    // SAFETY: as for `Move`.
+                    put!(dst, unsafe { std::ptr::read(v) })
+                }
+                Op::FetchDim { dst, base: b, key } => {
+                    // An int or (non-numeric) string key of an array, directly
+                    // or behind a reference (a by-reference parameter, a
+                    // global).
+                    let found = match (raw!(b), raw!(key)) {
+                        (Value::Arr(arr), Value::Int(k)) => arr.get_int(*k),
+                        (Value::Arr(arr), Value::Str(k)) if minizts_core::array::canonical_int(k).is_none() => {
+                            arr.get_str(k)
+                        }
+                        // SAFETY: nothing borrows the reference mutably while
+                        // this instruction reads it.
+                        (Value::Ref(r), Value::Int(k)) => match unsafe { r.peek() } {
+                            Some(Value::Arr(arr)) => arr.get_int(*k),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    match found {
+                        // SAFETY: a value that owns nothing copies completely
+                        // by its bits; the copy is taken before the register
+                        // is written (it may hold the array read from).
+                        Some(v) if v.is_plain_copy() => put!(dst, unsafe { std::ptr::read(v) }),
+                        Some(v) if !matches!(v, Value::Ref(_)) => put!(dst, v.clone()),
+                        _ => slow!(),
+                    }
+                }
+                Op::FetchDim2 { dst, base: b, k1, k2 } => {
+                    let found = match (raw!(b), raw!(k1), raw!(k2)) {
+                        (Value::Arr(outer), Value::Int(i), Value::Int(j)) => match outer.get_int(*i) {
+                            Some(Value::Arr(inner)) => inner.get_int(*j),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    match found {
+                        // SAFETY: as for `FetchDim`.
+                        Some(v) if v.is_plain_copy() => put!(dst, unsafe { std::ptr::read(v) }),
+                        Some(v) if !matches!(v, Value::Ref(_)) => put!(dst, v.clone()),
+                        _ => slow!(),
+                    }
+                }
+                Op::AssignDim1 { var, key, src } => {
+                    // An int key of an unshared array, directly in the variable
+                    // or behind a reference (a by-reference parameter): in
+                    // place, unless the element is a reference. The operands
+                    // are read before the variable is borrowed (either may be
+                    // the variable itself).
+                    let Value::Int(n) = *raw!(key) else { slow!() };
+                    let v = raw!(src);
+                    let done = if v.is_plain_copy() {
+                        // SAFETY: the value owns nothing, and the copy is taken
+                        // before the variable is borrowed.
+                        let v = unsafe { std::ptr::read(v) };
+                        match slot!(var) {
+                            Value::Arr(a) => overwrite_scalar_element(a, n, v),
                             Value::Ref(r) => match r.try_borrow_mut().as_deref_mut() {
-                                Ok(Value::Arr(a)) => element_op(a, k, op, &n),
+                                Ok(Value::Arr(a)) => overwrite_scalar_element(a, n, v),
                                 _ => false,
                             },
                             _ => false,
+                        }
+                    } else if matches!(v, Value::Ref(_) | Value::Undef) {
+                        false
+                    } else {
+                        let v = v.clone();
+                        let v = match slot!(var) {
+                            Value::Arr(a) => match Rc::get_mut(a) {
+                                Some(a) => set_int_element(a, n, v),
+                                None => Err(v),
+                            },
+                            Value::Ref(r) => match r.try_borrow_mut().as_deref_mut() {
+                                Ok(Value::Arr(a)) => match Rc::get_mut(a) {
+                                    Some(a) => set_int_element(a, n, v),
+                                    None => Err(v),
+                                },
+                                _ => Err(v),
+                            },
+                            _ => Err(v),
                         };
-                        done
-                    }
-                    Value::Str(k) if key.as_reg() != Some(var) => match n {
-                        // The key is another register than the variable,
-                        // so it may be read while the variable is
-                        // borrowed; so is `src`, which holds an int, not
-                        // the array.
-                        Value::Int(n) => add_to_str_element(slot!(var), op, k, *n),
-                        _ => false,
-                    },
-                    _ => false,
-                };
-                if !elem {
-                    slow!();
-                }
-            }
-            Op::Jmp { target } | Op::JmpBack { target } => jump!(target),
-            Op::JmpIf { cond, target } => branch!(num::truthy(raw!(cond)), true, target),
-            Op::JmpIfNot { cond, target } => branch!(num::truthy(raw!(cond)), false, target),
-            Op::JmpIfNotNull { src, target } => {
-                let v = raw!(src);
-                if matches!(v, Value::Ref(_)) {
-                    slow!();
-                }
-                if !v.is_null() {
-                    jump!(target);
-                }
-            }
-            Op::JmpLt { a, b, if_true, target } => branch!(num::less(raw!(a), raw!(b)), if_true, target),
-            Op::JmpLtRR { a, b, if_true, target } => branch!(num::less(rv!(a), rv!(b)), if_true, target),
-            Op::JmpLtRC { a, b, if_true, target } => branch!(num::less(rv!(a), kv!(b)), if_true, target),
-            Op::JmpLtCR { a, b, if_true, target } => branch!(num::less(kv!(a), rv!(b)), if_true, target),
-            Op::JmpLe { a, b, if_true, target } => branch!(num::less_eq(raw!(a), raw!(b)), if_true, target),
-            Op::JmpLeRR { a, b, if_true, target } => branch!(num::less_eq(rv!(a), rv!(b)), if_true, target),
-            Op::JmpLeRC { a, b, if_true, target } => branch!(num::less_eq(rv!(a), kv!(b)), if_true, target),
-            Op::JmpEq { a, b, if_true, target } => branch!(num::equal(raw!(a), raw!(b)), if_true, target),
-            Op::JmpIdentical { a, b, if_true, target } => {
-                branch!(num::identical(raw!(a), raw!(b)), if_true, target)
-            }
-            Op::IncJmpLtR { var, limit, back, .. } => {
-                loop_bottom!(var, rv!(limit), back, checked_add, |n, m| n < m)
-            }
-            Op::IncJmpLtC { var, limit, back, .. } => {
-                loop_bottom!(var, kv!(limit), back, checked_add, |n, m| n < m)
-            }
-            Op::IncJmpLeR { var, limit, back, .. } => {
-                loop_bottom!(var, rv!(limit), back, checked_add, |n, m| n <= m)
-            }
-            Op::IncJmpLeC { var, limit, back, .. } => {
-                loop_bottom!(var, kv!(limit), back, checked_add, |n, m| n <= m)
-            }
-            Op::DecJmpGtR { var, limit, back, .. } => {
-                loop_bottom!(var, rv!(limit), back, checked_sub, |n, m| m < n)
-            }
-            Op::DecJmpGtC { var, limit, back, .. } => {
-                loop_bottom!(var, kv!(limit), back, checked_sub, |n, m| m < n)
-            }
-            Op::DecJmpGeR { var, limit, back, .. } => {
-                loop_bottom!(var, rv!(limit), back, checked_sub, |n, m| m <= n)
-            }
-            Op::DecJmpGeC { var, limit, back, .. } => {
-                loop_bottom!(var, kv!(limit), back, checked_sub, |n, m| m <= n)
-            }
-            Op::CallDirect {
-                dst,
-                args,
-                argc,
-                func: fid,
-                ..
-            } => {
-                debug_assert!((fid as usize) < script.functions.len());
-                // SAFETY: only the compiler's `bind_early_calls` writes
-                // `CallDirect`, with the id of one of the script's functions.
-                let callee = unsafe { &*fns.add(fid as usize) };
-                fast_enter!(callee, fid, dst, args, argc)
-            }
-            Op::CallUser { dst, site, args, argc } => {
-                let s = &func.sites[site as usize];
-                let CacheEntry::Function(fid) = eg!(g).runtime_cache[s.cache_slot as usize] else {
-                    slow!()
-                };
-                // SAFETY: the cache holds ids of the script's functions.
-                let callee = unsafe { &*fns.add(fid as usize) };
-                if !callee.takes_plainly(argc as usize) {
-                    slow!();
-                }
-                fast_enter!(callee, fid, dst, args, argc)
-            }
-            // A return of a value that owns nothing from a frame a call in
-            // bytecode pushed, whose window holds nothing but scalars and
-            // interned strings, into a caller register that holds a scalar
-            // (all or nothing: the checks come before any write).
-            Op::Return { src } => {
-                let v = raw!(src);
-                if !v.is_plain_copy() {
-                    slow!();
-                }
-                // SAFETY: the value owns nothing (a bit copy), taken before
-                // the window is cleared.
-                let v = unsafe { std::ptr::read(v) };
-                // SAFETY: only `eg` reaches EG until the arm ends (as in
-                // `fast_enter!`).
-                let mut access = unsafe { EgAccess::new(g) };
-                let eg = access.get();
-                let n = eg.frames.len();
-                let frames = eg.frames.as_mut_ptr();
-                // SAFETY: the running frame is the top one.
-                let top = unsafe { &*frames.add(n - 1) };
-                if top.native || top.closure.is_some() {
-                    drop(access);
-                    slow!();
-                }
-                // SAFETY: a frame that is not native has a caller below it
-                // (a call in bytecode pushed it).
-                let caller = unsafe { &*frames.add(n - 2) };
-                let ret = top.ret;
-                // SAFETY: the caller's return register is in its window.
-                let dst = (!ret.is_none()).then(|| unsafe { caller.base.byte_add(ret.raw() * 8) });
-                // SAFETY: `d` is that live register.
-                if dst.is_some_and(|d| !unsafe { (*d).is_scalar() }) {
-                    drop(access);
-                    slow!();
-                }
-                // SAFETY: `base..base+num_regs` is the returning window,
-                // which nothing else refers to.
-                let window = unsafe { std::slice::from_raw_parts_mut(base, func.num_regs as usize) };
-                // Scalars need nothing: one tight pass finds the first
-                // register that holds anything else.
-                if let Some(first) = window.iter().position(|v| !v.is_scalar()) {
-                    let rest = &mut window[first..];
-                    if !rest.iter().all(|v| v.is_scalar() || v.is_interned_str()) {
-                        drop(access);
+                        v.is_ok()
+                    };
+                    if !done {
                         slow!();
                     }
-                    for v in rest.iter_mut().filter(|v| !v.is_scalar()) {
-                        // SAFETY: an interned string owns nothing (the
-                        // general path's `release_counted` clears it the
-                        // same way).
-                        unsafe { std::ptr::write(v, Value::Undef) };
+                }
+                Op::AssignDimOp1 { op, var, key, src } => {
+                    // `$a[$k] <op>= n` on a number element of an unshared
+                    // array, in place, the array directly in the variable or
+                    // behind a reference (dereferenced once). The operands are
+                    // read before the variable is borrowed: either may be the
+                    // variable itself.
+                    let (k, n) = (raw!(key), raw!(src));
+                    let elem = match k {
+                        Value::Int(k) => {
+                            let k = *k;
+                            if !matches!(n, Value::Int(_) | Value::Float(_)) {
+                                slow!();
+                            }
+                            // SAFETY: `n` is a number, which owns nothing: its
+                            // copy is taken before the variable is borrowed.
+                            let n = unsafe { std::ptr::read(n) };
+                            let e: *mut Value = match slot!(var) {
+                                Value::Arr(a) => match Rc::get_mut(a).and_then(|a| a.get_int_mut(k)) {
+                                    Some(e) => e,
+                                    None => slow!(),
+                                },
+                                // The reference's value is borrowed for this
+                                // instruction only: the element is written
+                                // before anything else can reach it.
+                                Value::Ref(r) => match r.try_borrow_mut().as_deref_mut() {
+                                    Ok(Value::Arr(a)) => match Rc::get_mut(a).and_then(|a| a.get_int_mut(k)) {
+                                        Some(e) => e,
+                                        None => slow!(),
+                                    },
+                                    _ => slow!(),
+                                },
+                                _ => slow!(),
+                            };
+                            // Writes an element's new number in place (it held
+                            // a number, which owns nothing) and goes on.
+                            #[collapse_debuginfo(yes)]
+                            macro_rules! put_elem {
+                                ($e:expr, $v:expr) => {{
+                                    let v: Value = $v;
+                                    // SAFETY: `e` is the element, alive and
+                                    // unshared; its number owns nothing.
+                                    unsafe { std::ptr::write($e, v) };
+                                    continue;
+                                }};
+                            }
+                            // SAFETY: `e` is the element, read before it is
+                            // written.
+                            binary!(put_elem, e, op, unsafe { &*e }, &n, slow!())
+                        }
+                        Value::Str(k) if key.as_reg() != Some(var) => match n {
+                            // The key is another register than the variable,
+                            // so it may be read while the variable is
+                            // borrowed; so is `src`, which holds an int, not
+                            // the array.
+                            Value::Int(n) => add_to_str_element(slot!(var), op, k, *n),
+                            _ => false,
+                        },
+                        _ => false,
+                    };
+                    if !elem {
+                        slow!();
                     }
                 }
-                // SAFETY: the frame owns nothing (no closure), and its
-                // caller's saved instruction is the call, followed by more
-                // code; the caller's function points into the script.
-                unsafe {
-                    eg.frames.set_len(n - 1);
-                    func = &*caller.function;
-                    base = caller.base;
-                    code = func.code.as_ptr();
-                    consts = func.consts.values().as_ptr();
-                    ip = caller.pc.add(1);
-                    if let Some(d) = dst {
-                        d.write(v);
+                Op::Jmp { target } | Op::JmpBack { target } => jump!(target),
+                Op::JmpIf { cond, target } => branch!(num::truthy(raw!(cond)), true, target),
+                Op::JmpIfNot { cond, target } => branch!(num::truthy(raw!(cond)), false, target),
+                Op::JmpIfNotNull { src, target } => {
+                    let v = raw!(src);
+                    if matches!(v, Value::Ref(_)) {
+                        slow!();
+                    }
+                    if !v.is_null() {
+                        jump!(target);
                     }
                 }
+                Op::JmpLt { a, b, if_true, target } => branch!(num::less(raw!(a), raw!(b)), if_true, target),
+                Op::JmpLtRR { a, b, if_true, target } => branch!(num::less(rv!(a), rv!(b)), if_true, target),
+                Op::JmpLtRC { a, b, if_true, target } => branch!(num::less(rv!(a), kv!(b)), if_true, target),
+                Op::JmpLtCR { a, b, if_true, target } => branch!(num::less(kv!(a), rv!(b)), if_true, target),
+                Op::JmpLe { a, b, if_true, target } => branch!(num::less_eq(raw!(a), raw!(b)), if_true, target),
+                Op::JmpLeRR { a, b, if_true, target } => branch!(num::less_eq(rv!(a), rv!(b)), if_true, target),
+                Op::JmpLeRC { a, b, if_true, target } => branch!(num::less_eq(rv!(a), kv!(b)), if_true, target),
+                Op::JmpEq { a, b, if_true, target } => branch!(num::equal(raw!(a), raw!(b)), if_true, target),
+                Op::JmpIdentical { a, b, if_true, target } => {
+                    branch!(num::identical(raw!(a), raw!(b)), if_true, target)
+                }
+                Op::IncJmpLtR { var, limit, back, .. } => {
+                    loop_bottom!(var, rv!(limit), back, checked_add, |n, m| n < m)
+                }
+                Op::IncJmpLtC { var, limit, back, .. } => {
+                    loop_bottom!(var, kv!(limit), back, checked_add, |n, m| n < m)
+                }
+                Op::IncJmpLeR { var, limit, back, .. } => {
+                    loop_bottom!(var, rv!(limit), back, checked_add, |n, m| n <= m)
+                }
+                Op::IncJmpLeC { var, limit, back, .. } => {
+                    loop_bottom!(var, kv!(limit), back, checked_add, |n, m| n <= m)
+                }
+                Op::DecJmpGtR { var, limit, back, .. } => {
+                    loop_bottom!(var, rv!(limit), back, checked_sub, |n, m| m < n)
+                }
+                Op::DecJmpGtC { var, limit, back, .. } => {
+                    loop_bottom!(var, kv!(limit), back, checked_sub, |n, m| m < n)
+                }
+                Op::DecJmpGeR { var, limit, back, .. } => {
+                    loop_bottom!(var, rv!(limit), back, checked_sub, |n, m| m <= n)
+                }
+                Op::DecJmpGeC { var, limit, back, .. } => {
+                    loop_bottom!(var, kv!(limit), back, checked_sub, |n, m| m <= n)
+                }
+                Op::CallDirect {
+                    dst,
+                    args,
+                    argc,
+                    func: fid,
+                    ..
+                } => {
+                    debug_assert!((fid as usize) < script.functions.len());
+                    // SAFETY: only the compiler's `bind_early_calls` writes
+                    // `CallDirect`, with the id of one of the script's functions.
+                    let callee = unsafe { &*fns.add(fid as usize) };
+                    fast_enter!(callee, fid, dst, args, argc)
+                }
+                Op::CallUser { dst, site, args, argc } => {
+                    let s = &func.sites[site as usize];
+                    let CacheEntry::Function(fid) = eg!(g).runtime_cache[s.cache_slot as usize] else {
+                        slow!()
+                    };
+                    // SAFETY: the cache holds ids of the script's functions.
+                    let callee = unsafe { &*fns.add(fid as usize) };
+                    if !callee.takes_plainly(argc as usize) {
+                        slow!();
+                    }
+                    fast_enter!(callee, fid, dst, args, argc)
+                }
+                // A return of a value that owns nothing from a frame a call in
+                // bytecode pushed, whose window holds nothing but scalars and
+                // interned strings, into a caller register that holds a scalar
+                // (all or nothing: the checks come before any write).
+                Op::Return { src } => {
+                    let v = raw!(src);
+                    // A counted value in a register of the returning window
+                    // moves out of it (the register is then empty; put back if
+                    // the fast path does not apply).
+                    let moved: Option<*mut Value> = match src.as_reg() {
+                        Some(r) if !v.is_plain_copy() && !matches!(v, Value::Ref(_) | Value::Undef) => {
+                            Some(slot!(r) as *mut Value)
+                        }
+                        _ => None,
+                    };
+                    if !v.is_plain_copy() && moved.is_none() {
+                        slow!();
+                    }
+                    // SAFETY: a bit copy: the value owns nothing, or its
+                    // register is emptied below, so it is owned once.
+                    let v = unsafe { std::ptr::read(v) };
+                    if let Some(p) = moved {
+                        // SAFETY: `p` is the live register `v` came from.
+                        unsafe { std::ptr::write(p, Value::Undef) };
+                    }
+                    // Gives the value back to its register, if it moved, and
+                    // takes the general path.
+                    #[collapse_debuginfo(yes)]
+                    macro_rules! bail {
+                        ($access:expr) => {{
+                            match moved {
+                                // SAFETY: `p` is the register emptied above.
+                                Some(p) => unsafe { std::ptr::write(p, v) },
+                                None => std::mem::forget(v),
+                            }
+                            drop($access);
+                            slow!();
+                        }};
+                    }
+                    // SAFETY: only `eg` reaches EG until the arm ends (as in
+                    // `fast_enter!`).
+                    let mut access = unsafe { EgAccess::new(g) };
+                    let eg = access.get();
+                    let n = eg.frames.len();
+                    let frames = eg.frames.as_mut_ptr();
+                    // SAFETY: the running frame is the top one.
+                    let top = unsafe { &*frames.add(n - 1) };
+                    if top.native || top.closure.is_some() {
+                        bail!(access);
+                    }
+                    // SAFETY: a frame that is not native has a caller below it
+                    // (a call in bytecode pushed it).
+                    let caller = unsafe { &*frames.add(n - 2) };
+                    let ret = top.ret;
+                    // SAFETY: the caller's return register is in its window.
+                    let dst = (!ret.is_none()).then(|| unsafe { caller.base.byte_add(ret.raw() * 8) });
+                    // SAFETY: `d` is that live register.
+                    if dst.is_some_and(|d| !unsafe { (*d).is_scalar() }) {
+                        bail!(access);
+                    }
+                    // SAFETY: `base..base+num_regs` is the returning window,
+                    // which nothing else refers to.
+                    let window = unsafe { std::slice::from_raw_parts_mut(base, func.num_regs as usize) };
+                    // Scalars need nothing: one tight pass finds the first
+                    // register that holds anything else.
+                    if let Some(first) = window.iter().position(|v| !v.is_scalar()) {
+                        let rest = &mut window[first..];
+                        if !rest.iter().all(|v| v.is_scalar() || v.is_interned_str()) {
+                            bail!(access);
+                        }
+                        for v in rest.iter_mut().filter(|v| !v.is_scalar()) {
+                            // SAFETY: an interned string owns nothing (the
+                            // general path's `release_counted` clears it the
+                            // same way).
+                            unsafe { std::ptr::write(v, Value::Undef) };
+                        }
+                    }
+                    // SAFETY: the frame owns nothing (no closure), and its
+                    // caller's saved instruction is the call, followed by more
+                    // code; the caller's function points into the script.
+                    unsafe {
+                        eg.frames.set_len(n - 1);
+                        func = &*caller.function;
+                        base = caller.base;
+                        code = func.code.as_ptr();
+                        consts = func.consts.values().as_ptr();
+                        ip = caller.pc.add(1);
+                        if let Some(d) = dst {
+                            d.write(v);
+                        }
+                    }
+                }
+                Op::CallBuiltin { dst, id, args, argc } => {
+                    let at = cur!();
+                    // SAFETY: the operands are the window's registers.
+                    unsafe { call_builtin(g, at, base, dst, id, args, argc) }?;
+                }
+                Op::Echo { src } => match raw!(src) {
+                    Value::Str(s) => eg!(g).output.write(s),
+                    _ => slow!(),
+                },
+                Op::NewArray { dst, capacity } => {
+                    let a = if capacity == 0 {
+                        PhpArray::empty_literal()
+                    } else {
+                        PhpArray::with_capacity(capacity as usize)
+                    };
+                    put!(dst, Value::arr(a))
+                }
+                // Appends to the array literal being built (a failed push,
+                // PHP's error, changes nothing: the general path raises it).
+                Op::ArrayPush { arr, src } => {
+                    let v = raw!(src);
+                    if matches!(v, Value::Ref(_) | Value::Undef) {
+                        slow!();
+                    }
+                    let v = v.clone();
+                    let Some(a) = slot!(arr).array_mut() else { slow!() };
+                    if a.push(v).is_err() {
+                        slow!();
+                    }
+                }
+                Op::FeFetch { iter, value, key, end } => {
+                    // Variables that are not references take the element and
+                    // key as they are (a reference is written through: the
+                    // general path).
+                    if matches!(rv!(value), Value::Ref(_)) || (!key.is_none() && matches!(rv!(key), Value::Ref(_))) {
+                        slow!();
+                    }
+                    let Value::IterVal(a, pos) = slot!(iter) else { slow!() };
+                    let Some((i, k, v)) = a.at_or_after(*pos as usize) else {
+                        jump!(end)
+                    };
+                    let (k, v) = (k.to_value(), v.deref_clone());
+                    *pos = (i + 1) as u32;
+                    slot!(value).overwrite(v);
+                    if !key.is_none() {
+                        slot!(key).overwrite(k);
+                    }
+                }
+                // `$a[$i][$j] <op>= n` (any depth) on a number element of
+                // unshared arrays, in place.
+                Op::AssignDimOp {
+                    op,
+                    var,
+                    keys,
+                    depth,
+                    src,
+                } => {
+                    let n = raw!(src);
+                    if !matches!(n, Value::Int(_) | Value::Float(_)) {
+                        slow!();
+                    }
+                    // SAFETY: a number owns nothing; copied before the variable
+                    // is borrowed.
+                    let n = unsafe { std::ptr::read(n) };
+                    // SAFETY: the key registers are temporaries above the
+                    // variable (they never overlap it), in the window.
+                    let keys = unsafe { std::slice::from_raw_parts(base.byte_add(keys.raw() * 8), depth as usize) };
+                    let Some(e) = number_element(slot!(var), keys) else {
+                        slow!()
+                    };
+                    // Writes an element's new number in place (it held a
+                    // number, which owns nothing) and goes on.
+                    #[collapse_debuginfo(yes)]
+                    macro_rules! put_elem {
+                        ($e:expr, $v:expr) => {{
+                            let v: Value = $v;
+                            // SAFETY: `e` is the element, alive and unshared;
+                            // its number owns nothing.
+                            unsafe { std::ptr::write($e, v) };
+                            continue;
+                        }};
+                    }
+                    // SAFETY: `e` is the element, read before it is written.
+                    binary!(put_elem, e, op, unsafe { &*e }, &n, slow!())
+                }
+                Op::IsSet { dst, src } => {
+                    let v = raw!(src);
+                    if matches!(v, Value::Ref(_)) {
+                        slow!();
+                    }
+                    put!(dst, Value::Bool(!v.is_null()))
+                }
+                // Every other kind, named rather than `_`: with a catch-all
+                // arm LLVM checks the kind's range before the jump table on
+                // every dispatch.
+                Op::AssignRef { .. }
+                | Op::Neg { .. }
+                | Op::Plus { .. }
+                | Op::BitNot { .. }
+                | Op::Cast { .. }
+                | Op::UnsetVar { .. }
+                | Op::FetchDimQuiet { .. }
+                | Op::FetchDimList { .. }
+                | Op::AssignDim { .. }
+                | Op::AssignDimRef { .. }
+                | Op::IncDecDim { .. }
+                | Op::UnsetDim { .. }
+                | Op::MakeRef { .. }
+                | Op::MakeRefDim { .. }
+                | Op::ArraySet { .. }
+                | Op::ArraySpread { .. }
+                | Op::ConcatN { .. }
+                | Op::IncJmpLt { .. }
+                | Op::IncJmpLe { .. }
+                | Op::DecJmpGt { .. }
+                | Op::DecJmpGe { .. }
+                | Op::CallValue { .. }
+                | Op::CallSpread { .. }
+                | Op::SendVarEx { .. }
+                | Op::JmpIfPassed { .. }
+                | Op::DeclareFunction { .. }
+                | Op::MakeClosure { .. }
+                | Op::BindGlobal { .. }
+                | Op::BindStatic { .. }
+                | Op::InitStatic { .. }
+                | Op::FetchConst { .. }
+                | Op::DeclareConst { .. }
+                | Op::FeReset { .. }
+                | Op::FeResetRef { .. }
+                | Op::FeResetRefFrom { .. }
+                | Op::FeFetchRef { .. }
+                | Op::FeFree { .. }
+                | Op::Exit { .. }
+                | Op::Silence { .. }
+                | Op::Unsilence { .. } => slow!(),
             }
-            _ => slow!(),
+        }
+        // The general path of the instruction the dispatch loop stopped
+        // at, and where it says to go on.
+        let at = cur!();
+        // SAFETY: the executing instruction is `func`'s, on its window.
+        match unsafe { slow::step(g, &script, func, base, at, &mut done) } {
+            Ok(Next(to)) if to.addr() & 1 != 0 => {
+                load_frame!();
+                ip = to.wrapping_byte_sub(1);
+            }
+            Ok(Next(to)) if to.is_null() => return Ok(std::mem::take(&mut done)),
+            Ok(Next(to)) => ip = to,
+            Err(e) => return Err(e),
         }
     }
 }
 
-/// `a[k] <op>= n` on element `k` of unshared array `a` when it holds a
-/// number and the numeric fast path applies; `false`, with nothing done,
-/// otherwise.
+/// `$a[k] = v` when `a` is unshared and its element `k` holds a scalar or
+/// is new (so nothing is dropped), `v` owning nothing; `false`, with
+/// nothing done, otherwise (a new element is only made when it is then
+/// written).
 #[inline(always)]
-fn element_op(a: &mut Rc<PhpArray>, k: i64, op: BinOp, n: &Value) -> bool {
-    let Some(e) = Rc::get_mut(a).and_then(|a| a.get_int_mut(k)) else {
-        return false;
-    };
-    match num::binary(op, e, n) {
-        Some(r) => {
-            // SAFETY: the element held a number (the fast path applies to
-            // nothing else), which owns nothing.
-            unsafe { std::ptr::write(e, r) };
+fn overwrite_scalar_element(a: &mut Rc<PhpArray>, k: i64, v: Value) -> bool {
+    let Some(a) = Rc::get_mut(a) else { return false };
+    // An existing element inline; a new one through `entry` (out of line).
+    if let Some(e) = a.get_int_mut(k) {
+        if !e.is_scalar() {
+            return false;
+        }
+        // SAFETY: as below.
+        unsafe { std::ptr::write(e, v) };
+        return true;
+    }
+    match a.entry(Key::Int(k)).0 {
+        e if e.is_scalar() => {
+            // SAFETY: a scalar owns nothing, so overwriting it leaks
+            // nothing; `v` owns nothing either.
+            unsafe { std::ptr::write(e, v) };
             true
         }
-        None => false,
+        _ => false,
     }
 }
 
+/// Calls builtin `id` with the `argc` arguments in the registers from
+/// `args` and writes its result to `dst`: a builtin call's one path (the
+/// run loop's and the general one).
+///
+/// # Safety
+/// `at` is the executing instruction; `args..args+argc` and `dst` are
+/// registers of the window at `base`.
+#[inline(always)]
+pub(super) unsafe fn call_builtin<G: Globals>(
+    g: G,
+    at: *const Op,
+    base: *mut Value,
+    dst: Reg,
+    id: u16,
+    args: Reg,
+    argc: u8,
+) -> VmResult<()> {
+    save_pc(g, at);
+    // SAFETY: the argument registers are in the window; frames a builtin's
+    // callbacks push go above it.
+    let slice = unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) };
+    let r = crate::builtins::call(g, id, slice);
+    clear_args(slice);
+    let r = r?;
+    // PHP checks EG(exception) after every internal call; the state a
+    // builtin can leave here is the interrupt flag (a memory limit it
+    // crossed), so the fatal error names the builtin's line.
+    check_limits(g)?;
+    // SAFETY: `dst` is a register of the window.
+    unsafe { &mut *base.byte_add(dst.raw() * 8) }.overwrite(r);
+    Ok(())
+}
 /// The reference for global variable `name` (a top-level variable, made a
 /// reference so a function can share it).
 fn global_ref<G: Globals>(g: G, script: &minizts_core::bytecode::Script, name: &PhpStr) -> PhpRef {
@@ -996,4 +1285,45 @@ fn global_ref<G: Globals>(g: G, script: &minizts_core::bytecode::Script, name: &
     let r = crate::gc::new_ref(g, Value::Null);
     eg!(g).extra_globals.insert(name.as_bytes().into(), r.clone());
     r
+}
+
+/// `x . y` for two strings whose total length stays small (so no limit
+/// needs checking), in one allocation.
+#[inline(never)]
+fn concat_small(x: &PhpStr, y: &PhpStr) -> Value {
+    let mut out = Vec::with_capacity(x.len() + y.len());
+    out.extend_from_slice(x);
+    out.extend_from_slice(y);
+    Value::Str(PhpStr::new(out))
+}
+
+/// The element `var[k1]...[kn]` when the variable holds an array
+/// (directly or behind a reference), every array on the way is unshared,
+/// every key an int or a non-numeric string, and the element exists and
+/// holds a number; `None`, with nothing changed, otherwise. The pointer
+/// is valid until anything else reaches the variable.
+#[inline(never)]
+fn number_element(var: &mut Value, keys: &[Value]) -> Option<*mut Value> {
+    let mut cur: *mut Value = match var {
+        Value::Ref(r) => {
+            let mut inner = r.try_borrow_mut().ok()?;
+            &mut *inner as *mut Value
+        }
+        v => v,
+    };
+    for k in keys {
+        // SAFETY: `cur` is the variable's value or an element of an
+        // unshared array reached from it, and nothing else refers to it.
+        let Value::Arr(a) = (unsafe { &mut *cur }) else {
+            return None;
+        };
+        let a = Rc::get_mut(a)?;
+        cur = match k {
+            Value::Int(k) => a.get_int_mut(*k)?,
+            Value::Str(k) if minizts_core::array::canonical_int(k).is_none() => a.get_str_mut(k)?,
+            _ => return None,
+        };
+    }
+    // SAFETY: as above.
+    matches!(unsafe { &*cur }, Value::Int(_) | Value::Float(_)).then_some(cur)
 }

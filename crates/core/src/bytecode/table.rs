@@ -189,6 +189,62 @@ macro_rules! render_field {
     };
 }
 
+/// An example value of a field kind (for the table's own tests).
+#[cfg(test)]
+macro_rules! example {
+    (reg) => {
+        Reg::new(1)
+    };
+    (regs) => {
+        Reg::new(2)
+    };
+    (src) => {
+        Src::reg(Reg::new(3))
+    };
+    (sreg) => {
+        Reg::new(3)
+    };
+    (konst) => {
+        Src::konst(0)
+    };
+    (target) => {
+        0
+    };
+    (back) => {
+        0
+    };
+    (cidx) => {
+        0
+    };
+    (site) => {
+        0
+    };
+    (builtin) => {
+        0
+    };
+    (func) => {
+        0
+    };
+    (u8) => {
+        1
+    };
+    (u16) => {
+        1
+    };
+    (bool) => {
+        true
+    };
+    (BinOp) => {
+        BinOp::Add
+    };
+    (IncDec) => {
+        IncDec::PreInc
+    };
+    (CastKind) => {
+        CastKind::Int
+    };
+}
+
 /// Builds the instruction set from its table (see the module docs).
 macro_rules! instructions {
     (
@@ -350,6 +406,16 @@ macro_rules! instructions {
                     $(Op::$s { $($sf,)* .. } => { $(if_konst!($sk, konst(*$sf));)* })*
                     _ => {}
                 }
+            }
+
+            /// One instance of every instruction, general forms first, with
+            /// example operands (for tests).
+            #[cfg(test)]
+            pub(crate) fn examples() -> Vec<Op> {
+                vec![
+                    $(Op::$g { $($gf: example!($gk)),* },)*
+                    $(Op::$s { $($sf: example!($sk),)* $($back: 0)? },)*
+                ]
             }
 
             /// The fields rendered for the listing, by name.

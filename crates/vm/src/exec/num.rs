@@ -5,9 +5,10 @@
 //! loop then takes the instruction's general path (`slow.rs`, through
 //! `ops`), which gives the same result for every case these handle. PHP's
 //! specialised handlers (`ZEND_ADD_SPEC_*`, `ZEND_IS_SMALLER_SPEC_*`) cover
-//! the same cases.
+//! the same cases. The arithmetic ones are macros (see below), used by
+//! every instruction that does arithmetic: `+ - * / %`, the bit operators,
+//! `op=` on a variable and on an array element.
 
-use minizts_core::bytecode::BinOp;
 use minizts_core::Value;
 
 /// Both operands as floats when at least one is a float and the other an
@@ -22,90 +23,99 @@ fn floats(a: &Value, b: &Value) -> Option<(f64, f64)> {
     }
 }
 
-/// `a + b`
-#[inline(always)]
-pub(crate) fn add(a: &Value, b: &Value) -> Option<Value> {
-    if let (Value::Int(x), Value::Int(y)) = (a, b) {
-        return x.checked_add(*y).map(Value::Int);
-    }
-    floats(a, b).map(|(x, y)| Value::Float(x + y))
-}
+// The arithmetic fast paths are macros, not functions returning a
+// `Value`: each result is written where it is made, by `$w!($at, value)`
+// (the run loop's `put!` for a register, `put_elem!` for an array
+// element), so an int result and a float result never meet in one
+// `Value` (which LLVM can only build in memory, the two payloads living
+// in different register classes). `$none` runs when the fast path does
+// not apply (the run loop's `slow!()`).
 
-/// `a - b`
-#[inline(always)]
-pub(crate) fn sub(a: &Value, b: &Value) -> Option<Value> {
-    if let (Value::Int(x), Value::Int(y)) = (a, b) {
-        return x.checked_sub(*y).map(Value::Int);
-    }
-    floats(a, b).map(|(x, y)| Value::Float(x - y))
-}
-
-/// `a * b`
-#[inline(always)]
-pub(crate) fn mul(a: &Value, b: &Value) -> Option<Value> {
-    if let (Value::Int(x), Value::Int(y)) = (a, b) {
-        return x.checked_mul(*y).map(Value::Int);
-    }
-    floats(a, b).map(|(x, y)| Value::Float(x * y))
+/// `a + b`, `a - b`, `a * b` (`$checked` the int operation, `$op` the
+/// float one).
+macro_rules! arith {
+    ($w:ident, $at:expr, $a:expr, $b:expr, $checked:ident, $op:tt, $none:expr) => {
+        match ($a, $b) {
+            (Value::Int(x), Value::Int(y)) => match x.$checked(*y) {
+                Some(n) => $w!($at, Value::Int(n)),
+                None => $none,
+            },
+            (Value::Float(x), Value::Float(y)) => $w!($at, Value::Float(*x $op *y)),
+            (Value::Int(x), Value::Float(y)) => $w!($at, Value::Float(*x as f64 $op *y)),
+            (Value::Float(x), Value::Int(y)) => $w!($at, Value::Float(*x $op *y as f64)),
+            _ => $none,
+        }
+    };
 }
 
 /// `a / b`: an int when both are ints and the division is exact, as in
-/// PHP; a division by zero is the general path's error.
-#[inline(always)]
-pub(crate) fn div(a: &Value, b: &Value) -> Option<Value> {
-    if let (Value::Int(x), Value::Int(y)) = (a, b) {
-        let (x, y) = (*x, *y);
-        if y == 0 {
-            return None;
+/// PHP (`i64::MIN / -1` does not fit: the float); a division by zero is
+/// the general path's error.
+macro_rules! div {
+    ($w:ident, $at:expr, $a:expr, $b:expr, $none:expr) => {
+        match ($a, $b) {
+            (Value::Int(x), Value::Int(y)) if *y != 0 => match x.checked_rem(*y) {
+                Some(0) => $w!($at, Value::Int(*x / *y)),
+                _ => $w!($at, Value::Float(*x as f64 / *y as f64)),
+            },
+            (a, b) => match $crate::exec::num::floats_for_div(a, b) {
+                Some(r) => $w!($at, Value::Float(r)),
+                None => $none,
+            },
         }
-        // `i64::MIN / -1` does not fit an int: PHP gives the float.
-        return Some(match x.checked_rem(y) {
-            Some(0) => Value::Int(x / y),
-            _ => Value::Float(x as f64 / y as f64),
-        });
-    }
-    match floats(a, b) {
-        Some((x, y)) if y != 0.0 => Some(Value::Float(x / y)),
-        _ => None,
-    }
+    };
 }
 
-/// `a % b` on ints (`%` converts anything else to an int, which may
-/// warn: the general path's); `x % -1` is 0, a modulo by zero the general
+/// `a % b` on ints (`%` converts anything else to an int, which may warn:
+/// the general path's); `x % -1` is 0, a modulo by zero the general
 /// path's error.
-#[inline(always)]
-pub(crate) fn rem(a: &Value, b: &Value) -> Option<Value> {
-    match (a, b) {
-        (Value::Int(x), Value::Int(y)) if *y != 0 => Some(Value::Int(x.wrapping_rem(*y))),
-        _ => None,
-    }
+macro_rules! rem {
+    ($w:ident, $at:expr, $a:expr, $b:expr, $none:expr) => {
+        match ($a, $b) {
+            (Value::Int(x), Value::Int(y)) if *y != 0 => $w!($at, Value::Int(x.wrapping_rem(*y))),
+            _ => $none,
+        }
+    };
 }
 
-/// `a <op> b` for the binary operators with a numeric fast path.
-#[inline(always)]
-pub(crate) fn binary(op: BinOp, a: &Value, b: &Value) -> Option<Value> {
-    match op {
-        BinOp::Add => add(a, b),
-        BinOp::Sub => sub(a, b),
-        BinOp::Mul => mul(a, b),
-        BinOp::Div => div(a, b),
-        BinOp::Mod => rem(a, b),
-        BinOp::Shl | BinOp::Shr | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
-            let (Value::Int(x), Value::Int(y)) = (a, b) else {
-                return None;
-            };
-            let (x, y) = (*x, *y);
-            Some(Value::Int(match op {
-                // Shifts by 0..63 (negative ones throw, wider ones
-                // saturate: the general path's).
-                BinOp::Shl if (0..64).contains(&y) => x.wrapping_shl(y as u32),
-                BinOp::Shr if (0..64).contains(&y) => x >> y,
-                BinOp::BitAnd => x & y,
-                BinOp::BitOr => x | y,
-                BinOp::BitXor => x ^ y,
-                _ => return None,
-            }))
+/// The int bit operators (`<< >> & | ^`): shifts by 0..63 only (negative
+/// ones throw, wider ones saturate: the general path's).
+macro_rules! bits {
+    ($w:ident, $at:expr, $op:expr, $a:expr, $b:expr, $none:expr) => {
+        match ($op, $a, $b) {
+            (BinOp::Shl, Value::Int(x), Value::Int(y)) if (0..64).contains(y) => {
+                $w!($at, Value::Int(x.wrapping_shl(*y as u32)))
+            }
+            (BinOp::Shr, Value::Int(x), Value::Int(y)) if (0..64).contains(y) => $w!($at, Value::Int(*x >> *y)),
+            (BinOp::BitAnd, Value::Int(x), Value::Int(y)) => $w!($at, Value::Int(*x & *y)),
+            (BinOp::BitOr, Value::Int(x), Value::Int(y)) => $w!($at, Value::Int(*x | *y)),
+            (BinOp::BitXor, Value::Int(x), Value::Int(y)) => $w!($at, Value::Int(*x ^ *y)),
+            _ => $none,
         }
+    };
+}
+
+/// `a <op> b` for every binary operator with a numeric fast path (the
+/// others: `$none`).
+macro_rules! binary {
+    ($w:ident, $at:expr, $op:expr, $a:expr, $b:expr, $none:expr) => {
+        match $op {
+            BinOp::Add => arith!($w, $at, $a, $b, checked_add, +, $none),
+            BinOp::Sub => arith!($w, $at, $a, $b, checked_sub, -, $none),
+            BinOp::Mul => arith!($w, $at, $a, $b, checked_mul, *, $none),
+            BinOp::Div => div!($w, $at, $a, $b, $none),
+            BinOp::Mod => rem!($w, $at, $a, $b, $none),
+            op => bits!($w, $at, op, $a, $b, $none),
+        }
+    };
+}
+
+/// The float quotient for `div!` when an operand is a float and the
+/// divisor is not zero.
+#[inline(always)]
+pub(crate) fn floats_for_div(a: &Value, b: &Value) -> Option<f64> {
+    match floats(a, b) {
+        Some((x, y)) if y != 0.0 => Some(x / y),
         _ => None,
     }
 }
@@ -138,8 +148,9 @@ pub(crate) fn equal(a: &Value, b: &Value) -> Option<bool> {
     floats(a, b).map(|(x, y)| x == y)
 }
 
-/// `a === b` on scalars (values of different types are not identical;
-/// strings and arrays are the general path's).
+/// `a === b` when the answer needs no look inside: numbers, bools and
+/// nulls, and any two values of different types (arrays and strings of
+/// the same type are the general path's).
 #[inline(always)]
 pub(crate) fn identical(a: &Value, b: &Value) -> Option<bool> {
     match (a, b) {
@@ -147,7 +158,8 @@ pub(crate) fn identical(a: &Value, b: &Value) -> Option<bool> {
         (Value::Float(x), Value::Float(y)) => Some(x == y),
         (Value::Bool(x), Value::Bool(y)) => Some(x == y),
         (Value::Null, Value::Null) => Some(true),
-        _ if a.is_scalar() && b.is_scalar() && !matches!(a, Value::Undef) && !matches!(b, Value::Undef) => Some(false),
+        (Value::Ref(_) | Value::Undef, _) | (_, Value::Ref(_) | Value::Undef) => None,
+        _ if std::mem::discriminant(a) != std::mem::discriminant(b) => Some(false),
         _ => None,
     }
 }

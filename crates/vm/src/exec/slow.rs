@@ -17,7 +17,7 @@ use minizts_globals::{eg, Globals};
 
 use super::{
     assign_slot, check_limits, clear_args, enter, foreach, global_ref, resolve, save_pc, step_var_slow,
-    undefined_variable, Flow,
+    undefined_variable, Next,
 };
 use crate::call::{self, Callee};
 use crate::dim::{self, ReadMode};
@@ -26,7 +26,7 @@ use crate::{builtins, ops, output};
 
 /// Runs the instruction at `at` of `func` (the running function, on the
 /// register window at `base`) by its general path; says where the run
-/// loop goes on.
+/// loop goes on (a `native` frame's return puts its value in `done`).
 ///
 /// # Safety
 /// `at` is an instruction of `func`'s code, `func` the top frame's
@@ -40,7 +40,8 @@ pub(super) unsafe fn step<G: Globals>(
     func: &Function,
     base: *mut Value,
     at: *const Op,
-) -> VmResult<Flow> {
+    done: &mut Value,
+) -> VmResult<Next> {
     let code: &[Op] = &func.code;
     let consts: &[Value] = func.consts.values();
     // The end of the VM-stack chunk holding the current window (see
@@ -62,7 +63,7 @@ pub(super) unsafe fn step<G: Globals>(
     macro_rules! goto {
         ($t:expr) => {
             // SAFETY: jump targets are inside the code (the verifier).
-            return Ok(Flow::Jump(unsafe { code.as_ptr().add($t as usize) }))
+            return Ok(Next::at(unsafe { code.as_ptr().add($t as usize) }))
         };
     }
     // Takes a jump; a backward one is a loop's back edge, where the VM
@@ -75,7 +76,7 @@ pub(super) unsafe fn step<G: Globals>(
             if t <= at {
                 tri!(check_limits(g));
             }
-            return Ok(Flow::Jump(t));
+            return Ok(Next::at(t));
         }};
     }
     // Register `r` of the current window. SAFETY (all uses): the verifier
@@ -165,7 +166,7 @@ pub(super) unsafe fn step<G: Globals>(
     #[collapse_debuginfo(yes)]
     macro_rules! entered {
         ($fid:expr) => {
-            return Ok(Flow::Frame(script.functions[$fid as usize].code.as_ptr()))
+            return Ok(Next::frame(script.functions[$fid as usize].code.as_ptr()))
         };
     }
     // A fused loop bottom (`IncJmpLt` and the others): steps `var` by one
@@ -184,11 +185,16 @@ pub(super) unsafe fn step<G: Globals>(
             }
             // SAFETY: the entry test follows (the verifier), and the code
             // ends with a return after it.
-            return Ok(Flow::Jump(unsafe { at.add(2) }));
+            return Ok(Next::at(unsafe { at.add(2) }));
         }};
     }
 
-    match unsafe { *at }.generic() {
+    // SAFETY: `at` is an instruction of the code.
+    let op = unsafe { *at };
+    // (Tested first: `generic` is a second dispatch, needed only by the
+    // specialised forms.)
+    let op = if op.is_specialised() { op.generic() } else { op };
+    match op {
         Op::Nop {} => {}
         Op::Move { dst, src } => {
             let v = opnd!(src).clone();
@@ -603,20 +609,8 @@ pub(super) unsafe fn step<G: Globals>(
             entered!(fid);
         }
         Op::CallBuiltin { dst, id, args, argc } => {
-            save_pc(g, cur!());
-            debug_assert!(args.idx() + argc as usize <= func.num_regs as usize);
-            // SAFETY: the argument registers are in the window. frames
-            // a builtin's callbacks push go above the window.
-            let slice = unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) };
-            let r = builtins::call(g, id, slice);
-            clear_args(slice);
-            let r = tri!(r);
-            // PHP checks EG(exception) after every internal call; the
-            // state a builtin can leave here is the interrupt flag
-            // (a memory limit it crossed), so the fatal error names
-            // the builtin's line.
-            tri!(check_limits(g));
-            set!(dst, r);
+            // SAFETY: the operands are the window's registers.
+            tri!(unsafe { super::call_builtin(g, at, base, dst, id, args, argc) });
         }
         Op::CallValue {
             dst,
@@ -708,7 +702,8 @@ pub(super) unsafe fn step<G: Globals>(
                 Some((caller.base, caller.pc, top.ret, top.closure))
             });
             let Some((caller_base, caller_pc, ret, closure)) = popped else {
-                return Ok(Flow::Done(v));
+                *done = v;
+                return Ok(Next::DONE);
             };
             drop(closure);
             if !ret.is_none() {
@@ -719,7 +714,7 @@ pub(super) unsafe fn step<G: Globals>(
             // SAFETY: the caller's saved instruction (the call) is
             // inside its code, and its code goes on after it (it ends
             // in a return).
-            return Ok(Flow::Frame(unsafe { caller_pc.add(1) }));
+            return Ok(Next::frame(unsafe { caller_pc.add(1) }));
         }
         Op::JmpIfPassed { param, target } => {
             let argc = eg!(g).frames.last().map_or(0, |f| f.argc);
@@ -958,5 +953,7 @@ pub(super) unsafe fn step<G: Globals>(
         }
         op => unreachable!("`generic` gives only general forms: {op:?}"),
     }
-    Ok(Flow::Next)
+    // SAFETY: the instruction goes on to the next one, which exists: the
+    // code ends with a return, which never gets here.
+    Ok(Next::at(unsafe { at.add(1) }))
 }
