@@ -316,7 +316,7 @@ pub fn execute<G: Globals>(g: G) -> VmResult<Value> {
 /// instruction takes its general path.
 fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
     let script = eg!(g).script.clone().expect("a running script");
-    let (mut func, mut base, start_pc) = eg!(g, |eg| {
+    let (func, mut base, start_pc) = eg!(g, |eg| {
         let frame = eg.frames.last().expect("a frame to run");
         let func = &script.functions[frame.func as usize];
         let start = func.index_of(frame.pc).expect("a frame starts inside its code");
@@ -353,7 +353,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             });
             // SAFETY: a frame's function points into the running script's
             // functions.
-            func = unsafe { &*f };
+            let func = unsafe { &*f };
             base = b;
             code = func.code.as_ptr();
             consts = func.consts.values().as_ptr();
@@ -377,7 +377,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
     macro_rules! rv {
         ($r:expr) => {{
             let r: Reg = $r;
-            debug_assert!(r.idx() < func.num_regs as usize, "register {} out of window", r.idx());
             // SAFETY: see above.
             unsafe { &*base.byte_add(r.raw() * 8) }
         }};
@@ -388,7 +387,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
     macro_rules! slot {
         ($r:expr) => {{
             let r: Reg = $r;
-            debug_assert!(r.idx() < func.num_regs as usize, "register {} out of window", r.idx());
             // SAFETY: as for `rv!`, and the reference is the only one.
             unsafe { &mut *base.byte_add(r.raw() * 8) }
         }};
@@ -400,7 +398,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
     macro_rules! kv {
         ($k:expr) => {{
             let k: Src = $k;
-            debug_assert!(k.is_const() && k.index() < func.consts.values().len());
             // SAFETY: the verifier checks constant operands against the
             // pool; `raw * 8 - 8` is the index times the size of a `Value`.
             unsafe { &*consts.byte_add(k.raw() * 8 - 8) }
@@ -419,10 +416,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             } else {
                 base as *const Value
             };
-            debug_assert!(match s.as_reg() {
-                Some(r) => r.idx() < func.num_regs as usize,
-                None => s.index() < func.consts.values().len(),
-            });
             // SAFETY: the verifier checks register operands against the
             // window and constant ones against the pool, so the address is
             // the operand's (as for `rv!` and `kv!`).
@@ -439,7 +432,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
     macro_rules! put {
         ($r:expr, $v:expr) => {{
             let r: Reg = $r;
-            debug_assert!(r.idx() < func.num_regs as usize, "register {} out of window", r.idx());
             // SAFETY: as for `rv!`.
             let slot: *mut Value = unsafe { base.byte_add(r.raw() * 8) };
             let v: Value = $v;
@@ -595,7 +587,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 });
                 eg.frames.set_len(n + 1);
             }
-            func = callee;
             base = at;
             code = callee.code.as_ptr();
             consts = callee.consts.values().as_ptr();
@@ -951,10 +942,13 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     fast_enter!(callee, fid, dst, args, argc)
                 }
                 Op::CallUser { dst, site, args, argc } => {
-                    let s = &func.sites[site as usize];
-                    let CacheEntry::Function(fid) = eg!(g).runtime_cache[s.cache_slot as usize] else {
-                        slow!()
-                    };
+                    let cached = eg!(g, |eg| {
+                        // SAFETY: the top frame's function is the running
+                        // one, of the running script.
+                        let func = unsafe { &*eg.frames.last().expect("a frame").function };
+                        eg.runtime_cache[func.sites[site as usize].cache_slot as usize].clone()
+                    });
+                    let CacheEntry::Function(fid) = cached else { slow!() };
                     // SAFETY: the cache holds ids of the script's functions.
                     let callee = unsafe { &*fns.add(fid as usize) };
                     if !callee.takes_plainly(argc as usize) {
@@ -1024,7 +1018,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     }
                     // SAFETY: `base..base+num_regs` is the returning window,
                     // which nothing else refers to.
-                    let window = unsafe { std::slice::from_raw_parts_mut(base, func.num_regs as usize) };
+                    let window = unsafe { std::slice::from_raw_parts_mut(base, (*top.function).num_regs as usize) };
                     // Scalars need nothing: one tight pass finds the first
                     // register that holds anything else.
                     if let Some(first) = window.iter().position(|v| !v.is_scalar()) {
@@ -1044,7 +1038,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     // code; the caller's function points into the script.
                     unsafe {
                         eg.frames.set_len(n - 1);
-                        func = &*caller.function;
+                        let func = &*caller.function;
                         base = caller.base;
                         code = func.code.as_ptr();
                         consts = func.consts.values().as_ptr();
@@ -1194,8 +1188,9 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
         // The general path of the instruction the dispatch loop stopped
         // at, and where it says to go on.
         let at = cur!();
-        // SAFETY: the executing instruction is `func`'s, on its window.
-        match unsafe { slow::step(g, &script, func, base, at, &mut done) } {
+        // SAFETY: the executing instruction is the top frame's, on its
+        // window.
+        match unsafe { slow::step(g, &script, base, at, &mut done) } {
             Ok(Next(to)) if to.addr() & 1 != 0 => {
                 load_frame!();
                 ip = to.wrapping_byte_sub(1);

@@ -24,24 +24,25 @@ use crate::dim::{self, ReadMode};
 use crate::error::{error, warning, VmError, VmResult};
 use crate::{builtins, ops, output};
 
-/// Runs the instruction at `at` of `func` (the running function, on the
-/// register window at `base`) by its general path; says where the run
+/// Runs the instruction at `at` of the running function (the top frame's,
+/// on the register window at `base`) by its general path; says where the run
 /// loop goes on (a `native` frame's return puts its value in `done`).
 ///
 /// # Safety
-/// `at` is an instruction of `func`'s code, `func` the top frame's
-/// function of `script` and `base` that frame's window: the run loop's
+/// `at` is an instruction of the top frame's function (of `script`) and
+/// `base` that frame's window: the run loop's
 /// invariants (every operand inside the window and the pool, every jump
 /// target inside the code, checked by the verifier).
 #[inline(never)]
 pub(super) unsafe fn step<G: Globals>(
     g: G,
     script: &Script,
-    func: &Function,
     base: *mut Value,
     at: *const Op,
     done: &mut Value,
 ) -> VmResult<Next> {
+    // SAFETY: the top frame's function is the running one, of `script`.
+    let func: &Function = unsafe { &*eg!(g, |eg| eg.frames.last().expect("a frame").function) };
     let code: &[Op] = &func.code;
     let consts: &[Value] = func.consts.values();
     // The end of the VM-stack chunk holding the current window (see
