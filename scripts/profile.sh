@@ -21,9 +21,10 @@
 #   loop with all it inlines; what it calls and was not inlined
 #   (drop_in_place, clone_counted, hashing, ops::arith, builtins...) is
 #   counted in its own row, not in any handler.
-# - Handlers: the instructions of minizts_vm::exec::run (and, in rows
-#   marked "hot:", of minizts_vm::exec::hot::run, the hot loop, the same
-#   way with exec/hot.rs), each attributed by
+# - Handlers: the instructions of minizts_vm::exec::run (rows marked
+#   "hot:" were the instructions of the second, hot loop, which was
+#   removed at 8305662; builds from before then still show them), each
+#   attributed by
 #   the binary's debuginfo (addr2line -i) to the line of `fn run` it was
 #   inlined at, and that line to the `Op::Name { .. } =>` arm of
 #   `match *op` it belongs to (the last arm starting above it): the arm's
