@@ -448,6 +448,34 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             continue;
         }};
     }
+    // Writes an array element's new number in place, through `e` (a
+    // pointer to the element, which held a number, owning nothing) and
+    // goes on: the arithmetic macros' writer for `$a[$k] op= n`.
+    #[collapse_debuginfo(yes)]
+    macro_rules! put_elem {
+        ($e:expr, $v:expr) => {{
+            let v: Value = $v;
+            // SAFETY: `e` is the element, alive and unshared; its number
+            // owns nothing.
+            unsafe { std::ptr::write($e, v) };
+            continue;
+        }};
+    }
+    // Stores the element an array read found and goes on; a reference
+    // element, or nothing found, goes to the general path.
+    #[collapse_debuginfo(yes)]
+    macro_rules! fetched {
+        ($dst:expr, $found:expr) => {
+            match $found {
+                // SAFETY: a value that owns nothing copies completely by its
+                // bits; the copy is taken before the register is written (it
+                // may hold the array read from).
+                Some(v) if v.is_plain_copy() => put!($dst, unsafe { std::ptr::read(v) }),
+                Some(v) if !matches!(v, Value::Ref(_)) => put!($dst, v.clone()),
+                _ => slow!(),
+            }
+        };
+    }
     // `put!` of a fast path's result, or the general path.
     #[collapse_debuginfo(yes)]
     macro_rules! put_or_slow {
@@ -750,14 +778,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         },
                         _ => None,
                     };
-                    match found {
-                        // SAFETY: a value that owns nothing copies completely
-                        // by its bits; the copy is taken before the register
-                        // is written (it may hold the array read from).
-                        Some(v) if v.is_plain_copy() => put!(dst, unsafe { std::ptr::read(v) }),
-                        Some(v) if !matches!(v, Value::Ref(_)) => put!(dst, v.clone()),
-                        _ => slow!(),
-                    }
+                    fetched!(dst, found)
                 }
                 Op::FetchDim2 { dst, base: b, k1, k2 } => {
                     let found = match (raw!(b), raw!(k1), raw!(k2)) {
@@ -767,12 +788,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         },
                         _ => None,
                     };
-                    match found {
-                        // SAFETY: as for `FetchDim`.
-                        Some(v) if v.is_plain_copy() => put!(dst, unsafe { std::ptr::read(v) }),
-                        Some(v) if !matches!(v, Value::Ref(_)) => put!(dst, v.clone()),
-                        _ => slow!(),
-                    }
+                    fetched!(dst, found)
                 }
                 Op::AssignDim1 { var, key, src } => {
                     // An int key of an unshared array, directly in the variable
@@ -851,18 +867,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                                 },
                                 _ => slow!(),
                             };
-                            // Writes an element's new number in place (it held
-                            // a number, which owns nothing) and goes on.
-                            #[collapse_debuginfo(yes)]
-                            macro_rules! put_elem {
-                                ($e:expr, $v:expr) => {{
-                                    let v: Value = $v;
-                                    // SAFETY: `e` is the element, alive and
-                                    // unshared; its number owns nothing.
-                                    unsafe { std::ptr::write($e, v) };
-                                    continue;
-                                }};
-                            }
                             // SAFETY: `e` is the element, read before it is
                             // written.
                             binary!(put_elem, e, op, unsafe { &*e }, &n, slow!())
@@ -1118,18 +1122,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     let Some(e) = number_element(slot!(var), keys) else {
                         slow!()
                     };
-                    // Writes an element's new number in place (it held a
-                    // number, which owns nothing) and goes on.
-                    #[collapse_debuginfo(yes)]
-                    macro_rules! put_elem {
-                        ($e:expr, $v:expr) => {{
-                            let v: Value = $v;
-                            // SAFETY: `e` is the element, alive and unshared;
-                            // its number owns nothing.
-                            unsafe { std::ptr::write($e, v) };
-                            continue;
-                        }};
-                    }
                     // SAFETY: `e` is the element, read before it is written.
                     binary!(put_elem, e, op, unsafe { &*e }, &n, slow!())
                 }
