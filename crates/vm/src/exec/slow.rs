@@ -9,19 +9,16 @@
 
 use std::rc::Rc;
 
-use minizts_core::bytecode::{BinOp, Function, IncDec, Op, Reg, Script, Src};
+use minizts_core::bytecode::{BinOp, FuncId, Function, IncDec, Op, Reg, Script, Src};
 use minizts_core::value::{compare, identical, loose_equals, Closure, NestingError};
-use minizts_core::{Key, PhpArray, PhpStr, Value};
-use minizts_globals::executor::CacheEntry;
-use minizts_globals::{eg, Globals};
+use minizts_core::{Key, PhpArray, PhpRef, PhpStr, Value};
+use minizts_globals::executor::{CacheEntry, StackOverflow};
+use minizts_globals::{eg, Frame, Globals};
 
-use super::{
-    assign_slot, check_limits, clear_args, enter, foreach, global_ref, resolve, save_pc, step_var_slow,
-    undefined_variable, Next,
-};
+use super::{check_limits, clear_args, foreach, save_pc, Next};
 use crate::call::{self, Callee};
 use crate::dim::{self, ReadMode};
-use crate::error::{error, warning, VmError, VmResult};
+use crate::error::{error, fatal, warning, VmError, VmResult};
 use crate::{builtins, ops, output};
 
 /// Runs the instruction at `at` of the running function (the top frame's,
@@ -957,4 +954,174 @@ pub(super) unsafe fn step<G: Globals>(
     // SAFETY: the instruction goes on to the next one, which exists: the
     // code ends with a return, which never gets here.
     Ok(Next::at(unsafe { at.add(1) }))
+}
+
+/// A read operand: a register or constant as it is, or the value behind a
+/// reference, or null for an unset variable (after its warning).
+pub(crate) enum Operand<'a> {
+    Plain(&'a Value),
+    Guard(std::cell::Ref<'a, Value>),
+    Owned(Value),
+}
+
+impl std::ops::Deref for Operand<'_> {
+    type Target = Value;
+    #[inline(always)]
+    fn deref(&self) -> &Value {
+        match self {
+            Operand::Plain(v) => v,
+            Operand::Guard(g) => g,
+            Operand::Owned(v) => v,
+        }
+    }
+}
+
+/// Resolves an operand as stored: follows a reference, reads an unset
+/// variable as null after PHP's warning.
+#[inline(always)]
+fn resolve<'a, G: Globals>(g: G, at: *const Op, v: &'a Value, s: Src) -> Operand<'a> {
+    match v {
+        Value::Ref(r) => Operand::Guard(r.borrow()),
+        Value::Undef => {
+            save_pc(g, at);
+            undefined_variable(g, s.index());
+            Operand::Owned(Value::Null)
+        }
+        v => Operand::Plain(v),
+    }
+}
+
+/// Warns about reading variable `reg` of the running function while it is
+/// unset. The name is looked up through the current frame, not passed in:
+/// given the run loop's `func`, LLVM hoisted the address of its
+/// `cv_names` to the loop head and spilled it at every pass (5
+/// instructions on every dispatch that goes through the head).
+#[cold]
+#[inline(never)]
+fn undefined_variable<G: Globals>(g: G, reg: usize) {
+    let name = eg!(g, |eg| {
+        let func = eg
+            .frames
+            .last()
+            .and_then(|f| eg.script.as_ref()?.functions.get(f.func as usize));
+        func.and_then(|f| f.cv_names.get(reg))
+            .map_or_else(|| "?".into(), |n| n.to_string())
+    });
+    warning(g, &format!("Undefined variable ${name}"));
+}
+
+/// Writes `v` to variable slot `slot` (through a reference if it is one).
+#[inline]
+pub(crate) fn assign_slot(slot: &mut Value, v: Value) -> VmResult<()> {
+    match slot {
+        Value::Ref(r) => match r.try_borrow_mut() {
+            Ok(mut inner) => {
+                *inner = v;
+                Ok(())
+            }
+            Err(_) => fatal("minizts: a reference cycle was written through itself"),
+        },
+        _ => {
+            slot.overwrite(v);
+            Ok(())
+        }
+    }
+}
+
+/// `$var++` or `$var--` (as `kind`) on anything but an int that does not
+/// overflow.
+#[cold]
+fn step_var_slow<G: Globals>(g: G, var: Reg, slot: &mut Value, kind: IncDec) -> VmResult<()> {
+    if let Value::Undef = slot {
+        undefined_variable(g, var.idx());
+        *slot = Value::Null;
+    }
+    dim::inc_dec_slot(g, slot, kind)?.release();
+    Ok(())
+}
+
+/// Makes room for more frames (the cold half of a call's frame push).
+#[cold]
+#[inline(never)]
+fn grow_frames(frames: &mut Vec<minizts_globals::Frame>) {
+    frames.reserve(1);
+}
+
+/// Enters user function `callee` (id `fid`) whose `n` arguments are at
+/// `args`, the top of the current window, when `n` needs no defaults,
+/// variadics or error: saves the caller's place (`pc`, the call), takes
+/// the window (the arguments are already the callee's parameters) and
+/// pushes the frame in one visit to EG. The general path of a bound call
+/// (the run loop's fast path does the same when the window fits the
+/// stack chunk and needs no clearing).
+///
+/// # Safety
+/// `args` is the top of the running frame's window, `n` registers of it
+/// the arguments, and nothing refers to them.
+pub(super) unsafe fn enter<G: Globals>(
+    g: G,
+    pc: *const Op,
+    callee: &Function,
+    fid: FuncId,
+    dst: Reg,
+    args: *mut Value,
+    n: usize,
+) -> VmResult<()> {
+    let nregs = callee.num_regs as usize;
+    let reserved: Result<*mut Value, StackOverflow> = eg!(g, |eg| {
+        if eg.frames.len() == eg.frames.capacity() {
+            grow_frames(&mut eg.frames);
+        }
+        let caller = eg.frames.last_mut().expect("a running frame");
+        caller.pc = pc;
+        let chunk = caller.chunk;
+        // SAFETY: the arguments are the top registers of the window, in
+        // the chunk that ends at `chunk`, and nothing refers to them.
+        let (c, b) = unsafe { eg.stack.reserve(chunk, args, n, nregs) }?;
+        eg.frames.push(Frame {
+            func: fid,
+            function: callee,
+            base: b,
+            chunk: c,
+            pc: callee.code.as_ptr(),
+            ret: dst,
+            argc: n as u16,
+            closure: None,
+            native: false,
+        });
+        Ok(b)
+    });
+    match reserved {
+        Ok(b) => {
+            // SAFETY: `b..b+nregs` is the window just reserved, and nothing
+            // refers to its variables.
+            unsafe { minizts_globals::executor::clear_variables(b, n, callee.num_cvs as usize) };
+            Ok(())
+        }
+        Err(o) => fatal(format!(
+            "Maximum call stack size of {} bytes reached. Infinite recursion?",
+            o.limit_bytes
+        )),
+    }
+}
+
+/// The reference for global variable `name` (a top-level variable, made a
+/// reference so a function can share it).
+fn global_ref<G: Globals>(g: G, script: &minizts_core::bytecode::Script, name: &PhpStr) -> PhpRef {
+    let main = script.main();
+    let name_str = String::from_utf8_lossy(name);
+    let slot_index = main.cv_names.iter().position(|n| **n == *name_str);
+    let main_base = eg!(g).frames.first().filter(|f| f.func == 0).map(|f| f.base);
+    if let (Some(i), Some(base)) = (slot_index, main_base) {
+        // SAFETY: the main frame lives as long as the request and its
+        // window holds every top-level variable.
+        let slot = unsafe { &mut *base.add(i) };
+        return crate::gc::slot_ref(g, slot);
+    }
+    if let Some(r) = eg!(g).extra_globals.get(name.as_bytes()) {
+        return r.clone();
+    }
+    let r = crate::gc::new_ref(g, Value::Null);
+    eg!(g).extra_globals.insert(name.as_bytes().into(), r.clone());
+    r
 }
