@@ -214,7 +214,20 @@ impl Value {
     }
 
     /// The value, with references and `Undef` resolved (for storing a copy).
+    #[inline(always)]
     pub fn deref_clone(&self) -> Value {
+        if self.is_plain_copy() {
+            // SAFETY: a plain copy owns nothing (see `is_plain_copy`). One
+            // 16-byte read, where a `match` rebuilding the value stores its
+            // tag and payload apart, which a caller's 16-byte copy of the
+            // result then cannot have forwarded from the store buffer.
+            return unsafe { std::ptr::read(self) };
+        }
+        self.deref_clone_counted()
+    }
+
+    #[inline(never)]
+    fn deref_clone_counted(&self) -> Value {
         match self {
             Value::Ref(r) => r.get(),
             Value::Undef => Value::Null,
@@ -231,7 +244,10 @@ impl Value {
             // drop leaks nothing.
             unsafe { std::ptr::write(self, v) };
         } else {
-            *self = v;
+            // The new value goes in before the old one is dropped (PHP's
+            // order), and `v` is only ever stored, so it can stay in
+            // registers (see the run loop's `put!`).
+            drop_counted(std::mem::replace(self, v));
         }
     }
 
@@ -458,6 +474,14 @@ impl Value {
             _ => Err(()),
         }
     }
+}
+
+/// Drops a value that owns something (out of line: `Value::overwrite`'s
+/// rare half).
+#[cold]
+#[inline(never)]
+fn drop_counted(old: Value) {
+    drop(old);
 }
 
 #[cfg(test)]

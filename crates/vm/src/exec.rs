@@ -104,12 +104,30 @@ fn add_to_str_element(var: &mut Value, op: BinOp, k: &PhpStr, n: i64) -> bool {
     }
 }
 
-/// Overwrites a register that holds a counted value (the cold half of
-/// `put!`).
+/// The array a value holds, directly or behind a reference (a
+/// by-reference parameter, a global): how an array read dereferences its
+/// container once, as PHP's handlers do.
+///
+/// # Safety
+/// Nothing may borrow the reference mutably while the array is used.
+#[inline(always)]
+unsafe fn array_of(v: &Value) -> Option<&PhpArray> {
+    match v {
+        Value::Arr(a) => Some(a),
+        // SAFETY: forwarded to the caller.
+        Value::Ref(r) => match unsafe { r.peek() } {
+            Some(Value::Arr(a)) => Some(a),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Drops the counted value a register held (the cold half of `put!`).
 #[cold]
 #[inline(never)]
-fn overwrite(slot: &mut Value, v: Value) {
-    *slot = v;
+fn drop_cold(old: Value) {
+    drop(old);
 }
 
 /// Frees a builtin call's arguments (PHP frees them after the call).
@@ -285,6 +303,12 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             // SAFETY: as for `rv!`.
             let slot: *mut Value = unsafe { base.byte_add(r.raw() * 8) };
             let v: Value = $v;
+            // `v` is only ever stored, on both paths, so it stays in
+            // registers (tag and payload stored apart). Were it also
+            // passed to a call, LLVM would build it in a stack slot with
+            // two narrow stores and copy it with one wide load, which the
+            // store buffer cannot forward: a stall of a dozen cycles on
+            // every arithmetic result.
             // SAFETY: `slot` is a live register; a scalar owns nothing, so
             // overwriting it without dropping leaks nothing.
             if unsafe { (*slot).is_scalar() } {
@@ -292,8 +316,10 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 unsafe { std::ptr::write(slot, v) };
             } else {
                 // SAFETY: `slot` is a live register, and nothing else
-                // refers to it once `v` is computed.
-                overwrite(unsafe { &mut *slot }, v);
+                // refers to it once `v` is computed; the old value, moved
+                // out, is dropped after the new one is in (PHP's order).
+                let old = unsafe { std::ptr::replace(slot, v) };
+                drop_cold(old);
             }
             continue;
         }};
@@ -498,7 +524,12 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 slow!();
             }
             match *op {
-                Op::Nop {} => {}
+                // Not `{}`: an arm that does nothing would make the dispatch
+                // block its own successor, and LLVM does not tail-duplicate
+                // a single-block loop, so no arm would get its own copy of
+                // the dispatch (threaded dispatch lost). The compiler never
+                // emits `NOP` in running code.
+                Op::Nop {} => slow!(),
                 Op::Move { dst, src } => {
                     let v = raw!(src);
                     if v.is_plain_copy() {
@@ -615,24 +646,21 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     // An int or (non-numeric) string key of an array, directly
                     // or behind a reference (a by-reference parameter, a
                     // global).
-                    let found = match (raw!(b), raw!(key)) {
-                        (Value::Arr(arr), Value::Int(k)) => arr.get_int(*k),
-                        (Value::Arr(arr), Value::Str(k)) if minizts_core::array::canonical_int(k).is_none() => {
-                            arr.get_str(k)
-                        }
-                        // SAFETY: nothing borrows the reference mutably while
-                        // this instruction reads it.
-                        (Value::Ref(r), Value::Int(k)) => match unsafe { r.peek() } {
-                            Some(Value::Arr(arr)) => arr.get_int(*k),
-                            _ => None,
-                        },
+                    let c = raw!(b);
+                    // SAFETY: nothing borrows a reference mutably while this
+                    // instruction reads it.
+                    let found = match (unsafe { array_of(c) }, raw!(key)) {
+                        (Some(arr), Value::Int(k)) => arr.get_int(*k),
+                        (Some(arr), Value::Str(k)) if minizts_core::array::canonical_int(k).is_none() => arr.get_str(k),
                         _ => None,
                     };
                     fetched!(dst, found)
                 }
                 Op::FetchDim2 { dst, base: b, k1, k2 } => {
-                    let found = match (raw!(b), raw!(k1), raw!(k2)) {
-                        (Value::Arr(outer), Value::Int(i), Value::Int(j)) => match outer.get_int(*i) {
+                    let c = raw!(b);
+                    // SAFETY: as for `FetchDim`.
+                    let found = match (unsafe { array_of(c) }, raw!(k1), raw!(k2)) {
+                        (Some(outer), Value::Int(i), Value::Int(j)) => match outer.get_int(*i) {
                             Some(Value::Arr(inner)) => inner.get_int(*j),
                             _ => None,
                         },
