@@ -123,6 +123,15 @@ unsafe fn array_of(v: &Value) -> Option<&PhpArray> {
     }
 }
 
+/// Frees what a returning window's registers hold (the fast return's
+/// out-of-line half: the general path frees them the same way).
+#[inline(never)]
+fn release_window(regs: &mut [Value]) {
+    for v in regs {
+        v.release_counted();
+    }
+}
+
 /// Drops the counted value a register held (the cold half of `put!`).
 #[cold]
 #[inline(never)]
@@ -894,26 +903,17 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     let ret = top.ret;
                     // SAFETY: the caller's return register is in its window.
                     let dst = (!ret.is_none()).then(|| unsafe { caller.base.byte_add(ret.raw() * 8) });
-                    // SAFETY: `d` is that live register.
-                    if dst.is_some_and(|d| !unsafe { (*d).is_scalar() }) {
-                        bail!(access);
-                    }
                     // SAFETY: `base..base+num_regs` is the returning window,
                     // which nothing else refers to.
                     let window = unsafe { std::slice::from_raw_parts_mut(base, (*top.function).num_regs as usize) };
                     // Scalars need nothing: one tight pass finds the first
-                    // register that holds anything else.
+                    // register that holds anything else, and the rest is
+                    // released out of line (PHP frees a function's variables
+                    // as it leaves). Dropping a value only frees memory: no
+                    // script code runs and EG is not reached, so the frame
+                    // can still be popped here.
                     if let Some(first) = window.iter().position(|v| !v.is_scalar()) {
-                        let rest = &mut window[first..];
-                        if !rest.iter().all(|v| v.is_scalar() || v.is_interned_str()) {
-                            bail!(access);
-                        }
-                        for v in rest.iter_mut().filter(|v| !v.is_scalar()) {
-                            // SAFETY: an interned string owns nothing (the
-                            // general path's `release_counted` clears it the
-                            // same way).
-                            unsafe { std::ptr::write(v, Value::Undef) };
-                        }
+                        release_window(&mut window[first..]);
                     }
                     // SAFETY: the frame owns nothing (no closure), and its
                     // caller's saved instruction is the call, followed by more
@@ -926,7 +926,14 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         consts = func.consts.values().as_ptr();
                         ip = caller.pc.add(1);
                         if let Some(d) = dst {
-                            d.write(v);
+                            if (*d).is_scalar() {
+                                d.write(v);
+                            } else {
+                                // A temporary the caller still held a
+                                // counted value in: dropped once the result
+                                // is in (PHP's order).
+                                drop_cold(std::ptr::replace(d, v));
+                            }
                         }
                     }
                 }
