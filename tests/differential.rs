@@ -43,7 +43,7 @@ fn compare(script: &Path, args: &[&str]) -> Option<String> {
             support::diff(&want.stdout, &got.stdout)
         ));
     }
-    if want.code != got.code {
+    if want.code != got.code && !hard_memory_limit(&want) {
         problems.push(format!("  exit code {:?}, php's {:?}", got.code, want.code));
     }
     if problems.is_empty() {
@@ -51,6 +51,22 @@ fn compare(script: &Path, args: &[&str]) -> Option<String> {
     } else {
         Some(format!("{rel}:\n{}", problems.join("\n")))
     }
+}
+
+/// Whether php ended the script at its "hard memory limit": newer PHP 8.2
+/// builds (Debian's 8.2.36) stop some requests for more than twice
+/// `memory_limit` with that message and exit code 137 instead of the
+/// "Allowed memory size" fatal error (exit 255) that 8.2.31 gave, and
+/// that minizts gives. Which requests take that path could not be told
+/// from its behaviour, so for those scripts only stdout is compared here;
+/// the golden `.err` and `.exit` files (8.2.31's answer) still check the
+/// error and the exit code.
+fn hard_memory_limit(php: &support::Output) -> bool {
+    php.code == Some(137)
+        && php
+            .stderr
+            .split(|&b| b == b'\n')
+            .any(|l| l.starts_with(b"Hard memory limit of "))
 }
 
 /// Whether `php` is there to compare with. Without it a test is skipped

@@ -517,6 +517,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         match internal {
             Some(f) => {
+                if self.builtin_instruction(&lower, f.id, args, dst)? {
+                    return Ok(());
+                }
                 let start = self.args(name, args, |i| f.param_by_ref(i))?;
                 self.line = line;
                 self.emit(Op::CallBuiltin {
@@ -546,6 +549,67 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
         }
         Ok(())
+    }
+
+    /// A call of a builtin that has an instruction of its own (`Op::Strlen`
+    /// and those after it), with the number of arguments the instruction
+    /// takes, compiled to it: the arguments are read where they are.
+    /// Returns whether it was. A two-argument one needs a second argument
+    /// whose evaluation changes nothing (a variable or a literal): the
+    /// first is then read when the call runs, as a call would have sent it.
+    fn builtin_instruction(&mut self, name: &str, id: u16, args: &'a [Arg<'a>], dst: Reg) -> Result<bool> {
+        type One = fn(Reg, Src, u16, bool) -> Op;
+        type Two = fn(Reg, Src, Src, u16, bool) -> Op;
+        let line = self.line;
+        let mark = self.mark();
+        match args {
+            [x] => {
+                let make: One = match name {
+                    "strlen" => |dst, arg, id, tmp| Op::Strlen { dst, arg, id, tmp },
+                    "count" => |dst, arg, id, tmp| Op::Count { dst, arg, id, tmp },
+                    "ord" => |dst, arg, id, tmp| Op::Ord { dst, arg, id, tmp },
+                    "chr" => |dst, arg, id, tmp| Op::Chr { dst, arg, id, tmp },
+                    "abs" => |dst, arg, id, tmp| Op::Abs { dst, arg, id, tmp },
+                    "sqrt" => |dst, arg, id, tmp| Op::Sqrt { dst, arg, id, tmp },
+                    "floor" => |dst, arg, id, tmp| Op::Floor { dst, arg, id, tmp },
+                    "ceil" => |dst, arg, id, tmp| Op::Ceil { dst, arg, id, tmp },
+                    _ => return Ok(false),
+                };
+                if x.spread {
+                    return Ok(false);
+                }
+                let arg = self.expr(x.value)?;
+                let tmp = self.is_temp(arg);
+                self.line = line;
+                self.emit(make(dst, arg, id, tmp));
+            }
+            [x, y] => {
+                let make: Two = match name {
+                    "intdiv" => |dst, a, b, id, tmp| Op::Intdiv { dst, a, b, id, tmp },
+                    "min" => |dst, a, b, id, tmp| Op::Min { dst, a, b, id, tmp },
+                    "max" => |dst, a, b, id, tmp| Op::Max { dst, a, b, id, tmp },
+                    _ => return Ok(false),
+                };
+                let inert = matches!(y.value.kind, ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Float(_));
+                if x.spread || y.spread || !inert {
+                    return Ok(false);
+                }
+                let a = self.expr(x.value)?;
+                let b = self.expr(y.value)?;
+                let tmp = self.is_temp(a);
+                self.line = line;
+                self.emit(make(dst, a, b, id, tmp));
+            }
+            _ => return Ok(false),
+        }
+        self.release(mark);
+        Ok(true)
+    }
+
+    /// Whether operand `s` is a temporary register (what an expression
+    /// left there is released after its one use).
+    fn is_temp(&mut self, s: Src) -> bool {
+        s.as_reg().is_some_and(|r| !cg!(self.g).op_array().is_cv(r))
     }
 
     /// Evaluates a few pure builtins at compile time when their argument

@@ -22,6 +22,14 @@ use std::rc::Rc;
 
 const INTERNED: usize = 1;
 
+/// The bytes of [`PhpStr::empty`].
+static EMPTY: Vec<u8> = Vec::new();
+
+/// The bytes of the 256 strings of [`PhpStr::one_byte`], made once per
+/// process and shared by every thread (they are never written).
+static ONE_BYTE: std::sync::LazyLock<Vec<Vec<u8>>> =
+    std::sync::LazyLock::new(|| (0..=255u8).map(|b| vec![b]).collect());
+
 /// A PHP string value (see the module docs).
 pub struct PhpStr {
     /// Points at a `Vec<u8>`: inside an `Rc` allocation when the low bit is
@@ -44,9 +52,31 @@ impl PhpStr {
         }
     }
 
-    /// The empty string.
+    /// The empty string (interned: it allocates nothing).
+    #[inline]
     pub fn empty() -> PhpStr {
-        PhpStr::new(Vec::new())
+        PhpStr::static_interned(&EMPTY)
+    }
+
+    /// The one-byte string `b`, interned for the whole process, as PHP
+    /// hands out `ZSTR_CHAR(b)`: reading `$s[$i]` or calling `chr()`
+    /// makes no string.
+    #[inline]
+    pub fn one_byte(b: u8) -> PhpStr {
+        PhpStr::static_interned(&ONE_BYTE[b as usize])
+    }
+
+    /// An interned string for bytes that live as long as the process.
+    fn static_interned(v: &'static Vec<u8>) -> PhpStr {
+        let header: *const Vec<u8> = v;
+        let tagged = header.map_addr(|a| a | INTERNED).cast::<u8>().cast_mut();
+        PhpStr {
+            // SAFETY: a reference is non-null; setting bit 0 keeps it so.
+            // The bytes are never written (`make_mut` copies an interned
+            // string) and never freed (a static).
+            tagged: unsafe { NonNull::new_unchecked(tagged) },
+            _rc: PhantomData,
+        }
     }
 
     #[inline(always)]
@@ -287,6 +317,29 @@ mod tests {
         assert_eq!(&*u, b"hello!");
         assert_eq!(&*s, b"hello");
         assert_eq!(s, PhpStr::from("hello"));
+    }
+
+    #[test]
+    fn static_strings_are_interned_and_copied_on_write() {
+        assert!(PhpStr::empty().is_interned());
+        assert_eq!(&*PhpStr::empty(), b"");
+        for b in [0u8, b'a', 255] {
+            let s = PhpStr::one_byte(b);
+            assert!(s.is_interned());
+            assert_eq!(&*s, &[b]);
+            assert_eq!(s.identity(), PhpStr::one_byte(b).identity());
+        }
+        let mut s = PhpStr::one_byte(b'x');
+        s.make_mut().push(b'y');
+        assert_eq!(&*s, b"xy");
+        assert_eq!(&*PhpStr::one_byte(b'x'), b"x");
+        let mut e = PhpStr::empty();
+        e.make_mut().push(b'z');
+        assert_eq!(&*PhpStr::empty(), b"");
+        // Used from another thread, the same bytes.
+        let id = PhpStr::one_byte(7).identity();
+        let other = std::thread::spawn(|| PhpStr::one_byte(7).identity()).join().unwrap();
+        assert_eq!(id, other);
     }
 
     #[test]

@@ -132,6 +132,11 @@ impl OpArrayBuilder {
         self.cv_index.get(name).map(|&r| Reg::new(r))
     }
 
+    /// Whether `r` is a variable's register (not a temporary).
+    pub fn is_cv(&self, r: Reg) -> bool {
+        self.cv_index.values().any(|&i| usize::from(i) == r.idx())
+    }
+
     /// A fresh temporary.
     pub fn temp(&mut self) -> Result<Reg, TooLarge> {
         let r = self.temp_top;

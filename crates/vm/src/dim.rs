@@ -153,12 +153,7 @@ fn string_offset<G: Globals>(g: G, s: &PhpStr, key: &Value, mode: ReadMode) -> V
         warning(g, &format!("Uninitialized string offset {n}"));
         return Ok(Value::str(""));
     }
-    Ok(Value::Str(single_byte(s[i as usize])))
-}
-
-/// A one-byte string.
-pub fn single_byte(b: u8) -> PhpStr {
-    PhpStr::new(vec![b])
+    Ok(Value::Str(PhpStr::one_byte(s[i as usize])))
 }
 
 /// Turns an empty or null container into an array (PHP's auto-creation).

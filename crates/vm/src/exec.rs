@@ -371,6 +371,53 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             }
         }};
     }
+    // Operand `s` with a reference followed (the general path when the
+    // reference is borrowed).
+    #[collapse_debuginfo(yes)]
+    macro_rules! arg {
+        ($s:expr) => {
+            match raw!($s) {
+                // SAFETY: nothing borrows a reference mutably while an
+                // instruction reads it, and the value read is used before
+                // anything writes.
+                Value::Ref(r) => match unsafe { r.peek() } {
+                    Some(v) => v,
+                    None => slow!(),
+                },
+                v => v,
+            }
+        };
+    }
+    // Writes a builtin instruction's result `v` (a scalar) after releasing
+    // its argument `arg` when that is a temporary holding something counted
+    // (`tmp`), as a call releases its argument registers.
+    #[collapse_debuginfo(yes)]
+    macro_rules! builtin_result {
+        ($dst:expr, $v:expr, $tmp:expr, $arg:expr) => {{
+            if $tmp {
+                if let Some(r) = $arg.as_reg() {
+                    let t = slot!(r);
+                    if !t.is_scalar() {
+                        // SAFETY: the temporary is not read again before it
+                        // is written.
+                        drop_cold(unsafe { std::ptr::replace(t, Value::Undef) });
+                    }
+                }
+            }
+            put!($dst, $v)
+        }};
+    }
+    // The arithmetic fast paths' last try: an operand behind a reference
+    // (`num::through_refs`), else the general path.
+    #[collapse_debuginfo(yes)]
+    macro_rules! refs {
+        ($dst:expr, $op:expr, $a:expr, $b:expr) => {
+            match num::through_refs($op, $a, $b) {
+                Some(v) => put!($dst, v),
+                None => slow!(),
+            }
+        };
+    }
     // Takes a jump to `t`; a backward one is a loop's back edge, where a
     // pending interrupt sends the jump to its general path (which checks
     // the limits).
@@ -564,25 +611,58 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 // overwrite it, so it goes to the general path).
                 Op::Assign { var, src } => {
                     let v = raw!(src);
-                    if !v.is_plain_copy() || matches!(rv!(var), Value::Ref(_)) {
+                    if !v.is_plain_copy() {
                         slow!();
+                    }
+                    if let Value::Ref(r) = rv!(var) {
+                        // Behind a reference when what it holds owns nothing.
+                        let Ok(mut inner) = r.try_borrow_mut() else { slow!() };
+                        if !inner.is_scalar() {
+                            slow!();
+                        }
+                        // SAFETY: as for `Move`; the scalar overwritten owns
+                        // nothing.
+                        unsafe { std::ptr::write(&mut *inner, std::ptr::read(v)) };
+                        continue;
                     }
                     // SAFETY: as for `Move`.
                     put!(var, unsafe { std::ptr::read(v) })
                 }
-                Op::Add { dst, a, b } => arith!(put, dst, raw!(a), raw!(b), checked_add, +, slow!()),
-                Op::Sub { dst, a, b } => arith!(put, dst, raw!(a), raw!(b), checked_sub, -, slow!()),
-                Op::Mul { dst, a, b } => arith!(put, dst, raw!(a), raw!(b), checked_mul, *, slow!()),
-                Op::AddRR { dst, a, b } => arith!(put, dst, rv!(a), rv!(b), checked_add, +, slow!()),
-                Op::AddRC { dst, a, b } => arith!(put, dst, rv!(a), kv!(b), checked_add, +, slow!()),
-                Op::SubRR { dst, a, b } => arith!(put, dst, rv!(a), rv!(b), checked_sub, -, slow!()),
-                Op::SubRC { dst, a, b } => arith!(put, dst, rv!(a), kv!(b), checked_sub, -, slow!()),
-                Op::MulRR { dst, a, b } => arith!(put, dst, rv!(a), rv!(b), checked_mul, *, slow!()),
-                Op::MulRC { dst, a, b } => arith!(put, dst, rv!(a), kv!(b), checked_mul, *, slow!()),
-                Op::MulCR { dst, a, b } => arith!(put, dst, kv!(a), rv!(b), checked_mul, *, slow!()),
-                Op::Div { dst, a, b } => div!(put, dst, raw!(a), raw!(b), slow!()),
-                Op::Mod { dst, a, b } => rem!(put, dst, raw!(a), raw!(b), slow!()),
-                Op::Binary { op, dst, a, b } => binary!(put, dst, op, raw!(a), raw!(b), slow!()),
+                Op::Add { dst, a, b } => {
+                    arith!(put, dst, raw!(a), raw!(b), checked_add, +, refs!(dst, BinOp::Add, raw!(a), raw!(b)))
+                }
+                Op::Sub { dst, a, b } => {
+                    arith!(put, dst, raw!(a), raw!(b), checked_sub, -, refs!(dst, BinOp::Sub, raw!(a), raw!(b)))
+                }
+                Op::Mul { dst, a, b } => {
+                    arith!(put, dst, raw!(a), raw!(b), checked_mul, *, refs!(dst, BinOp::Mul, raw!(a), raw!(b)))
+                }
+                Op::AddRR { dst, a, b } => {
+                    arith!(put, dst, rv!(a), rv!(b), checked_add, +, refs!(dst, BinOp::Add, rv!(a), rv!(b)))
+                }
+                Op::AddRC { dst, a, b } => {
+                    arith!(put, dst, rv!(a), kv!(b), checked_add, +, refs!(dst, BinOp::Add, rv!(a), kv!(b)))
+                }
+                Op::SubRR { dst, a, b } => {
+                    arith!(put, dst, rv!(a), rv!(b), checked_sub, -, refs!(dst, BinOp::Sub, rv!(a), rv!(b)))
+                }
+                Op::SubRC { dst, a, b } => {
+                    arith!(put, dst, rv!(a), kv!(b), checked_sub, -, refs!(dst, BinOp::Sub, rv!(a), kv!(b)))
+                }
+                Op::MulRR { dst, a, b } => {
+                    arith!(put, dst, rv!(a), rv!(b), checked_mul, *, refs!(dst, BinOp::Mul, rv!(a), rv!(b)))
+                }
+                Op::MulRC { dst, a, b } => {
+                    arith!(put, dst, rv!(a), kv!(b), checked_mul, *, refs!(dst, BinOp::Mul, rv!(a), kv!(b)))
+                }
+                Op::MulCR { dst, a, b } => {
+                    arith!(put, dst, kv!(a), rv!(b), checked_mul, *, refs!(dst, BinOp::Mul, kv!(a), rv!(b)))
+                }
+                Op::Div { dst, a, b } => div!(put, dst, raw!(a), raw!(b), refs!(dst, BinOp::Div, raw!(a), raw!(b))),
+                Op::Mod { dst, a, b } => rem!(put, dst, raw!(a), raw!(b), refs!(dst, BinOp::Mod, raw!(a), raw!(b))),
+                Op::Binary { op, dst, a, b } => {
+                    binary!(put, dst, op, raw!(a), raw!(b), refs!(dst, op, raw!(a), raw!(b)))
+                }
                 Op::Lt { dst, a, b } => put_or_slow!(dst, num::less(raw!(a), raw!(b)).map(Value::Bool)),
                 Op::Le { dst, a, b } => put_or_slow!(dst, num::less_eq(raw!(a), raw!(b)).map(Value::Bool)),
                 Op::Eq { dst, a, b } => put_or_slow!(dst, num::equal(raw!(a), raw!(b)).map(Value::Bool)),
@@ -606,6 +686,17 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                             }
                         }
                         slow!();
+                    }
+                    if let Value::Ref(r) = rv!(var) {
+                        // A `global` variable or by-reference parameter:
+                        // in place behind the reference, when it holds a
+                        // number (the guard ends with the arm).
+                        let Ok(mut inner) = r.try_borrow_mut() else { slow!() };
+                        let p: *mut Value = &mut *inner;
+                        // SAFETY: `p` is the referenced value, borrowed
+                        // until the arm ends; the writer only runs when it
+                        // holds a number.
+                        binary!(put_elem, p, op, unsafe { &*p }, raw!(src), slow!())
                     }
                     binary!(put, var, op, rv!(var), raw!(src), slow!())
                 }
@@ -664,6 +755,22 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         _ => None,
                     };
                     fetched!(dst, found)
+                }
+                // `isset($a[$k])`, `$a[$k] ?? x`: as `FetchDim` on an
+                // array, and a missing key reads as null.
+                Op::FetchDimQuiet { dst, base: b, key } => {
+                    let c = raw!(b);
+                    // SAFETY: as for `FetchDim`.
+                    let Some(arr) = (unsafe { array_of(c) }) else { slow!() };
+                    let found = match raw!(key) {
+                        Value::Int(k) => arr.get_int(*k),
+                        Value::Str(k) if minizts_core::array::canonical_int(k).is_none() => arr.get_str(k),
+                        _ => slow!(),
+                    };
+                    match found {
+                        None => put!(dst, Value::Null),
+                        found => fetched!(dst, found),
+                    }
                 }
                 Op::FetchDim2 { dst, base: b, k1, k2 } => {
                     let c = raw!(b);
@@ -942,6 +1049,73 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     // SAFETY: the operands are the window's registers.
                     unsafe { call_builtin(g, at, base, dst, id, args, argc) }?;
                 }
+                // The builtins with instructions of their own, on the
+                // argument types that need no conversion (behind a
+                // reference too, as PHP's handlers dereference theirs).
+                Op::Strlen { dst, arg, tmp, .. } => {
+                    let Value::Str(s) = arg!(arg) else { slow!() };
+                    let v = Value::Int(s.len() as i64);
+                    builtin_result!(dst, v, tmp, arg)
+                }
+                Op::Count { dst, arg, tmp, .. } => {
+                    let Value::Arr(a) = arg!(arg) else { slow!() };
+                    let v = Value::Int(a.len() as i64);
+                    builtin_result!(dst, v, tmp, arg)
+                }
+                Op::Ord { dst, arg, tmp, .. } => {
+                    let Value::Str(s) = arg!(arg) else { slow!() };
+                    let v = Value::Int(s.first().map_or(0, |&c| c as i64));
+                    builtin_result!(dst, v, tmp, arg)
+                }
+                Op::Chr { dst, arg, .. } => match *arg!(arg) {
+                    // PHP takes the low byte.
+                    Value::Int(c) => put!(dst, Value::Str(PhpStr::one_byte(c as u8))),
+                    _ => slow!(),
+                },
+                Op::Abs { dst, arg, .. } => match *arg!(arg) {
+                    // `abs(PHP_INT_MIN)` is a float: the general path.
+                    Value::Int(n) if n != i64::MIN => put!(dst, Value::Int(n.abs())),
+                    Value::Float(x) => put!(dst, Value::Float(x.abs())),
+                    _ => slow!(),
+                },
+                Op::Sqrt { dst, arg, .. } => match *arg!(arg) {
+                    Value::Float(x) => put!(dst, Value::Float(x.sqrt())),
+                    Value::Int(n) => put!(dst, Value::Float((n as f64).sqrt())),
+                    _ => slow!(),
+                },
+                Op::Floor { dst, arg, .. } => match *arg!(arg) {
+                    Value::Float(x) => put!(dst, Value::Float(x.floor())),
+                    Value::Int(n) => put!(dst, Value::Float(n as f64)),
+                    _ => slow!(),
+                },
+                Op::Ceil { dst, arg, .. } => match *arg!(arg) {
+                    Value::Float(x) => put!(dst, Value::Float(x.ceil())),
+                    Value::Int(n) => put!(dst, Value::Float(n as f64)),
+                    _ => slow!(),
+                },
+                Op::Intdiv { dst, a, b, .. } => match (arg!(a), arg!(b)) {
+                    // Division by zero and `PHP_INT_MIN / -1` throw: the
+                    // general path.
+                    (&Value::Int(x), &Value::Int(y)) if y != 0 && y != -1 => put!(dst, Value::Int(x / y)),
+                    _ => slow!(),
+                },
+                // PHP keeps the first of two equal arguments; two floats
+                // of which one is NAN go to the general path (its
+                // comparison decides).
+                Op::Min { dst, a, b, .. } => match (arg!(a), arg!(b)) {
+                    (&Value::Int(x), &Value::Int(y)) => put!(dst, Value::Int(if y < x { y } else { x })),
+                    (&Value::Float(x), &Value::Float(y)) if !x.is_nan() && !y.is_nan() => {
+                        put!(dst, Value::Float(if y < x { y } else { x }))
+                    }
+                    _ => slow!(),
+                },
+                Op::Max { dst, a, b, .. } => match (arg!(a), arg!(b)) {
+                    (&Value::Int(x), &Value::Int(y)) => put!(dst, Value::Int(if y > x { y } else { x })),
+                    (&Value::Float(x), &Value::Float(y)) if !x.is_nan() && !y.is_nan() => {
+                        put!(dst, Value::Float(if y > x { y } else { x }))
+                    }
+                    _ => slow!(),
+                },
                 Op::Echo { src } => match raw!(src) {
                     Value::Str(s) => eg!(g).output.write(s),
                     _ => slow!(),
@@ -1010,6 +1184,36 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     // SAFETY: `e` is the element, read before it is written.
                     binary!(put_elem, e, op, unsafe { &*e }, &n, slow!())
                 }
+                // `$a[$k]++` (any depth) on an int element of unshared
+                // arrays, in place.
+                Op::IncDecDim {
+                    var,
+                    keys,
+                    depth,
+                    kind,
+                    dst,
+                } => {
+                    // SAFETY: as for `AssignDimOp`.
+                    let keys = unsafe { std::slice::from_raw_parts(base.byte_add(keys.raw() * 8), depth as usize) };
+                    let Some(e) = number_element(slot!(var), keys) else {
+                        slow!()
+                    };
+                    // SAFETY: `e` is the element; nothing else reaches the
+                    // variable until it is written.
+                    let e = unsafe { &mut *e };
+                    let Value::Int(n) = *e else { slow!() };
+                    let Some(x) = (if kind.is_inc() {
+                        n.checked_add(1)
+                    } else {
+                        n.checked_sub(1)
+                    }) else {
+                        slow!()
+                    };
+                    *e = Value::Int(x);
+                    if !dst.is_none() {
+                        put!(dst, Value::Int(if kind.is_pre() { x } else { n }));
+                    }
+                }
                 Op::IsSet { dst, src } => {
                     let v = raw!(src);
                     if matches!(v, Value::Ref(_)) {
@@ -1026,11 +1230,9 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::BitNot { .. }
                 | Op::Cast { .. }
                 | Op::UnsetVar { .. }
-                | Op::FetchDimQuiet { .. }
                 | Op::FetchDimList { .. }
                 | Op::AssignDim { .. }
                 | Op::AssignDimRef { .. }
-                | Op::IncDecDim { .. }
                 | Op::UnsetDim { .. }
                 | Op::MakeRef { .. }
                 | Op::MakeRefDim { .. }
@@ -1123,18 +1325,35 @@ pub(super) unsafe fn call_builtin<G: Globals>(
     args: Reg,
     argc: u8,
 ) -> VmResult<()> {
-    save_pc(g, at);
     // SAFETY: the argument registers are in the window; frames a builtin's
     // callbacks push go above it.
     let slice = unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) };
-    let r = crate::builtins::call(g, id, slice);
-    clear_args(slice);
+    // SAFETY: `dst` is a register of the window.
+    unsafe { call_builtin_with(g, at, base, dst, id, slice) }
+}
+
+/// Calls builtin `id` with `args` (cleared after the call, as argument
+/// registers are) and writes its result into `dst`.
+///
+/// # Safety
+/// `dst` is a register of the window at `base`.
+pub(super) unsafe fn call_builtin_with<G: Globals>(
+    g: G,
+    at: *const Op,
+    base: *mut Value,
+    dst: Reg,
+    id: u16,
+    args: &mut [Value],
+) -> VmResult<()> {
+    save_pc(g, at);
+    let r = crate::builtins::call(g, id, args);
+    clear_args(args);
     let r = r?;
     // PHP checks EG(exception) after every internal call; the state a
     // builtin can leave here is the interrupt flag (a memory limit it
     // crossed), so the fatal error names the builtin's line.
     check_limits(g)?;
-    // SAFETY: `dst` is a register of the window.
+    // SAFETY: `dst` is a register of the window (the caller's contract).
     unsafe { &mut *base.byte_add(dst.raw() * 8) }.overwrite(r);
     Ok(())
 }

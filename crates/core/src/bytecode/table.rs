@@ -607,6 +607,37 @@ instructions! {
         /// Calls builtin `id` with the arguments in the registers from
         /// `args`.
         CallBuiltin "CALL_BUILTIN" "{dst} = {id}({args})" { dst: reg, id: builtin, args: regs[argc], argc: u8 }
+        /// `strlen(arg)`. This and the instructions up to `MAX` are the
+        /// builtins PHP compiles to instructions of their own (ZEND_STRLEN,
+        /// ZEND_COUNT) and more of the same kind: pure, by value, frequent
+        /// in loops. The arguments are read where they are (no argument
+        /// registers) and the result is written straight into `dst`. The
+        /// fast path takes the argument types that need no conversion; the
+        /// general path calls builtin `id` with the arguments, as
+        /// `CALL_BUILTIN` would. With `tmp`, `arg` (the first argument of
+        /// the two-argument ones) is a temporary that the instruction
+        /// releases, as a call releases its argument registers.
+        Strlen "STRLEN" "{dst} = {arg}" { dst: reg, arg: src, id: builtin, tmp: bool }
+        /// `count(arg)`.
+        Count "COUNT" "{dst} = {arg}" { dst: reg, arg: src, id: builtin, tmp: bool }
+        /// `ord(arg)`.
+        Ord "ORD" "{dst} = {arg}" { dst: reg, arg: src, id: builtin, tmp: bool }
+        /// `chr(arg)`.
+        Chr "CHR" "{dst} = {arg}" { dst: reg, arg: src, id: builtin, tmp: bool }
+        /// `abs(arg)`.
+        Abs "ABS" "{dst} = {arg}" { dst: reg, arg: src, id: builtin, tmp: bool }
+        /// `sqrt(arg)`.
+        Sqrt "SQRT" "{dst} = {arg}" { dst: reg, arg: src, id: builtin, tmp: bool }
+        /// `floor(arg)`.
+        Floor "FLOOR" "{dst} = {arg}" { dst: reg, arg: src, id: builtin, tmp: bool }
+        /// `ceil(arg)`.
+        Ceil "CEIL" "{dst} = {arg}" { dst: reg, arg: src, id: builtin, tmp: bool }
+        /// `intdiv(a, b)`.
+        Intdiv "INTDIV" "{dst} = {a}, {b}" { dst: reg, a: src, b: src, id: builtin, tmp: bool }
+        /// `min(a, b)`.
+        Min "MIN" "{dst} = {a}, {b}" { dst: reg, a: src, b: src, id: builtin, tmp: bool }
+        /// `max(a, b)`.
+        Max "MAX" "{dst} = {a}, {b}" { dst: reg, a: src, b: src, id: builtin, tmp: bool }
         /// Calls the closure or string callable in `callee`.
         CallValue "CALL_VALUE" "{dst} = {callee}({args})" { dst: reg, callee: reg, args: regs[argc], argc: u8 }
         /// Calls the callable in `callee` (a closure, or a function's

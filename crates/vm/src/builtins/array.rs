@@ -269,7 +269,7 @@ fn range_chars(a: &Args, low: u8, high: u8, step: f64) -> VmResult<Value> {
         }
         let mut c = low;
         while c >= high {
-            out.push(Value::Str(crate::dim::single_byte(c as u8)));
+            out.push(Value::Str(PhpStr::one_byte(c as u8)));
             if c - lstep < 0 {
                 break;
             }
@@ -281,14 +281,14 @@ fn range_chars(a: &Args, low: u8, high: u8, step: f64) -> VmResult<Value> {
         }
         let mut c = low;
         while c <= high {
-            out.push(Value::Str(crate::dim::single_byte(c as u8)));
+            out.push(Value::Str(PhpStr::one_byte(c as u8)));
             if c + lstep > 255 {
                 break;
             }
             c += lstep;
         }
     } else {
-        out.push(Value::Str(crate::dim::single_byte(low as u8)));
+        out.push(Value::Str(PhpStr::one_byte(low as u8)));
     }
     Ok(Value::arr(PhpArray::from_list(out)))
 }

@@ -390,7 +390,7 @@ fn strrev<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 
 fn chr<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let c = a.int(g, 0)?;
-    Ok(str_value(vec![(c & 0xff) as u8]))
+    Ok(Value::Str(PhpStr::one_byte((c & 0xff) as u8)))
 }
 
 fn ord<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {

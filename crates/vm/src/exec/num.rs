@@ -9,6 +9,7 @@
 //! every instruction that does arithmetic: `+ - * / %`, the bit operators,
 //! `op=` on a variable and on an array element.
 
+use minizts_core::bytecode::BinOp;
 use minizts_core::Value;
 
 /// Both operands as floats when at least one is a float and the other an
@@ -108,6 +109,40 @@ macro_rules! binary {
             op => bits!($w, $at, op, $a, $b, $none),
         }
     };
+}
+
+/// `a <op> b` when an operand is a reference (a `global` variable, a
+/// by-reference parameter) to a number and the other a number or such a
+/// reference: the arithmetic fast paths once more, behind the reference,
+/// as PHP's handlers dereference their operands on their slower path.
+/// `None` when neither is a reference or the fast path does not apply.
+#[inline(never)]
+pub(crate) fn through_refs(op: BinOp, a: &Value, b: &Value) -> Option<Value> {
+    if !matches!(a, Value::Ref(_)) && !matches!(b, Value::Ref(_)) {
+        return None;
+    }
+    // SAFETY: no mutable borrow of a reference is held between the run
+    // loop's instructions, and these borrows end with this call.
+    let (a, b) = unsafe { (deref(a)?, deref(b)?) };
+    macro_rules! some {
+        ($at:expr, $v:expr) => {
+            Some($v)
+        };
+    }
+    binary!(some, (), op, a, b, None)
+}
+
+/// The value behind a reference, or the value itself.
+///
+/// # Safety
+/// As for [`minizts_core::PhpRef::peek`].
+#[inline(always)]
+unsafe fn deref(v: &Value) -> Option<&Value> {
+    match v {
+        // SAFETY: forwarded to the caller.
+        Value::Ref(r) => unsafe { r.peek() },
+        v => Some(v),
+    }
 }
 
 /// The float quotient for `div!` when an operand is a float and the

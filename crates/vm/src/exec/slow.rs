@@ -610,6 +610,28 @@ pub(super) unsafe fn step<G: Globals>(
             // SAFETY: the operands are the window's registers.
             tri!(unsafe { super::call_builtin(g, at, base, dst, id, args, argc) });
         }
+        Op::Strlen { dst, arg, id, tmp }
+        | Op::Count { dst, arg, id, tmp }
+        | Op::Ord { dst, arg, id, tmp }
+        | Op::Chr { dst, arg, id, tmp }
+        | Op::Abs { dst, arg, id, tmp }
+        | Op::Sqrt { dst, arg, id, tmp }
+        | Op::Floor { dst, arg, id, tmp }
+        | Op::Ceil { dst, arg, id, tmp } => {
+            // Owned copies: a builtin may reach a reference the operand
+            // came through.
+            let mut args = [Value::clone(&opnd!(arg))];
+            // SAFETY: `dst` is a register of the window.
+            tri!(unsafe { super::call_builtin_with(g, at, base, dst, id, &mut args) });
+            release_temp(tmp, arg, base);
+        }
+        Op::Intdiv { dst, a, b, id, tmp } | Op::Min { dst, a, b, id, tmp } | Op::Max { dst, a, b, id, tmp } => {
+            let x = Value::clone(&opnd!(a));
+            let mut args = [x, Value::clone(&opnd!(b))];
+            // SAFETY: as above.
+            tri!(unsafe { super::call_builtin_with(g, at, base, dst, id, &mut args) });
+            release_temp(tmp, a, base);
+        }
         Op::CallValue {
             dst,
             callee,
@@ -979,6 +1001,16 @@ impl std::ops::Deref for Operand<'_> {
 /// Resolves an operand as stored: follows a reference, reads an unset
 /// variable as null after PHP's warning.
 #[inline(always)]
+/// Clears operand `s`, a temporary register of the window at `base`,
+/// when `tmp` says it is one (see `Op::Strlen`).
+fn release_temp(tmp: bool, s: Src, base: *mut Value) {
+    if let (true, Some(r)) = (tmp, s.as_reg()) {
+        // SAFETY: the register is in the window (the verifier), and no
+        // reference to it is held here.
+        unsafe { *base.byte_add(r.raw() * 8) = Value::Undef };
+    }
+}
+
 fn resolve<'a, G: Globals>(g: G, at: *const Op, v: &'a Value, s: Src) -> Operand<'a> {
     match v {
         Value::Ref(r) => Operand::Guard(r.borrow()),
