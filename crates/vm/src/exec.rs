@@ -77,6 +77,33 @@ fn set_int_element(a: &mut PhpArray, n: i64, v: Value) -> Result<(), Value> {
     Ok(())
 }
 
+/// `$a[$k] = $v` with a non-numeric string key `k`, when the variable
+/// holds an unshared array (directly or behind a reference) whose element
+/// there is not a reference; `Err` (nothing done) otherwise.
+#[inline(never)]
+fn set_str_element(var: &mut Value, k: PhpStr, v: Value) -> Result<(), ()> {
+    if minizts_core::array::canonical_int(&k).is_some() {
+        return Err(());
+    }
+    let set = |a: &mut Rc<PhpArray>| {
+        let a = Rc::get_mut(a).ok_or(())?;
+        let (elem, _) = a.entry(Key::from_php_str(k));
+        if matches!(elem, Value::Ref(_)) {
+            return Err(());
+        }
+        elem.overwrite(v);
+        Ok(())
+    };
+    match var {
+        Value::Arr(a) => set(a),
+        Value::Ref(r) => match r.try_borrow_mut().as_deref_mut() {
+            Ok(Value::Arr(a)) => set(a),
+            _ => Err(()),
+        },
+        _ => Err(()),
+    }
+}
+
 /// `$a[$k] += $n` (or `-=`) with string key `k` and an int `n`, in place
 /// when the variable holds an unshared array whose element is an int that
 /// does not overflow; `false` (nothing done) otherwise. Out of line: the
@@ -790,7 +817,24 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     // place, unless the element is a reference. The operands
                     // are read before the variable is borrowed (either may be
                     // the variable itself).
-                    let Value::Int(n) = *raw!(key) else { slow!() };
+                    let n = match raw!(key) {
+                        Value::Int(n) => *n,
+                        // A string key: out of line, with copies of the key
+                        // and the value taken before the variable is
+                        // borrowed.
+                        Value::Str(k) => {
+                            let v = raw!(src);
+                            if matches!(v, Value::Ref(_) | Value::Undef) {
+                                slow!();
+                            }
+                            let (k, v) = (k.clone(), v.clone());
+                            if set_str_element(slot!(var), k, v).is_err() {
+                                slow!();
+                            }
+                            continue;
+                        }
+                        _ => slow!(),
+                    };
                     let v = raw!(src);
                     let done = if v.is_plain_copy() {
                         // SAFETY: the value owns nothing, and the copy is taken
