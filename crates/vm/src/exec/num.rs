@@ -106,6 +106,10 @@ macro_rules! binary {
             BinOp::Mul => arith!($w, $at, $a, $b, checked_mul, *, $none),
             BinOp::Div => div!($w, $at, $a, $b, $none),
             BinOp::Mod => rem!($w, $at, $a, $b, $none),
+            BinOp::Spaceship => match $crate::exec::num::spaceship($a, $b) {
+                Some(c) => $w!($at, Value::Int(c)),
+                None => $none,
+            },
             op => bits!($w, $at, op, $a, $b, $none),
         }
     };
@@ -163,6 +167,24 @@ pub(crate) fn less(a: &Value, b: &Value) -> Option<bool> {
         return Some(x < y);
     }
     floats(a, b).map(|(x, y)| x < y)
+}
+
+/// `a <=> b` on numbers (PHP's three-way comparison: a float NAN on
+/// either side gives 1).
+#[inline(always)]
+pub(crate) fn spaceship(a: &Value, b: &Value) -> Option<i64> {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return Some(x.cmp(y) as i64);
+    }
+    floats(a, b).map(|(x, y)| {
+        if x == y {
+            0
+        } else if x < y {
+            -1
+        } else {
+            1
+        }
+    })
 }
 
 /// `a <= b` on numbers.
