@@ -186,15 +186,22 @@ impl fmt::Debug for PhpStr {
     }
 }
 
+/// A copy of `bytes`; the empty and one-byte strings are the interned
+/// ones, as PHP hands out `ZSTR_EMPTY_ALLOC()` and `ZSTR_CHAR()` for them
+/// (a `substr`, a `str_split` into characters allocates nothing).
 impl From<&[u8]> for PhpStr {
     fn from(bytes: &[u8]) -> PhpStr {
-        PhpStr::new(bytes.to_vec())
+        match *bytes {
+            [] => PhpStr::empty(),
+            [b] => PhpStr::one_byte(b),
+            _ => PhpStr::new(bytes.to_vec()),
+        }
     }
 }
 
 impl From<&str> for PhpStr {
     fn from(s: &str) -> PhpStr {
-        PhpStr::new(s.as_bytes().to_vec())
+        PhpStr::from(s.as_bytes())
     }
 }
 
@@ -336,6 +343,8 @@ mod tests {
         let mut e = PhpStr::empty();
         e.make_mut().push(b'z');
         assert_eq!(&*PhpStr::empty(), b"");
+        assert!(PhpStr::from("q").is_interned() && PhpStr::from(&b""[..]).is_interned());
+        assert!(!PhpStr::from("qq").is_interned());
         // Used from another thread, the same bytes.
         let id = PhpStr::one_byte(7).identity();
         let other = std::thread::spawn(|| PhpStr::one_byte(7).identity()).join().unwrap();

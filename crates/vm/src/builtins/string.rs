@@ -165,8 +165,11 @@ fn str_or_array<G: Globals>(g: G, a: &Args, i: usize) -> VmResult<StrOrArray> {
 
 /// A `?int` parameter with default null: `None` when absent or null.
 fn opt_nullable_int<G: Globals>(g: G, a: &Args, i: usize) -> VmResult<Option<i64>> {
-    if !a.has(i) {
-        return Ok(None);
+    // The usual cases, without the `Cow` of `value`.
+    match a.v.get(i) {
+        None => return Ok(None),
+        Some(Value::Int(n)) => return Ok(Some(*n)),
+        Some(_) => {}
     }
     match &*a.value(i) {
         Value::Null | Value::Undef => Ok(None),
