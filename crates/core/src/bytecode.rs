@@ -202,6 +202,17 @@ impl IncDec {
     pub fn is_pre(self) -> bool {
         matches!(self, IncDec::PreInc | IncDec::PreDec)
     }
+
+    /// `n` after the step, `None` when it overflows (PHP then makes a
+    /// float: the VM's general path).
+    #[inline(always)]
+    pub fn step_int(self, n: i64) -> Option<i64> {
+        if self.is_inc() {
+            n.checked_add(1)
+        } else {
+            n.checked_sub(1)
+        }
+    }
 }
 
 /// The target of a cast.

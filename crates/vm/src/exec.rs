@@ -744,13 +744,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 },
                 Op::IncDecVar { var, kind, dst } => {
                     let Value::Int(n) = *rv!(var) else { slow!() };
-                    let Some(x) = (if kind.is_inc() {
-                        n.checked_add(1)
-                    } else {
-                        n.checked_sub(1)
-                    }) else {
-                        slow!()
-                    };
+                    let Some(x) = kind.step_int(n) else { slow!() };
                     if let Value::Int(n) = slot!(var) {
                         *n = x;
                     }
@@ -1246,13 +1240,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     // variable until it is written.
                     let e = unsafe { &mut *e };
                     let Value::Int(n) = *e else { slow!() };
-                    let Some(x) = (if kind.is_inc() {
-                        n.checked_add(1)
-                    } else {
-                        n.checked_sub(1)
-                    }) else {
-                        slow!()
-                    };
+                    let Some(x) = kind.step_int(n) else { slow!() };
                     *e = Value::Int(x);
                     if !dst.is_none() {
                         put!(dst, Value::Int(if kind.is_pre() { x } else { n }));
