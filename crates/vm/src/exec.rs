@@ -773,6 +773,14 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     let found = match (unsafe { array_of(c) }, raw!(key)) {
                         (Some(arr), Value::Int(k)) => arr.get_int(*k),
                         (Some(arr), Value::Str(k)) if minizts_core::array::canonical_int(k).is_none() => arr.get_str(k),
+                        // `$s[$i]` inside a string: its interned one-byte
+                        // string.
+                        (None, &Value::Int(i)) => match c {
+                            Value::Str(s) if (i as u64) < s.len() as u64 => {
+                                put!(dst, Value::Str(PhpStr::one_byte(s[i as usize])))
+                            }
+                            _ => None,
+                        },
                         _ => None,
                     };
                     fetched!(dst, found)
