@@ -998,9 +998,6 @@ impl std::ops::Deref for Operand<'_> {
     }
 }
 
-/// Resolves an operand as stored: follows a reference, reads an unset
-/// variable as null after PHP's warning.
-#[inline(always)]
 /// Clears operand `s`, a temporary register of the window at `base`,
 /// when `tmp` says it is one (see `Op::Strlen`).
 fn release_temp(tmp: bool, s: Src, base: *mut Value) {
@@ -1011,6 +1008,9 @@ fn release_temp(tmp: bool, s: Src, base: *mut Value) {
     }
 }
 
+/// Resolves an operand as stored: follows a reference, reads an unset
+/// variable as null after PHP's warning.
+#[inline(always)]
 fn resolve<'a, G: Globals>(g: G, at: *const Op, v: &'a Value, s: Src) -> Operand<'a> {
     match v {
         Value::Ref(r) => Operand::Guard(r.borrow()),
