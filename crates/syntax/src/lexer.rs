@@ -259,6 +259,9 @@ pub enum Token<'s> {
     /// expression.
     #[token(b"\"", lex_double_quoted)]
     DoubleQuoted(&'s [u8]),
+    /// A heredoc or nowdoc, from `<<<` to its closing marker.
+    #[token(b"<<<", lex_heredoc)]
+    Heredoc(Heredoc<'s>),
 
     // Comments are skipped; `//` and `#` comments end at a newline or `?>`.
     #[regex(br"//|#", line_comment)]
@@ -274,6 +277,24 @@ pub enum Token<'s> {
     /// [`Lexer`]; no grammar rule accepts it, so the parser reports it with
     /// what it expected instead, as PHP does.
     BadChar(u8),
+}
+
+/// A heredoc (`<<<ID`, `<<<"ID"`) or nowdoc (`<<<'ID'`) as the lexer
+/// found it: the body still holds the closing marker's indentation, which
+/// the parser removes from each line (PHP 7.3's flexible heredoc).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Heredoc<'s> {
+    /// The lines between the opening line and the closing marker's line,
+    /// without the newline that ends the last of them.
+    pub body: &'s [u8],
+    /// Where the body starts, counted from the start of the token.
+    pub body_offset: u32,
+    /// The whitespace before the closing marker.
+    pub indent: &'s [u8],
+    /// `<<<'ID'`: no escapes, no interpolation.
+    pub nowdoc: bool,
+    /// The opening line up to its newline, for messages.
+    pub header: &'s [u8],
 }
 
 /// A token the lexer could not read.
@@ -299,6 +320,10 @@ pub enum LexError {
     UnexpectedEofExpecting(&'static str),
     /// A closing bracket with nothing open.
     Unmatched(u8),
+    /// `<<<` not followed by a heredoc label and a newline.
+    BadHeredoc,
+    /// A heredoc or nowdoc whose closing marker never comes.
+    UnterminatedHeredoc,
     /// A closing bracket that does not match the open one (which opened on
     /// the given line, `None` when it is the closing one's).
     Mismatched(u8, Option<u32>, u8),
@@ -328,6 +353,11 @@ impl fmt::Display for LexError {
                 write!(f, "syntax error, unexpected end of file, expecting {what}")
             }
             LexError::Unmatched(c) => write!(f, "Unmatched '{}'", *c as char),
+            LexError::BadHeredoc => write!(f, "syntax error, unexpected token \"<<\""),
+            LexError::UnterminatedHeredoc => write!(
+                f,
+                "syntax error, unexpected end of file, expecting variable or heredoc end or \"${{\" or \"{{$\""
+            ),
             LexError::Mismatched(open, line, close) => write!(
                 f,
                 "Unclosed '{}'{} does not match '{}'",
@@ -390,6 +420,89 @@ fn lex_double_quoted<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<&'s [u
         Err(open) => {
             lex.bump(src.len() - scanned);
             Err(LexError::UnclosedString(open))
+        }
+    }
+}
+
+fn is_label_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_' || c >= 0x80
+}
+
+fn is_label_char(c: u8) -> bool {
+    is_label_start(c) || c.is_ascii_digit()
+}
+
+/// Reads a heredoc or nowdoc whose `<<<` logos has matched: the label line,
+/// then lines up to the first that holds, after optional spaces or tabs,
+/// the label not followed by a label character (PHP 7.3's rule, so the
+/// marker may be indented and followed by `;`, `,` or `)` on its line).
+fn lex_heredoc<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<Heredoc<'s>, LexError> {
+    let src = lex.source();
+    let start = lex.span().start;
+    let mut i = lex.span().end;
+    while matches!(src.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
+    let quote = match src.get(i) {
+        Some(&q @ (b'"' | b'\'')) => {
+            i += 1;
+            Some(q)
+        }
+        _ => None,
+    };
+    let label_start = i;
+    if !src.get(i).is_some_and(|&c| is_label_start(c)) {
+        return Err(LexError::BadHeredoc);
+    }
+    while src.get(i).is_some_and(|&c| is_label_char(c)) {
+        i += 1;
+    }
+    let label = &src[label_start..i];
+    if let Some(q) = quote {
+        if src.get(i) != Some(&q) {
+            return Err(LexError::BadHeredoc);
+        }
+        i += 1;
+    }
+    match src.get(i) {
+        Some(b'\n') => i += 1,
+        Some(b'\r') => i += if src.get(i + 1) == Some(&b'\n') { 2 } else { 1 },
+        _ => return Err(LexError::BadHeredoc),
+    }
+    let header = &src[start..i];
+    let header = header.trim_ascii_end();
+    let body_start = i;
+    let mut line = i;
+    loop {
+        let mut j = line;
+        while matches!(src.get(j), Some(b' ' | b'\t')) {
+            j += 1;
+        }
+        if src[j..].starts_with(label) && !src.get(j + label.len()).is_some_and(|&c| is_label_char(c)) {
+            // The body ends before the newline that ends its last line.
+            let mut body_end = line;
+            if body_end > body_start && src[body_end - 1] == b'\n' {
+                body_end -= 1;
+            }
+            if body_end > body_start && src[body_end - 1] == b'\r' {
+                body_end -= 1;
+            }
+            let end = j + label.len();
+            lex.bump(end - lex.span().end);
+            return Ok(Heredoc {
+                body: &src[body_start..body_end.max(body_start)],
+                body_offset: (body_start - start) as u32,
+                indent: &src[line..j],
+                nowdoc: quote == Some(b'\''),
+                header,
+            });
+        }
+        match src[line..].iter().position(|&c| c == b'\n') {
+            Some(n) => line += n + 1,
+            None => {
+                lex.bump(src.len() - lex.span().end);
+                return Err(LexError::UnterminatedHeredoc);
+            }
         }
     }
 }
@@ -588,6 +701,7 @@ impl fmt::Display for Token<'_> {
             Float(text) => return write!(f, "floating-point number \"{text}\""),
             SingleQuoted(s) => return write!(f, "single-quoted string \"{}\"", String::from_utf8_lossy(s)),
             DoubleQuoted(s) => return write!(f, "double-quoted string \"{}\"", String::from_utf8_lossy(s)),
+            Heredoc(h) => return write!(f, "heredoc start \"{}\"", String::from_utf8_lossy(h.header)),
             InlineHtml(_) => return write!(f, "inline html"),
             Unsupported(word) => return write!(f, "token \"{}\"", word.to_ascii_lowercase()),
             Cast(to) => {
@@ -877,6 +991,10 @@ impl<'s> Iterator for Lexer<'s> {
                     .unwrap_or(rest.len());
                 let text = String::from_utf8_lossy(&rest[..end.min(30)]).into_owned();
                 Some(Err((start, LexError::UnterminatedString(text))))
+            }
+            Err(LexError::UnterminatedHeredoc) => {
+                self.mode = Mode::Done;
+                Some(Err((self.src.len(), LexError::UnterminatedHeredoc)))
             }
             // An unterminated string or comment ends at the end of the file.
             Err(LexError::UnexpectedEof) => Some(Err((self.src.len(), LexError::UnexpectedEof))),

@@ -15,7 +15,7 @@ use bumpalo::Bump;
 use lalrpop_util::{lalrpop_mod, ParseError};
 
 use crate::ast::*;
-use crate::lexer::{interpolation_end, Lexer, StringEnds, Token};
+use crate::lexer::{interpolation_end, Heredoc, Lexer, StringEnds, Token};
 
 lalrpop_mod!(
     #[allow(clippy::all, clippy::pedantic, unused_parens, dead_code)]
@@ -523,13 +523,87 @@ impl<'a> Builder<'a> {
     /// interpolated variables and `{$…}` expressions.
     pub fn double_quoted(&self, pos: usize, raw: &'a [u8]) -> ParseResult<'a, &'a Expr<'a>> {
         // The payload starts one byte after the opening quote.
-        let base = pos + 1;
+        self.interpolated(pos, pos + 1, raw, None)
+    }
+
+    /// A heredoc or nowdoc: the closing marker's indentation is removed
+    /// from every line (PHP 7.3), then a heredoc is read as a double-quoted
+    /// string whose `"` needs no escape, a nowdoc as it stands.
+    pub fn heredoc(&self, pos: usize, h: Heredoc<'a>) -> ParseResult<'a, &'a Expr<'a>> {
+        let base = pos + h.body_offset as usize;
+        let indent = self.heredoc_indent(base, &h)?;
+        if !h.nowdoc {
+            return self.interpolated(pos, base, h.body, Some(indent));
+        }
+        let mut out = Vec::with_capacity(h.body.len());
+        for (k, line) in h.body.split(|&c| c == b'\n').enumerate() {
+            if k > 0 {
+                out.push(b'\n');
+            }
+            out.extend_from_slice(&line[leading_blanks(line).min(indent)..]);
+        }
+        Ok(self.expr(pos, ExprKind::Str(self.arena.alloc_slice_copy(&out))))
+    }
+
+    /// How many bytes of indentation each heredoc line loses, after
+    /// PHP's checks: the marker's indentation is all spaces or all tabs,
+    /// and every line that is not blank starts with at least as much of it.
+    fn heredoc_indent(&self, base: usize, h: &Heredoc<'a>) -> ParseResult<'a, usize> {
+        let Some(&kind) = h.indent.first() else {
+            return Ok(0);
+        };
+        let n = h.indent.len();
+        let mixed = "Invalid indentation - tabs and spaces cannot be mixed";
+        if h.indent.iter().any(|&c| c != kind) {
+            return user_error(base, mixed);
+        }
+        let mut at = base;
+        for line in h.body.split(|&c| c == b'\n') {
+            let ws = leading_blanks(line);
+            if line[..ws.min(n)].iter().any(|&c| c != kind) {
+                return user_error(at, mixed);
+            }
+            let blank = matches!(&line[ws..], [] | [b'\r']);
+            if ws < n && !blank {
+                return user_error(
+                    at,
+                    format!("Invalid body indentation level (expecting an indentation level of at least {n})"),
+                );
+            }
+            at += line.len() + 1;
+        }
+        Ok(n)
+    }
+
+    /// A string with escapes and interpolation whose text `raw` starts at
+    /// `base` in the source: a double-quoted string, or a heredoc body
+    /// (`dedent`: the indentation each of its lines loses).
+    fn interpolated(
+        &self,
+        pos: usize,
+        base: usize,
+        raw: &'a [u8],
+        dedent: Option<usize>,
+    ) -> ParseResult<'a, &'a Expr<'a>> {
         let mut parts: Vec<InterpPart<'a>> = Vec::new();
         let mut lit: Vec<u8> = Vec::new();
         let mut i = 0;
+        let mut line_start = dedent.is_some();
         while i < raw.len() {
+            if line_start {
+                line_start = false;
+                i += leading_blanks(&raw[i..]).min(dedent.unwrap_or(0));
+                if i >= raw.len() {
+                    break;
+                }
+            }
             let c = raw[i];
             match c {
+                // In a heredoc `\"` is two characters.
+                b'\\' if dedent.is_some() && raw.get(i + 1) == Some(&b'"') => {
+                    lit.push(c);
+                    i += 1;
+                }
                 b'\\' if i + 1 < raw.len() => {
                     i = unescape_double(raw, i, &mut lit);
                 }
@@ -586,6 +660,7 @@ impl<'a> Builder<'a> {
                 _ => {
                     lit.push(c);
                     i += 1;
+                    line_start = c == b'\n' && dedent.is_some();
                 }
             }
         }
@@ -667,6 +742,11 @@ impl<'a> Builder<'a> {
             j + 1,
         ))
     }
+}
+
+/// How many spaces and tabs `line` starts with.
+fn leading_blanks(line: &[u8]) -> usize {
+    line.iter().take_while(|&&c| c == b' ' || c == b'\t').count()
 }
 
 fn is_name_start(c: u8) -> bool {
