@@ -393,9 +393,23 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             };
             let mark = self.mark();
             if item.by_ref {
-                return self.error("minizts does not support references inside array literals");
-            }
-            if item.spread {
+                // `[&$x]`, `['k' => &$a[1]]`: the key first, then the
+                // slot made a reference, bound into the new array.
+                let k = self.temp()?;
+                match item.key {
+                    Some(key) => self.expr_into(key, k)?,
+                    None => {
+                        self.emit(Op::UnsetVar { var: k });
+                    }
+                }
+                let r = self.reference_to(value)?;
+                self.emit(Op::AssignDimRef {
+                    var: arr,
+                    keys: k,
+                    depth: 1,
+                    src: r,
+                });
+            } else if item.spread {
                 let v = self.expr(value)?;
                 self.emit(Op::ArraySpread { arr, src: v });
             } else if let Some(key) = item.key {

@@ -171,6 +171,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         self.refs_expr(k, out);
                     }
                     if let Some(v) = item.value {
+                        // `[&$x]` makes `$x` a reference.
+                        if let (true, ExprKind::Var(n)) = (item.by_ref, &v.kind) {
+                            out.insert(n);
+                        }
                         self.refs_expr(v, out);
                     }
                 }
