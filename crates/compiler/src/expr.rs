@@ -1,6 +1,6 @@
 //! Expressions that produce a value.
 
-use minizts_core::bytecode::{BinOp, CastKind, IncDec, Op, Reg, Src};
+use minizts_core::bytecode::{BinOp, CastKind, IncDec, Op, Reg, Src, Target};
 use minizts_core::Value;
 use minizts_globals::{cg, Globals};
 use minizts_syntax::ast::*;
@@ -174,6 +174,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.expr_into(inner, dst)?;
                 self.emit(Op::Unsilence { save });
             }
+            ExprKind::Match { subject, arms } => self.match_expr(subject, arms, dst)?,
         }
         self.release(mark);
         self.line = line;
@@ -377,6 +378,54 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             start,
             n: parts.len() as u8,
         });
+        Ok(())
+    }
+
+    /// `match`: the conditions in order, each compared with `===` and
+    /// jumping to its arm's body; when none is identical, the `default`
+    /// body (wherever it stands) or `UnhandledMatchError`.
+    fn match_expr(&mut self, subject: &'a Expr<'a>, arms: &'a [MatchArm<'a>], dst: Reg) -> Result<()> {
+        let subj = self.temp()?;
+        self.expr_into(subject, subj)?;
+        let mut to_body: Vec<Vec<Target>> = Vec::with_capacity(arms.len());
+        for arm in arms {
+            let mut jumps = Vec::new();
+            for cond in arm.conds.unwrap_or_default() {
+                let mark = self.mark();
+                let v = self.expr(cond)?;
+                jumps.push(self.emit(Op::JmpIdentical {
+                    a: Src::reg(subj),
+                    b: v,
+                    if_true: true,
+                    target: 0,
+                }));
+                self.release(mark);
+            }
+            to_body.push(jumps);
+        }
+        let to_default = if arms.iter().any(|a| a.conds.is_none()) {
+            Some(self.emit(Op::Jmp { target: 0 }))
+        } else {
+            self.at(match_error_pos(subject, arms));
+            self.emit(Op::MatchError { src: Src::reg(subj) });
+            None
+        };
+        let mut ends = Vec::with_capacity(arms.len());
+        for (arm, jumps) in arms.iter().zip(to_body) {
+            for j in jumps {
+                self.patch_here(j);
+            }
+            if arm.conds.is_none() {
+                if let Some(j) = to_default {
+                    self.patch_here(j);
+                }
+            }
+            self.expr_into(arm.body, dst)?;
+            ends.push(self.emit(Op::Jmp { target: 0 }));
+        }
+        for j in ends {
+            self.patch_here(j);
+        }
         Ok(())
     }
 
@@ -820,5 +869,27 @@ pub(crate) fn bin_op(op: BinaryOp) -> BinOp {
         BinaryOp::Gt | BinaryOp::Ge | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Coalesce => {
             unreachable!("{op:?} is compiled specially")
         }
+    }
+}
+
+/// The line PHP gives `UnhandledMatchError`: that of the last code compiled
+/// before its `MATCH_ERROR`. PHP compiles a match whose conditions are all
+/// int literals (two or more) or all string literals (five or more) to a
+/// jump table, leaving the subject last; otherwise the last condition.
+fn match_error_pos(subject: &Expr<'_>, arms: &[MatchArm<'_>]) -> u32 {
+    let conds: Vec<&Expr<'_>> = arms
+        .iter()
+        .flat_map(|a| a.conds.unwrap_or_default().iter().copied())
+        .collect();
+    let int = |e: &Expr<'_>| match &e.kind {
+        ExprKind::Int(_) => true,
+        ExprKind::Unary { op: UnaryOp::Neg, expr } => matches!(expr.kind, ExprKind::Int(_)),
+        _ => false,
+    };
+    let jump_table = (conds.len() >= 2 && conds.iter().all(|c| int(c)))
+        || (conds.len() >= 5 && conds.iter().all(|c| matches!(c.kind, ExprKind::Str(_))));
+    match conds.last() {
+        Some(last) if !jump_table => last.pos,
+        _ => subject.pos,
     }
 }

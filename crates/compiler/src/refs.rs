@@ -190,6 +190,16 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             | ExprKind::Print(expr)
             | ExprKind::Empty(expr)
             | ExprKind::Silence(expr) => self.refs_expr(expr, out),
+            ExprKind::Match { subject, arms } => {
+                self.refs_expr(subject, out);
+                for arm in arms.iter() {
+                    arm.conds
+                        .unwrap_or_default()
+                        .iter()
+                        .for_each(|c| self.refs_expr(c, out));
+                    self.refs_expr(arm.body, out);
+                }
+            }
             ExprKind::Binary { lhs, rhs, .. } => {
                 self.refs_expr(lhs, out);
                 self.refs_expr(rhs, out);

@@ -165,6 +165,13 @@ pub fn collect_expr<'a>(e: &'a Expr<'a>, out: &mut VarNames<'a>) {
         | ExprKind::Print(expr)
         | ExprKind::Empty(expr)
         | ExprKind::Silence(expr) => collect_expr(expr, out),
+        ExprKind::Match { subject, arms } => {
+            collect_expr(subject, out);
+            for arm in arms.iter() {
+                arm.conds.unwrap_or_default().iter().for_each(|c| collect_expr(c, out));
+                collect_expr(arm.body, out);
+            }
+        }
         ExprKind::Binary { lhs, rhs, .. } => {
             collect_expr(lhs, out);
             collect_expr(rhs, out);

@@ -238,6 +238,20 @@ pub enum ExprKind<'a> {
     Exit(Option<&'a Expr<'a>>),
     /// `@expr`: warnings raised while evaluating `expr` are not shown.
     Silence(&'a Expr<'a>),
+    /// `match (subject) { conds => body, …, default => body }`
+    Match {
+        subject: &'a Expr<'a>,
+        arms: &'a [MatchArm<'a>],
+    },
+}
+
+/// One arm of a `match`: `a, b => body`, or `default => body` (`conds:
+/// None`).
+#[derive(Debug)]
+pub struct MatchArm<'a> {
+    pub pos: u32,
+    pub conds: Option<&'a [&'a Expr<'a>]>,
+    pub body: &'a Expr<'a>,
 }
 
 #[derive(Debug)]

@@ -93,10 +93,12 @@ pub enum Token<'s> {
     LogicalOr,
     #[token("xor", ignore(case))]
     LogicalXor,
+    #[token("match", ignore(case))]
+    Match,
     /// PHP keywords for features minizts leaves out (docs/language.md); the
     /// parser reports them as unsupported rather than as odd identifiers.
     #[regex(
-        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|include|include_once|require|require_once|goto|yield|match|abstract|final|private|protected|public|readonly|declare|enddeclare|endif|endwhile|endfor|endforeach|endswitch|insteadof|__halt_compiler|eval)",
+        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|include|include_once|require|require_once|goto|yield|abstract|final|private|protected|public|readonly|declare|enddeclare|endif|endwhile|endfor|endforeach|endswitch|insteadof|__halt_compiler|eval)",
         |lex| as_str(lex.slice())
     )]
     Unsupported(&'s str),
@@ -748,6 +750,7 @@ impl fmt::Display for Token<'_> {
             LogicalAnd => "and",
             LogicalOr => "or",
             LogicalXor => "xor",
+            Match => "match",
             Plus => "+",
             Minus => "-",
             Star => "*",

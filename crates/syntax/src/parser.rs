@@ -375,6 +375,28 @@ impl<'a> Builder<'a> {
         })
     }
 
+    /// `match`: PHP refuses a second `default` arm at compile time.
+    pub fn match_expr(
+        &self,
+        pos: usize,
+        subject: &'a Expr<'a>,
+        arms: Vec<MatchArm<'a>>,
+    ) -> ParseResult<'a, &'a Expr<'a>> {
+        if let Some(second) = arms.iter().filter(|a| a.conds.is_none()).nth(1) {
+            return fatal_error(
+                second.pos as usize,
+                "Match expressions may only contain one default arm",
+            );
+        }
+        Ok(self.expr(
+            pos,
+            ExprKind::Match {
+                subject,
+                arms: self.slice(arms),
+            },
+        ))
+    }
+
     /// A construct the grammar recognises but minizts does not implement.
     pub fn unsupported<T>(&self, pos: usize, what: &str) -> ParseResult<'a, T> {
         fatal_error(pos, format!("minizts does not support {what}"))

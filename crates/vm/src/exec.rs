@@ -1300,6 +1300,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::FeFetchRef { .. }
                 | Op::FeFree { .. }
                 | Op::Exit { .. }
+                | Op::MatchError { .. }
                 | Op::Silence { .. }
                 | Op::Unsilence { .. } => slow!(),
             }

@@ -698,6 +698,9 @@ instructions! {
         Echo "ECHO" "{src}" { src: src }
         /// `exit` / `exit(src)`; a constant null for a bare exit.
         Exit "EXIT" "{src}" { src: src }
+        /// A `match` without a `default` arm found no identical
+        /// condition: throws `UnhandledMatchError` naming `src`.
+        MatchError "MATCH_ERROR" "{src}" { src: src }
         /// Starts `@expr`: saves the error reporting level in `save`, sets
         /// 0.
         Silence "SILENCE" "{save}" { save: reg }

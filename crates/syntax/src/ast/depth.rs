@@ -145,6 +145,13 @@ fn expr_children<'n, 'a>(x: &'n Expr<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
         | ExprKind::Print(expr)
         | ExprKind::Empty(expr)
         | ExprKind::Silence(expr) => e!(expr),
+        ExprKind::Match { subject, arms } => {
+            e!(subject);
+            for arm in arms.iter() {
+                arm.conds.unwrap_or_default().iter().for_each(|c| e!(c));
+                e!(arm.body);
+            }
+        }
         ExprKind::Binary { lhs, rhs, .. } => {
             e!(lhs);
             e!(rhs);

@@ -397,6 +397,28 @@ pub fn expr(out: &mut String, e: &Expr<'_>) {
             expr(out, e);
             out.push(')');
         }
+        ExprKind::Match { subject, arms } => {
+            out.push_str("(match ");
+            expr(out, subject);
+            for arm in arms.iter() {
+                out.push_str(" (");
+                match arm.conds {
+                    Some(conds) => {
+                        for (i, c) in conds.iter().enumerate() {
+                            if i > 0 {
+                                out.push_str(", ");
+                            }
+                            expr(out, c);
+                        }
+                    }
+                    None => out.push_str("default"),
+                }
+                out.push_str(" => ");
+                expr(out, arm.body);
+                out.push(')');
+            }
+            out.push(')');
+        }
     }
 }
 

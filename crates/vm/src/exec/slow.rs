@@ -962,6 +962,11 @@ pub(super) unsafe fn step<G: Globals>(
             }
             return Err(Box::new(VmError::Exit));
         }
+        Op::MatchError { src } => {
+            save_pc(g, cur!());
+            let v = opnd!(src).clone();
+            return crate::error::throw("UnhandledMatchError", unhandled_match(g, &v));
+        }
         Op::Silence { save } => {
             let level = eg!(g, |eg| std::mem::replace(&mut eg.error_reporting, 0));
             *reg!(save) = Value::Int(level);
@@ -1156,4 +1161,49 @@ fn global_ref<G: Globals>(g: G, script: &minizts_core::bytecode::Script, name: &
     let r = crate::gc::new_ref(g, Value::Null);
     eg!(g).extra_globals.insert(name.as_bytes().into(), r.clone());
     r
+}
+
+/// "Unhandled match case …": the value as PHP's `smart_str_append_scalar`
+/// writes it, a string quoted, escaped and cut to
+/// `exception_string_param_max_len` (15) bytes.
+#[cold]
+fn unhandled_match<G: Globals>(g: G, v: &Value) -> String {
+    let v = v.deref();
+    let text = match &*v {
+        Value::Null | Value::Undef => "NULL".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(n) => n.to_string(),
+        Value::Float(f) => {
+            let mut s = crate::ops::to_str(g, &Value::Float(*f))
+                .map(|s| String::from_utf8_lossy(&s).into_owned())
+                .unwrap_or_default();
+            if f.is_finite() && !s.contains(['.', 'e', 'E']) {
+                s.push_str(".0");
+            }
+            s
+        }
+        Value::Str(s) => {
+            let mut out = String::from("'");
+            for &c in s.iter().take(15) {
+                match c {
+                    b'\n' => out.push_str("\\n"),
+                    b'\r' => out.push_str("\\r"),
+                    b'\t' => out.push_str("\\t"),
+                    0x0c => out.push_str("\\f"),
+                    0x0b => out.push_str("\\v"),
+                    b'\\' => out.push_str("\\\\"),
+                    0x1b => out.push_str("\\e"),
+                    32..=126 => out.push(c as char),
+                    _ => out.push_str(&format!("\\x{c:02X}")),
+                }
+            }
+            if s.len() > 15 {
+                out.push_str("...");
+            }
+            out.push('\'');
+            out
+        }
+        other => return format!("Unhandled match case of type {}", other.type_name()),
+    };
+    format!("Unhandled match case {text}")
 }
