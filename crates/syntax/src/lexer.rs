@@ -19,6 +19,10 @@ use logos::Logos;
 
 use crate::ast::CastType;
 
+mod alt_syntax;
+
+pub use alt_syntax::AltSyntax;
+
 /// One token. Keywords are case-insensitive, as in PHP.
 #[derive(Logos, Debug, Clone, Copy, PartialEq)]
 #[logos(utf8 = false)]
@@ -95,10 +99,21 @@ pub enum Token<'s> {
     LogicalXor,
     #[token("match", ignore(case))]
     Match,
+    // The alternative syntax's block ends: `AltSyntax` turns them into `}`.
+    #[token("endif", ignore(case))]
+    EndIf,
+    #[token("endwhile", ignore(case))]
+    EndWhile,
+    #[token("endfor", ignore(case))]
+    EndFor,
+    #[token("endforeach", ignore(case))]
+    EndForeach,
+    #[token("endswitch", ignore(case))]
+    EndSwitch,
     /// PHP keywords for features minizts leaves out (docs/language.md); the
     /// parser reports them as unsupported rather than as odd identifiers.
     #[regex(
-        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|include|include_once|require|require_once|goto|yield|abstract|final|private|protected|public|readonly|declare|enddeclare|endif|endwhile|endfor|endforeach|endswitch|insteadof|__halt_compiler|eval)",
+        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|include|include_once|require|require_once|goto|yield|abstract|final|private|protected|public|readonly|declare|enddeclare|insteadof|__halt_compiler|eval)",
         |lex| as_str(lex.slice())
     )]
     Unsupported(&'s str),
@@ -751,6 +766,11 @@ impl fmt::Display for Token<'_> {
             LogicalOr => "or",
             LogicalXor => "xor",
             Match => "match",
+            EndIf => "endif",
+            EndWhile => "endwhile",
+            EndFor => "endfor",
+            EndForeach => "endforeach",
+            EndSwitch => "endswitch",
             Plus => "+",
             Minus => "-",
             Star => "*",

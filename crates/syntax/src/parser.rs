@@ -15,7 +15,7 @@ use bumpalo::Bump;
 use lalrpop_util::{lalrpop_mod, ParseError};
 
 use crate::ast::*;
-use crate::lexer::{interpolation_end, Heredoc, Lexer, StringEnds, Token};
+use crate::lexer::{interpolation_end, AltSyntax, Heredoc, Lexer, StringEnds, Token};
 
 lalrpop_mod!(
     #[allow(clippy::all, clippy::pedantic, unused_parens, dead_code)]
@@ -75,7 +75,11 @@ fn too_deep() -> String {
 /// Parses a whole script. The AST borrows from `src` and lives in `arena`.
 pub fn parse<'a>(arena: &'a Bump, src: &'a [u8]) -> Result<Script<'a>, SyntaxError> {
     let b = Builder::new(arena, src);
-    let tokens = Lexer::with_ends(src, b.ends.clone()).map(lex_adapter);
+    let tokens = AltSyntax::new(
+        Lexer::with_ends(src, b.ends.clone()).map(lex_adapter),
+        src.len(),
+        unclosed_block,
+    );
     match grammar::ScriptParser::new().parse(&b, tokens) {
         Ok(stmts) if crate::ast::depth::exceeds(stmts, MAX_DEPTH) => Err(SyntaxError {
             pos: 0,
@@ -110,10 +114,22 @@ pub fn parse<'a>(arena: &'a Bump, src: &'a [u8]) -> Result<Script<'a>, SyntaxErr
 fn complete_before(src: &[u8], pos: usize) -> bool {
     let arena = Bump::new();
     let b = Builder::new(&arena, src);
-    let tokens = Lexer::with_ends(src, b.ends.clone())
-        .map(lex_adapter)
-        .take_while(|t| !matches!(t, Ok((start, _, _)) if *start >= pos));
+    let tokens = AltSyntax::new(
+        Lexer::with_ends(src, b.ends.clone()).map(lex_adapter),
+        src.len(),
+        unclosed_block,
+    )
+    .take_while(|t| !matches!(t, Ok((start, _, _)) if *start >= pos));
     grammar::ScriptParser::new().parse(&b, tokens).is_ok()
+}
+
+/// The end of the file inside an alternative-syntax block.
+fn unclosed_block(eof: usize, expecting: &str) -> SyntaxError {
+    SyntaxError {
+        pos: eof,
+        message: format!("syntax error, unexpected end of file, expecting {expecting}"),
+        fatal: false,
+    }
 }
 
 fn lex_adapter(item: crate::lexer::Spanned<'_>) -> Result<(usize, Token<'_>, usize), SyntaxError> {
