@@ -268,6 +268,8 @@ pub enum Token<'s> {
     /// A single-quoted string; the payload is the text between the quotes,
     /// escapes not yet resolved.
     #[regex(br"'([^'\\]|\\(.|\n))*'", |lex| { let s = lex.slice(); &s[1..s.len() - 1] })]
+    // `b'…'`: PHP 6's binary-string prefix, still accepted and ignored.
+    #[regex(br"[bB]'([^'\\]|\\(.|\n))*'", |lex| { let s = lex.slice(); &s[2..s.len() - 1] })]
     SingleQuoted(&'s [u8]),
     /// A double-quoted string; the payload is the text between the quotes.
     /// The parser resolves escapes and interpolation. Its `{$…}` parts are
@@ -275,6 +277,8 @@ pub enum Token<'s> {
     /// is found by following PHP's lexer (`scan_string`), not by a regular
     /// expression.
     #[token(b"\"", lex_double_quoted)]
+    #[token(b"b\"", lex_double_quoted)]
+    #[token(b"B\"", lex_double_quoted)]
     DoubleQuoted(&'s [u8]),
     /// A heredoc or nowdoc, from `<<<` to its closing marker.
     #[token(b"<<<", lex_heredoc)]
@@ -426,7 +430,8 @@ impl StringEnds {
 /// Reads a double-quoted string whose opening quote logos has matched.
 fn lex_double_quoted<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<&'s [u8], LexError> {
     let src = lex.source();
-    let start = lex.span().start;
+    // The opening quote (after a `b` prefix, if any).
+    let start = lex.span().end - 1;
     let scanned = lex.span().end;
     let (base, ends) = (lex.extras.base, lex.extras.ends.clone());
     match scan_string(src, base, start + 1, Part::String, &ends) {

@@ -560,8 +560,14 @@ impl<'a> Builder<'a> {
     /// A double-quoted string: resolves escapes and splits out the
     /// interpolated variables and `{$…}` expressions.
     pub fn double_quoted(&self, pos: usize, raw: &'a [u8]) -> ParseResult<'a, &'a Expr<'a>> {
-        // The payload starts one byte after the opening quote.
-        self.interpolated(pos, pos + 1, raw, None)
+        // The payload starts one byte after the opening quote, which a
+        // `b` prefix may precede.
+        let quote = if matches!(self.src.get(pos), Some(b'b' | b'B')) {
+            pos + 1
+        } else {
+            pos
+        };
+        self.interpolated(pos, quote + 1, raw, None)
     }
 
     /// A heredoc or nowdoc: the closing marker's indentation is removed
