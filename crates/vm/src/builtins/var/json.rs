@@ -9,7 +9,7 @@
 //! key) and the rest stands.
 
 use std::cell::Cell;
-use std::collections::HashSet;
+use hashbrown::HashSet;
 use std::rc::Rc;
 
 use minizts_core::numfmt::{self, Number};
