@@ -8,8 +8,8 @@
 //! with it, the failed parts read `null` (`0` for INF/NAN, `""` for a bad
 //! key) and the rest stands.
 
-use std::cell::Cell;
 use hashbrown::HashSet;
+use std::cell::Cell;
 use std::rc::Rc;
 
 use minizts_core::numfmt::{self, Number};
@@ -256,6 +256,18 @@ impl<G: Globals> Encoder<G> {
         self.out.push(b'"');
         let mut pos = 0;
         while pos < s.len() {
+            // A run of bytes no option escapes is copied at once.
+            let plain = s[pos..]
+                .iter()
+                .position(|&b| {
+                    !(0x20..0x80).contains(&b) || matches!(b, b'"' | b'\\' | b'/' | b'<' | b'>' | b'&' | b'\'')
+                })
+                .unwrap_or(s.len() - pos);
+            if plain > 0 {
+                self.out.extend_from_slice(&s[pos..pos + plain]);
+                pos += plain;
+                continue;
+            }
             let b = s[pos];
             if b >= 0x80 {
                 match next_utf8_char(s, pos) {
