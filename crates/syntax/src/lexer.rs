@@ -110,10 +110,14 @@ pub enum Token<'s> {
     EndForeach,
     #[token("endswitch", ignore(case))]
     EndSwitch,
+    #[token("declare", ignore(case))]
+    Declare,
+    #[token("enddeclare", ignore(case))]
+    EndDeclare,
     /// PHP keywords for features minizts leaves out (docs/language.md); the
     /// parser reports them as unsupported rather than as odd identifiers.
     #[regex(
-        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|include|include_once|require|require_once|goto|yield|abstract|final|private|protected|public|readonly|declare|enddeclare|insteadof|__halt_compiler|eval)",
+        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|include|include_once|require|require_once|goto|yield|abstract|final|private|protected|public|readonly|insteadof|__halt_compiler|eval)",
         |lex| as_str(lex.slice())
     )]
     Unsupported(&'s str),
@@ -776,6 +780,8 @@ impl fmt::Display for Token<'_> {
             EndFor => "endfor",
             EndForeach => "endforeach",
             EndSwitch => "endswitch",
+            Declare => "declare",
+            EndDeclare => "enddeclare",
             Plus => "+",
             Minus => "-",
             Star => "*",

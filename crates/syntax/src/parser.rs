@@ -238,6 +238,9 @@ pub struct Builder<'a> {
     ends: Rc<StringEnds>,
     /// How many `{$…}` parts the one being parsed is inside of.
     interpolation_depth: Cell<usize>,
+    /// Whether a statement other than `declare` has been read (statements
+    /// are reduced in source order).
+    past_declares: Cell<bool>,
 }
 
 impl<'a> Builder<'a> {
@@ -248,6 +251,7 @@ impl<'a> Builder<'a> {
             parenthesized: RefCell::new(HashSet::new()),
             ends: Rc::default(),
             interpolation_depth: Cell::new(0),
+            past_declares: Cell::new(false),
         }
     }
 
@@ -264,7 +268,56 @@ impl<'a> Builder<'a> {
     }
 
     pub fn stmt(&self, pos: usize, kind: StmtKind<'a>) -> Stmt<'a> {
+        self.past_declares.set(true);
         Stmt { pos: pos as u32, kind }
+    }
+
+    /// `declare(name=value, …);` or with a block. `strict_types` is
+    /// checked as PHP checks it and then has no effect, since minizts does
+    /// not enforce scalar types (docs/language.md); `ticks` and `encoding`
+    /// have none in PHP's CLI either without a tick function.
+    pub fn declare(
+        &self,
+        pos: usize,
+        items: Vec<(usize, &'a str, &'a Expr<'a>)>,
+        block: Option<Vec<Stmt<'a>>>,
+    ) -> ParseResult<'a, Stmt<'a>> {
+        let first = !self.past_declares.get();
+        for (at, name, value) in items {
+            let literal = matches!(value.kind, ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_));
+            match name.to_ascii_lowercase().as_str() {
+                "strict_types" => {
+                    // A block's statements are read before this check.
+                    if block.is_some() {
+                        return fatal_error(at, "strict_types declaration must not use block mode");
+                    }
+                    if !first {
+                        return fatal_error(
+                            at,
+                            "strict_types declaration must be the very first statement in the script",
+                        );
+                    }
+                    if !matches!(value.kind, ExprKind::Int(0 | 1)) {
+                        return fatal_error(at, "strict_types declaration must have 0 or 1 as its value");
+                    }
+                }
+                "ticks" | "encoding" if !literal => {
+                    return fatal_error(at, format!("declare({name}) value must be a literal"));
+                }
+                "ticks" | "encoding" => {}
+                _ => return self.unsupported(at, &format!("declare({name}) (PHP warns and ignores it)")),
+            }
+        }
+        let kind = match block {
+            Some(stmts) => StmtKind::Block(self.slice(stmts)),
+            None => StmtKind::Nop,
+        };
+        let stmt = self.stmt(pos, kind);
+        if first {
+            // A declare does not end the run of declares at the start.
+            self.past_declares.set(false);
+        }
+        Ok(stmt)
     }
 
     pub fn binary(&self, pos: usize, op: BinaryOp, lhs: &'a Expr<'a>, rhs: &'a Expr<'a>) -> &'a Expr<'a> {

@@ -1,6 +1,6 @@
 //! PHP's alternative syntax for control structures (`if (…): … elseif
 //! (…): … else: … endif;`, `while (…): … endwhile;`, `for`, `foreach`,
-//! `switch` likewise), rewritten in the token stream to the braced form the
+//! `switch` and `declare` likewise), rewritten in the token stream to the braced form the
 //! grammar reads.
 //!
 //! A construct's `:` is the token right after the `)` that closes its
@@ -25,6 +25,7 @@ enum Kind {
     For,
     Foreach,
     Switch,
+    Declare,
 }
 
 /// The token stream with alternative-syntax blocks turned into braces.
@@ -147,6 +148,7 @@ impl<'s, E, I: Iterator<Item = Item<'s, E>>> Iterator for AltSyntax<'s, E, I> {
                     Kind::For => "\"endfor\"",
                     Kind::Foreach => "\"endforeach\"",
                     Kind::Switch => "\"case\" or \"default\" or \"endswitch\"",
+                    Kind::Declare => "\"enddeclare\"",
                 },
             )));
         };
@@ -161,6 +163,7 @@ impl<'s, E, I: Iterator<Item = Item<'s, E>>> Iterator for AltSyntax<'s, E, I> {
             Token::For => Some(Kind::For),
             Token::Foreach => Some(Kind::Foreach),
             Token::Switch => Some(Kind::Switch),
+            Token::Declare => Some(Kind::Declare),
             Token::Else if self.at_block_of(Kind::If) => {
                 match self.peek(0) {
                     Some(Token::Colon) => {
@@ -178,13 +181,19 @@ impl<'s, E, I: Iterator<Item = Item<'s, E>>> Iterator for AltSyntax<'s, E, I> {
                 }
                 None
             }
-            Token::EndIf | Token::EndWhile | Token::EndFor | Token::EndForeach | Token::EndSwitch => {
+            Token::EndIf
+            | Token::EndWhile
+            | Token::EndFor
+            | Token::EndForeach
+            | Token::EndSwitch
+            | Token::EndDeclare => {
                 let kind = match tok {
                     Token::EndIf => Kind::If,
                     Token::EndWhile => Kind::While,
                     Token::EndFor => Kind::For,
                     Token::EndForeach => Kind::Foreach,
-                    _ => Kind::Switch,
+                    Token::EndSwitch => Kind::Switch,
+                    _ => Kind::Declare,
                 };
                 if self.at_block_of(kind) {
                     self.open.pop();
