@@ -241,6 +241,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         match name {
             "__LINE__" => return self.const_int(self.line as i64),
+            "__COMPILER_HALT_OFFSET__" if self.halt_offset.is_some() => {
+                return self.const_int(self.halt_offset.unwrap_or(0) as i64)
+            }
             "__FILE__" => return self.const_str(self.file.as_bytes()),
             "__DIR__" => {
                 let dir = std::path::Path::new(self.file)

@@ -91,6 +91,7 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
         loops: Vec::new(),
         in_function: false,
         plain_vars: hashbrown::HashSet::new(),
+        halt_offset: ast.halt_offset,
     };
     c.collect_decls(ast.stmts);
     let last_line = lines.line(src.len() as u32);
@@ -187,6 +188,8 @@ struct Compiler<'a, 'l, G: Globals> {
     /// The current function's variables that never hold a reference (so
     /// instructions may write them directly); empty for top-level code.
     plain_vars: hashbrown::HashSet<&'a str>,
+    /// `__COMPILER_HALT_OFFSET__`, if the script calls `__halt_compiler()`.
+    halt_offset: Option<usize>,
 }
 
 impl<'a, G: Globals> Compiler<'a, '_, G> {

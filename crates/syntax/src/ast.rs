@@ -14,6 +14,9 @@ pub mod dump;
 #[derive(Debug)]
 pub struct Script<'a> {
     pub stmts: &'a [Stmt<'a>],
+    /// Where the data after `__halt_compiler();` starts
+    /// (`__COMPILER_HALT_OFFSET__`), if the script has one.
+    pub halt_offset: Option<usize>,
 }
 
 /// A statement and the byte offset where it starts.

@@ -10,7 +10,7 @@
 //! carry their source text so that parse errors can quote it the way PHP
 //! does (see the `Display` impl).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
@@ -114,10 +114,13 @@ pub enum Token<'s> {
     Declare,
     #[token("enddeclare", ignore(case))]
     EndDeclare,
+    /// `__halt_compiler`: the lexer ends the script after its `();`.
+    #[token("__halt_compiler", ignore(case))]
+    HaltCompiler,
     /// PHP keywords for features minizts leaves out (docs/language.md); the
     /// parser reports them as unsupported rather than as odd identifiers.
     #[regex(
-        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|include|include_once|require|require_once|goto|yield|abstract|final|private|protected|public|readonly|insteadof|__halt_compiler|eval)",
+        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|include|include_once|require|require_once|goto|yield|abstract|final|private|protected|public|readonly|insteadof|eval)",
         |lex| as_str(lex.slice())
     )]
     Unsupported(&'s str),
@@ -782,6 +785,7 @@ impl fmt::Display for Token<'_> {
             EndSwitch => "endswitch",
             Declare => "declare",
             EndDeclare => "enddeclare",
+            HaltCompiler => "__halt_compiler",
             Plus => "+",
             Minus => "-",
             Star => "*",
@@ -879,6 +883,9 @@ pub struct Lexer<'s> {
     /// Whether to check brackets (not for `{$…}` fragments).
     check_brackets: bool,
     ends: Rc<StringEnds>,
+    /// Where the data after `__halt_compiler();` starts, once found
+    /// (`__COMPILER_HALT_OFFSET__`).
+    halt_offset: Rc<Cell<Option<usize>>>,
 }
 
 impl<'s> Lexer<'s> {
@@ -899,7 +906,46 @@ impl<'s> Lexer<'s> {
             lines: LineIndex::new(src),
             check_brackets: true,
             ends,
+            halt_offset: Rc::default(),
         }
+    }
+
+    /// Shares where `__halt_compiler();` ends the script, once found.
+    pub fn with_halt_offset(mut self, halt: Rc<Cell<Option<usize>>>) -> Lexer<'s> {
+        self.halt_offset = halt;
+        self
+    }
+
+    /// `__halt_compiler` at `end`: if `();` (or `()?>`) follows, the offset
+    /// just after it, where the script's data starts.
+    fn halt_data_start(&self, end: usize) -> Option<usize> {
+        let mut i = end;
+        let expect = |i: &mut usize, what: &[u8]| {
+            while matches!(self.src.get(*i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+                *i += 1;
+            }
+            let ok = self.src[*i..].starts_with(what);
+            *i += what.len();
+            ok
+        };
+        if !(expect(&mut i, b"(") && expect(&mut i, b")")) {
+            return None;
+        }
+        let mut j = i;
+        if expect(&mut j, b";") {
+            return Some(j);
+        }
+        let mut j = i;
+        if expect(&mut j, b"?>") {
+            // `?>` takes one newline after it with it, as everywhere.
+            match &self.src[j..] {
+                [b'\r', b'\n', ..] => j += 2,
+                [b'\n' | b'\r', ..] => j += 1,
+                _ => {}
+            }
+            return Some(j);
+        }
+        None
     }
 
     /// A lexer for a code fragment of `src` starting at `start` (used for
@@ -924,6 +970,7 @@ impl<'s> Lexer<'s> {
             lines: LineIndex::new(b""),
             check_brackets: false,
             ends,
+            halt_offset: Rc::default(),
         }
     }
 
@@ -1055,6 +1102,15 @@ impl<'s> Iterator for Lexer<'s> {
                 let line = LineIndex::new(&self.src[..start]).starts.len() as u32;
                 Some(Err((start, LexError::UnterminatedComment(line))))
             }
+            Ok(Token::HaltCompiler) => match self.halt_data_start(end) {
+                // The rest of the file is data: the statement ends here.
+                Some(data) => {
+                    self.halt_offset.set(Some(data));
+                    self.mode = Mode::Done;
+                    Some(Ok((start, Token::Semicolon, data)))
+                }
+                None => Some(Ok((start, Token::HaltCompiler, end))),
+            },
             Ok(Token::CloseTag) => {
                 // `?>` ends the statement; what follows is HTML again.
                 self.html_start = end;

@@ -75,8 +75,11 @@ fn too_deep() -> String {
 /// Parses a whole script. The AST borrows from `src` and lives in `arena`.
 pub fn parse<'a>(arena: &'a Bump, src: &'a [u8]) -> Result<Script<'a>, SyntaxError> {
     let b = Builder::new(arena, src);
+    let halt = Rc::new(Cell::new(None));
     let tokens = AltSyntax::new(
-        Lexer::with_ends(src, b.ends.clone()).map(lex_adapter),
+        Lexer::with_ends(src, b.ends.clone())
+            .with_halt_offset(halt.clone())
+            .map(lex_adapter),
         src.len(),
         unclosed_block,
     );
@@ -86,7 +89,10 @@ pub fn parse<'a>(arena: &'a Bump, src: &'a [u8]) -> Result<Script<'a>, SyntaxErr
             message: too_deep(),
             fatal: true,
         }),
-        Ok(stmts) => Ok(Script { stmts }),
+        Ok(stmts) => Ok(Script {
+            stmts,
+            halt_offset: halt.get(),
+        }),
         Err(err) => {
             let at_script_end = match &err {
                 ParseError::UnrecognizedToken {
