@@ -161,9 +161,13 @@ impl IterPos {
 /// separates a shared array takes them along from the copy others still
 /// hold (see [`PhpArray::move_iterators_to`]); boxed so that arrays, which
 /// almost never have any, grow by one word only.
+///
+/// Also the array's internal pointer (PHP's `nInternalPointer`, what
+/// `current()`, `next()` and `reset()` move): a slot position that the
+/// same compactions move.
 #[derive(Default)]
 #[allow(clippy::box_collection)]
-struct Iterators(Cell<Option<Box<Vec<IterPos>>>>);
+struct Iterators(Cell<Option<Box<Vec<IterPos>>>>, u32);
 
 #[allow(clippy::box_collection)]
 impl Iterators {
@@ -201,6 +205,9 @@ impl Iterators {
     /// `zend_hash_rehash`; `live_before[p]` counts the live slots below
     /// `p`, for `p` up to the old slot count.
     fn compacted(&mut self, live_before: &[usize]) {
+        if let Some(&p) = live_before.get(self.1 as usize) {
+            self.1 = p as u32;
+        }
         if let Some(v) = self.live() {
             for it in v.iter() {
                 if let Some(&p) = live_before.get(it.get()) {
@@ -250,7 +257,8 @@ impl Clone for PhpArray {
             repr: self.repr.clone(),
             next_free: self.next_free,
             holes: self.holes,
-            iterators: Iterators::default(),
+            // The internal pointer is part of the value.
+            iterators: Iterators(Cell::default(), self.iterators.1),
         };
         let values: &mut [Value] = match &mut copy.repr {
             Repr::Packed(v) => v,
@@ -487,7 +495,7 @@ impl PhpArray {
         if let Repr::Packed(values) = &mut self.repr {
             let values = std::mem::take(values);
             let live = values.len() - self.holes;
-            if self.holes > 0 && self.iterators.live().is_some() {
+            if self.holes > 0 && (self.iterators.live().is_some() || self.iterators.1 != 0) {
                 let before = live_prefix(&values, |v| !matches!(v, Value::Undef));
                 self.iterators.compacted(&before);
             }
@@ -714,6 +722,8 @@ impl PhpArray {
 
     /// Removes and returns the last element (array_pop's core).
     pub fn pop(&mut self) -> Option<(Key, Value)> {
+        // PHP resets the internal pointer here.
+        self.iterators.1 = 0;
         match &mut self.repr {
             Repr::Packed(v) => {
                 let i = v.len().checked_sub(1)?;
@@ -783,6 +793,48 @@ impl PhpArray {
                 .filter(|b| !matches!(b.val, Value::Undef))
                 .map(|b| &mut b.val),
         }
+    }
+
+    /// The element at the internal pointer (`current()`, `key()`): the
+    /// first live one at or after it, as PHP's
+    /// `zend_hash_get_current_pos` skips deleted slots.
+    pub fn cursor_current(&self) -> Option<(KeyRef<'_>, &Value)> {
+        self.at_or_after(self.iterators.1 as usize).map(|(_, k, v)| (k, v))
+    }
+
+    /// `next()`: the pointer moves past the current element; `None` when
+    /// it runs off the end.
+    pub fn cursor_next(&mut self) -> Option<(KeyRef<'_>, &Value)> {
+        let used = self.used();
+        let pos = match self.at_or_after(self.iterators.1 as usize) {
+            Some((i, _, _)) => self.at_or_after(i + 1).map_or(used, |(j, _, _)| j),
+            None => return None,
+        };
+        self.iterators.1 = pos as u32;
+        self.cursor_current()
+    }
+
+    /// `prev()`: the pointer moves to the live element before the current
+    /// one, or off the end when there is none.
+    pub fn cursor_prev(&mut self) -> Option<(KeyRef<'_>, &Value)> {
+        let used = self.used();
+        let cur = self.at_or_after(self.iterators.1 as usize)?.0;
+        let pos = (0..cur).rev().find(|&i| self.is_live_at(i)).unwrap_or(used);
+        self.iterators.1 = pos as u32;
+        self.cursor_current()
+    }
+
+    /// `reset()`: the pointer at the first element.
+    pub fn cursor_reset(&mut self) -> Option<(KeyRef<'_>, &Value)> {
+        self.iterators.1 = self.at_or_after(0).map_or(0, |(i, _, _)| i as u32);
+        self.cursor_current()
+    }
+
+    /// `end()`: the pointer at the last element.
+    pub fn cursor_end(&mut self) -> Option<(KeyRef<'_>, &Value)> {
+        let used = self.used();
+        self.iterators.1 = (0..used).rev().find(|&i| self.is_live_at(i)).unwrap_or(used) as u32;
+        self.cursor_current()
     }
 
     /// The position of `key`, if present.
@@ -894,6 +946,8 @@ impl PhpArray {
     /// a loop is moved only while it sits on a live slot; one at the end
     /// stays there).
     pub fn shift(&mut self) -> Option<Value> {
+        // PHP resets the internal pointer here.
+        self.iterators.1 = 0;
         let (first, _, _) = self.at_or_after(0)?;
         let val = match &self.repr {
             Repr::Packed(_) => self.remove_packed_at(first),
@@ -949,6 +1003,8 @@ impl PhpArray {
     /// `array_unshift`: `values` first, then the elements with int keys
     /// renumbered; loops move on by as many slots as were added.
     pub fn unshift(&mut self, values: Vec<Value>) {
+        // PHP resets the internal pointer here.
+        self.iterators.1 = 0;
         let n = values.len();
         let mut out = PhpArray::new();
         for v in values {
@@ -972,6 +1028,8 @@ impl PhpArray {
     /// element stays on it, one on a removed element goes on after the
     /// replacement.
     pub fn splice(&mut self, offset: usize, length: usize, replacement: Vec<Value>) -> PhpArray {
+        // PHP resets the internal pointer here.
+        self.iterators.1 = 0;
         let mut used = self.used();
         let mut out = PhpArray::new();
         let mut removed = PhpArray::new();
@@ -1165,7 +1223,7 @@ impl Hashed {
 
     /// Drops tombstones and rebuilds the index.
     fn compact(&mut self, iters: &mut Iterators) {
-        if iters.live().is_some() {
+        if iters.live().is_some() || iters.1 != 0 {
             let before = live_prefix(&self.buckets, |b| !matches!(b.val, Value::Undef));
             iters.compacted(&before);
         }

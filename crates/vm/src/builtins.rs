@@ -20,11 +20,13 @@ use crate::call::builtin_arity;
 use crate::error::{deprecated, type_error, warning, VmResult};
 
 mod array;
+mod codec;
 mod math;
 mod misc;
 mod output;
 mod string;
 mod var;
+mod web;
 
 /// A builtin as PHP's messages and the compiler see it.
 #[derive(Debug)]
@@ -107,13 +109,15 @@ macro_rules! builtin_table {
 }
 
 /// The modules, in id order.
-const MODULES: [&[BuiltinInfo]; 6] = [
+const MODULES: [&[BuiltinInfo]; 8] = [
     string::INFO,
     array::INFO,
     math::INFO,
     var::INFO,
     output::INFO,
     misc::INFO,
+    codec::INFO,
+    web::INFO,
 ];
 
 /// How many builtins there are.
@@ -149,13 +153,15 @@ impl<G: Globals> Dispatch<G> {
     /// Every builtin's implementation for strategy `G`, by id: one
     /// indexed load per call.
     const FNS: [BuiltinFn<G>; COUNT] = {
-        let tables: [&[BuiltinFn<G>]; 6] = [
+        let tables: [&[BuiltinFn<G>]; 8] = [
             string::Fns::<G>::FNS,
             array::Fns::<G>::FNS,
             math::Fns::<G>::FNS,
             var::Fns::<G>::FNS,
             output::Fns::<G>::FNS,
             misc::Fns::<G>::FNS,
+            codec::Fns::<G>::FNS,
+            web::Fns::<G>::FNS,
         ];
         let mut out = [tables[0][0]; COUNT];
         let (mut k, mut m) = (0, 0);

@@ -27,9 +27,13 @@ use crate::call::{call_resolved, Callee};
 use crate::error::{error, type_error, warning, VmError, VmResult};
 use crate::limits::{hash_bytes, packed_bytes, reserve, values_with_capacity, Ticker};
 
+mod cursor;
 mod sort;
+mod walk;
 
+use cursor::{current, end, key, next, prev, reset};
 use sort::{arsort, asort, krsort, ksort, max, min, natcasesort, natsort, rsort, sort, uasort, uksort, usort};
+use walk::array_walk_recursive;
 
 crate::builtin_table! {
     "count", ["value", "mode"], 1, 0, count;
@@ -61,11 +65,20 @@ crate::builtin_table! {
     "key_exists", ["key", "array"], 2, 0, array_key_exists;
     "array_key_first", ["array"], 1, 0, array_key_first;
     "array_key_last", ["array"], 1, 0, array_key_last;
+    "current", ["array"], 1, 0, current;
+    "pos", ["array"], 1, 0, current;
+    "key", ["array"], 1, 0, key;
+    "next", ["array"], 1, 0b1, next;
+    "prev", ["array"], 1, 0b1, prev;
+    "reset", ["array"], 1, 0b1, reset;
+    "end", ["array"], 1, 0b1, end;
     "array_is_list", ["array"], 1, 0, array_is_list;
     "array_map", ["callback", "array", "...arrays"], 2, 0, array_map;
     "array_filter", ["array", "callback", "mode"], 1, 0, array_filter;
     "array_reduce", ["array", "callback", "initial"], 2, 0, array_reduce;
     "array_walk", ["array", "callback", "arg"], 2, 0b1, array_walk;
+    "array_walk_recursive", ["array", "callback", "arg"], 2, 0b1, array_walk_recursive;
+    "array_change_key_case", ["array", "case"], 1, 0, array_change_key_case;
     "array_unique", ["array", "flags"], 1, 0, array_unique;
     "array_count_values", ["array"], 1, 0, array_count_values;
     "array_diff", ["array", "...arrays"], 1, 0, array_diff;
@@ -1033,7 +1046,15 @@ fn array_walk<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
                 Some(Some((p, key, Value::Ref(crate::gc::slot_ref(g, v)))))
             } else {
                 let Value::Arr(arr) = slot else { return None };
-                Some(arr.at_or_after(pos).map(|(p, k, v)| (p, k.to_key(), v.deref_clone())))
+                Some(arr.at_or_after(pos).map(|(p, k, v)| {
+                    let v = match v {
+                        // A reference to the array being walked is borrowed
+                        // here: its value is this array.
+                        Value::Ref(r) if r.try_borrow().is_err() => Value::Arr(arr.clone()),
+                        v => v.deref_clone(),
+                    };
+                    (p, k.to_key(), v)
+                }))
             }
         });
         let (p, key, arg) = match step {
@@ -1271,4 +1292,25 @@ fn array_diff_assoc<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 fn array_intersect_assoc<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let (_, rest) = set_operands(a)?;
     filter_first(g, a, true, |g, k, v, i| assoc_hit(g, &rest[i], k, v))
+}
+
+fn array_change_key_case<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let arr = a.array(0)?;
+    let upper = a.opt_int(g, 1, 0)? != 0;
+    let mut out = PhpArray::with_capacity(arr.len());
+    for (k, v) in arr.iter() {
+        match k {
+            KeyRef::Int(n) => out.insert(Key::Int(n), elem(v)),
+            // A string key stays a string key, whatever its new case.
+            KeyRef::Str(s) => {
+                let s = if upper {
+                    s.to_ascii_uppercase()
+                } else {
+                    s.to_ascii_lowercase()
+                };
+                out.insert(Key::Str(PhpStr::new(s)), elem(v));
+            }
+        }
+    }
+    Ok(Value::arr(out))
 }

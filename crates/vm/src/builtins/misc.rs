@@ -135,6 +135,17 @@ pub(crate) fn constants() -> Vec<(&'static str, Value)> {
         ("ENT_HTML5", Value::Int(48)),
         ("HTML_SPECIALCHARS", Value::Int(0)),
         ("HTML_ENTITIES", Value::Int(1)),
+        // URLs.
+        ("PHP_URL_SCHEME", Value::Int(0)),
+        ("PHP_URL_HOST", Value::Int(1)),
+        ("PHP_URL_PORT", Value::Int(2)),
+        ("PHP_URL_USER", Value::Int(3)),
+        ("PHP_URL_PASS", Value::Int(4)),
+        ("PHP_URL_PATH", Value::Int(5)),
+        ("PHP_URL_QUERY", Value::Int(6)),
+        ("PHP_URL_FRAGMENT", Value::Int(7)),
+        ("PHP_QUERY_RFC1738", Value::Int(1)),
+        ("PHP_QUERY_RFC3986", Value::Int(2)),
         // Arrays.
         ("SORT_ASC", Value::Int(4)),
         ("SORT_DESC", Value::Int(3)),
@@ -366,6 +377,9 @@ fn ini_value<G: Globals>(g: G, name: &[u8]) -> Option<String> {
         b"display_errors" => "stderr".into(),
         b"date.timezone" => String::new(),
         b"default_charset" => "UTF-8".into(),
+        b"arg_separator.output" | b"arg_separator.input" => "&".into(),
+        b"max_input_vars" => "1000".into(),
+        b"max_input_nesting_level" => "64".into(),
         _ => return None,
     })
 }

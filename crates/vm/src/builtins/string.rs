@@ -6,8 +6,9 @@
 //! This file holds the table, the argument helpers the string functions
 //! share, and the small functions; the larger families live in
 //! submodules: searching and splitting (`search`), replacing (`replace`),
-//! formatting and base conversion (`format`), HTML and escaping (`html`),
-//! comparisons and text metrics (`compare`).
+//! formatting and base conversion (`format`), HTML entities (`entities`),
+//! escaping and text layout (`html`), comparisons and text metrics
+//! (`compare`).
 
 use std::rc::Rc;
 
@@ -18,6 +19,7 @@ use crate::builtins::Args;
 use crate::error::{deprecated, type_error, warning, VmResult};
 
 mod compare;
+mod entities;
 mod format;
 mod html;
 mod replace;
@@ -27,9 +29,12 @@ use compare::{
     levenshtein, similar_text, soundex, strcasecmp, strcmp, strnatcasecmp, strnatcmp, strncasecmp, strncmp,
     substr_compare,
 };
+use entities::{
+    get_html_translation_table, html_entity_decode, htmlentities, htmlspecialchars, htmlspecialchars_decode,
+};
 pub(crate) use format::format;
 use format::{bin2hex, bindec, decbin, dechex, decoct, hex2bin, hexdec, number_format, octdec, sprintf, vsprintf};
-use html::{addslashes, htmlspecialchars, htmlspecialchars_decode, nl2br, quotemeta, stripslashes, wordwrap};
+use html::{addslashes, nl2br, quotemeta, stripslashes, wordwrap};
 use replace::{str_ireplace, str_replace, strtr, substr_replace};
 use search::{
     chunk_split, explode, implode, str_contains, str_ends_with, str_split, str_starts_with, str_word_count, strcspn,
@@ -103,6 +108,9 @@ crate::builtin_table! {
     "wordwrap", ["string", "width", "break", "cut_long_words"], 1, 0, wordwrap;
     "htmlspecialchars", ["string", "flags", "encoding", "double_encode"], 1, 0, htmlspecialchars;
     "htmlspecialchars_decode", ["string", "flags"], 1, 0, htmlspecialchars_decode;
+    "htmlentities", ["string", "flags", "encoding", "double_encode"], 1, 0, htmlentities;
+    "html_entity_decode", ["string", "flags", "encoding"], 1, 0, html_entity_decode;
+    "get_html_translation_table", ["table", "flags", "encoding"], 0, 0, get_html_translation_table;
     "addslashes", ["string"], 1, 0, addslashes;
     "stripslashes", ["string"], 1, 0, stripslashes;
     "quotemeta", ["string"], 1, 0, quotemeta;
