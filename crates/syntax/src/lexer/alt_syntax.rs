@@ -197,7 +197,14 @@ impl<'s, E, I: Iterator<Item = Item<'s, E>>> Iterator for AltSyntax<'s, E, I> {
                 };
                 if self.at_block_of(kind) {
                     self.open.pop();
-                    let end = item.as_ref().map_or(start, |t| t.2);
+                    let mut end = item.as_ref().map_or(start, |t| t.2);
+                    // `endif;` closes the block as `}` does; its `;` is part
+                    // of the closer, not an empty statement after it.
+                    if matches!(self.peek(0), Some(Token::Semicolon)) {
+                        if let Some(Ok((_, _, semi_end))) = self.pending.pop_front() {
+                            end = semi_end;
+                        }
+                    }
                     return self.give(Ok((start, Token::RBrace, end)));
                 }
                 None
