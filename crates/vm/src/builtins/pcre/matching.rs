@@ -270,11 +270,11 @@ pub(super) fn preg_grep<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         let rc = m.exec(0, pattern.first_options());
         if rc >= 0 {
             if !invert {
-                out.insert(k.to_key(), v.deref_clone());
+                out.insert(k.to_key(), v.clone());
             }
         } else if rc == PCRE2_ERROR_NOMATCH {
             if invert {
-                out.insert(k.to_key(), v.deref_clone());
+                out.insert(k.to_key(), v.clone());
             }
         } else {
             set_exec_error(g, rc);
