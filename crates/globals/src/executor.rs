@@ -537,6 +537,13 @@ pub struct ExecutorGlobals {
     /// The peak of memory use this request (bytes), for
     /// `memory_get_peak_usage`.
     pub memory_base: usize,
+    /// The regex functions' module globals (PHP's `PCRE_G`: the compiled
+    /// pattern cache, `preg_last_error()`'s code, the `pcre.*` settings).
+    /// Type-erased so that this crate does not depend on PCRE2: the VM's
+    /// `builtins::pcre` module owns the type and creates it on first use.
+    /// Dropped at request startup and shutdown, as PHP's CLI keeps its
+    /// pattern cache per request (`per_request_cache`).
+    pub pcre: Option<Box<dyn std::any::Any>>,
 }
 
 impl ExecutorGlobals {
@@ -566,6 +573,7 @@ impl ExecutorGlobals {
             time_limit: None,
             gc: minizts_core::gc::Collector::new(),
             memory_base: 0,
+            pcre: None,
         }
     }
 
@@ -579,6 +587,7 @@ impl ExecutorGlobals {
         self.output = Output::new(sink);
         self.saved_settings = Some(self.settings.clone());
         self.json_error = 0;
+        self.pcre = None;
         self.error_reporting = self.settings.error_reporting;
         self.exit_status = 0;
         self.next_object_handle = 1;
@@ -605,6 +614,7 @@ impl ExecutorGlobals {
         self.extra_globals.clear();
         self.statics.clear();
         self.argv.clear();
+        self.pcre = None;
         // Last, what only cycles still hold.
         self.gc.free_all();
         let sink = std::mem::replace(&mut self.output, Output::new(Sink::Discard)).sink;

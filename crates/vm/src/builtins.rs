@@ -24,6 +24,7 @@ mod codec;
 mod math;
 mod misc;
 mod output;
+mod pcre;
 mod string;
 mod var;
 mod web;
@@ -109,7 +110,7 @@ macro_rules! builtin_table {
 }
 
 /// The modules, in id order.
-const MODULES: [&[BuiltinInfo]; 8] = [
+const MODULES: [&[BuiltinInfo]; 9] = [
     string::INFO,
     array::INFO,
     math::INFO,
@@ -118,6 +119,7 @@ const MODULES: [&[BuiltinInfo]; 8] = [
     misc::INFO,
     codec::INFO,
     web::INFO,
+    pcre::INFO,
 ];
 
 /// How many builtins there are.
@@ -153,7 +155,7 @@ impl<G: Globals> Dispatch<G> {
     /// Every builtin's implementation for strategy `G`, by id: one
     /// indexed load per call.
     const FNS: [BuiltinFn<G>; COUNT] = {
-        let tables: [&[BuiltinFn<G>]; 8] = [
+        let tables: [&[BuiltinFn<G>]; 9] = [
             string::Fns::<G>::FNS,
             array::Fns::<G>::FNS,
             math::Fns::<G>::FNS,
@@ -162,6 +164,7 @@ impl<G: Globals> Dispatch<G> {
             misc::Fns::<G>::FNS,
             codec::Fns::<G>::FNS,
             web::Fns::<G>::FNS,
+            pcre::Fns::<G>::FNS,
         ];
         let mut out = [tables[0][0]; COUNT];
         let (mut k, mut m) = (0, 0);
@@ -252,7 +255,7 @@ pub fn register<G: Globals>(g: G) {
                 },
             );
         }
-        for (name, value) in misc::constants() {
+        for (name, value) in misc::constants().into_iter().chain(pcre::constants()) {
             cg.constant_table.insert(name.as_bytes().into(), value);
         }
     });

@@ -380,7 +380,7 @@ fn ini_value<G: Globals>(g: G, name: &[u8]) -> Option<String> {
         b"arg_separator.output" | b"arg_separator.input" => "&".into(),
         b"max_input_vars" => "1000".into(),
         b"max_input_nesting_level" => "64".into(),
-        _ => return None,
+        _ => return super::pcre::ini_value(g, name),
     })
 }
 
@@ -439,6 +439,7 @@ fn ini_set<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
             crate::limits::set_time_limit(g, limit);
         }
         b"error_reporting" => eg!(g).error_reporting = atol(&value),
+        n if n.starts_with(b"pcre.") => super::pcre::ini_set(g, n, &value),
         // Known but fixed in minizts.
         _ => {}
     }
@@ -464,7 +465,7 @@ fn phpversion<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         }
         let ext = a.str(g, 0)?.to_ascii_lowercase();
         // The bundled extensions whose functions minizts has.
-        let known: &[&[u8]] = &[b"core", b"standard", b"json", b"random", b"date"];
+        let known: &[&[u8]] = &[b"core", b"standard", b"json", b"random", b"date", b"pcre"];
         if !known.contains(&ext.as_slice()) {
             return Ok(Value::Bool(false));
         }
