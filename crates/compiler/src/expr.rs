@@ -36,6 +36,15 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let v = self.expr(e)?;
                 self.emit(Op::Move { dst, src: v });
             }
+            ExprKind::VarVar(name) => {
+                let name = self.expr(name)?;
+                self.at(e.pos);
+                self.emit(Op::FetchVarVar {
+                    dst,
+                    name,
+                    quiet: false,
+                });
+            }
             ExprKind::Interp(parts) => self.interpolate(parts, dst)?,
             ExprKind::Array(items) => self.array_literal(items, dst)?,
             ExprKind::Index { base, index } => {
@@ -133,7 +142,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             ExprKind::Empty(var) => {
                 let v = match var.kind {
-                    ExprKind::Var(_) | ExprKind::Index { .. } => self.quiet(var)?,
+                    ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. } => self.quiet(var)?,
                     _ => self.expr(var)?,
                 };
                 self.emit(Op::Not { dst, src: v });
@@ -216,7 +225,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Call { name, args } if is_foldable(name, args) => {
                 // `strlen("x");` as a statement: nothing to do at run time.
             }
-            ExprKind::Var(_) => {
+            ExprKind::Var(_) | ExprKind::VarVar(_) => {
                 // A statement `$x;` still reads $x (and warns if unset).
                 let v = self.expr(e)?;
                 let t = self.temp()?;
@@ -304,7 +313,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             BinaryOp::Coalesce => {
                 match lhs.kind {
-                    ExprKind::Var(_) | ExprKind::Index { .. } => {
+                    ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. } => {
                         let v = self.quiet(lhs)?;
                         self.emit(Op::Move { dst, src: v });
                     }
@@ -495,7 +504,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             let r = start.plus(i as u16);
             let mark = self.mark();
             match &a.value.kind {
-                ExprKind::Var(_) | ExprKind::Index { .. } if by_ref(i) => self.reference_into(a.value, r)?,
+                ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. } if by_ref(i) => {
+                    self.reference_into(a.value, r)?
+                }
                 // PHP passes a call's result (with a notice minizts does
                 // not print yet) and a reference assignment's reference.
                 ExprKind::Call { .. } | ExprKind::CallValue { .. } | ExprKind::AssignRef { .. } => {
@@ -569,12 +580,6 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             return self.call_spread(callee, args, dst);
         }
         let lower = name.to_ascii_lowercase();
-        if matches!(
-            lower.as_str(),
-            "compact" | "extract" | "get_defined_vars" | "func_get_args" | "func_get_arg" | "func_num_args"
-        ) {
-            return self.error(format!("minizts does not support {name}()"));
-        }
         let key = crate::function_key(name);
         let line = self.line;
         let internal = cg!(self.g).function_table.get(key.as_slice()).copied();
@@ -772,7 +777,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     fn isset_one(&mut self, var: &'a Expr<'a>, dst: Reg) -> Result<()> {
         let mark = self.mark();
         match var.kind {
-            ExprKind::Var(_) | ExprKind::Index { .. } => {
+            ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. } => {
                 let v = self.quiet(var)?;
                 self.emit(Op::IsSet { dst, src: v });
             }
@@ -793,6 +798,17 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let var = self.cv(name)?;
                 let t = self.temp()?;
                 self.emit(Op::Quiet { dst: t, var });
+                Ok(Src::reg(t))
+            }
+            ExprKind::VarVar(name) => {
+                let name = self.expr(name)?;
+                let t = self.temp()?;
+                self.at(e.pos);
+                self.emit(Op::FetchVarVar {
+                    dst: t,
+                    name,
+                    quiet: true,
+                });
                 Ok(Src::reg(t))
             }
             ExprKind::Index {

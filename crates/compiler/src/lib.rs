@@ -433,6 +433,20 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 return self.too_large();
             }
         }
+        // The hidden variables of a function that reaches its scope by name
+        // (names no PHP variable can have).
+        if names.by_name {
+            let Ok(r) = builder.cv("\0symbols") else {
+                return self.too_large();
+            };
+            builder.symbols = Some(r.idx() as u16);
+        }
+        if names.arg_list {
+            let Ok(r) = builder.cv("\0args") else {
+                return self.too_large();
+            };
+            builder.extra_args = Some(r.idx() as u16);
+        }
         for c in &captures {
             let r = builder.find_cv(c.name).expect("capture has a CV");
             builder.bound_cvs.push(r.idx() as u16);
@@ -452,7 +466,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         builder.required = required as u16;
 
         let refs = self.ref_vars(f);
-        let plain: hashbrown::HashSet<&'a str> = names.iter().filter(|n| !refs.contains(n)).collect();
+        // A variable reached by name may become a reference at any time.
+        let plain: hashbrown::HashSet<&'a str> = if names.by_name {
+            hashbrown::HashSet::new()
+        } else {
+            names.iter().filter(|n| !refs.contains(n)).collect()
+        };
         cg!(self.g).active.push(builder);
         let saved_plain = std::mem::replace(&mut self.plain_vars, plain);
         let saved_loops = std::mem::take(&mut self.loops);

@@ -52,11 +52,29 @@ fn one_key<'a>(target: &'a Expr<'a>) -> Option<(&'a str, &'a Expr<'a>)> {
 /// The variable at the root of a dimension chain and the keys below it
 /// (`None` for `[]`).
 struct DimPath<'a> {
-    var: &'a str,
+    /// `$name` or `$$name`.
+    root: &'a Expr<'a>,
     keys: Vec<Option<&'a Expr<'a>>>,
 }
 
 impl<'a, G: Globals> Compiler<'a, '_, G> {
+    /// The register the variable instructions work on for `$name` (its
+    /// CV) or `$$name` (a temporary bound to the named variable, which
+    /// they write through).
+    fn var_reg(&mut self, root: &'a Expr<'a>) -> Result<Reg> {
+        match &root.kind {
+            ExprKind::Var(name) => self.cv(name),
+            ExprKind::VarVar(name) => {
+                let name = self.expr(name)?;
+                let dst = self.temp()?;
+                self.at(root.pos);
+                self.emit(Op::BindVarVar { dst, name });
+                Ok(dst)
+            }
+            _ => self.error("Cannot use temporary expression in write context"),
+        }
+    }
+
     fn dim_path(&self, e: &'a Expr<'a>) -> Result<DimPath<'a>> {
         let mut keys = Vec::new();
         let mut cur = e;
@@ -66,12 +84,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     keys.push(*index);
                     cur = base;
                 }
-                ExprKind::Var(name) => {
+                ExprKind::Var(_) | ExprKind::VarVar(_) => {
                     keys.reverse();
                     if keys.len() > 255 {
                         return self.error("minizts: array access nested too deeply");
                     }
-                    return Ok(DimPath { var: name, keys });
+                    return Ok(DimPath { root: cur, keys });
                 }
                 _ => return self.error("Cannot use temporary expression in write context"),
             }
@@ -81,7 +99,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// Evaluates a chain's keys into consecutive registers; `[]` becomes an
     /// unset register, which the instruction reads as "append".
     fn keys(&mut self, path: &DimPath<'a>) -> Result<(Reg, Reg, u8)> {
-        let var = self.cv(path.var)?;
+        let var = self.var_reg(path.root)?;
         let start = self.temps(path.keys.len())?;
         for (i, key) in path.keys.iter().enumerate() {
             let r = start.plus(i as u16);
@@ -120,6 +138,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Var(name) => {
                 let v = self.expr(value)?;
                 let var = self.cv(name)?;
+                self.at(target.pos);
+                self.emit(Op::Assign { var, src: v });
+                Ok(v)
+            }
+            ExprKind::VarVar(_) => {
+                let var = self.var_reg(target)?;
+                let v = self.expr(value)?;
                 self.at(target.pos);
                 self.emit(Op::Assign { var, src: v });
                 Ok(v)
@@ -165,8 +190,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     pub(crate) fn assign_from(&mut self, target: &'a Expr<'a>, v: Src) -> Result<()> {
         let mark = self.mark();
         match &target.kind {
-            ExprKind::Var(name) => {
-                let var = self.cv(name)?;
+            ExprKind::Var(_) | ExprKind::VarVar(_) => {
+                let var = self.var_reg(target)?;
                 self.emit(Op::Assign { var, src: v });
             }
             ExprKind::Index { .. } => {
@@ -256,6 +281,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let var = self.cv(name)?;
                 self.emit(Op::AssignRef { var, src: r });
             }
+            ExprKind::VarVar(name) => {
+                let name = self.expr(name)?;
+                self.at(target.pos);
+                self.emit(Op::AssignRefVarVar { name, src: r });
+            }
             ExprKind::Index { .. } => {
                 let path = self.dim_path(target)?;
                 let (var, keys, depth) = self.keys(&path)?;
@@ -279,6 +309,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Var(name) => {
                 let var = self.cv(name)?;
                 self.emit(Op::MakeRef { dst, var });
+            }
+            ExprKind::VarVar(name) => {
+                let mark = self.mark();
+                let name = self.expr(name)?;
+                self.at(e.pos);
+                self.emit(Op::BindVarVar { dst, name });
+                self.release(mark);
             }
             ExprKind::Index { .. } => {
                 let mark = self.mark();
@@ -328,9 +365,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         let op = bin_op(op);
         match &target.kind {
-            ExprKind::Var(name) => {
+            ExprKind::Var(_) | ExprKind::VarVar(_) => {
+                let var = self.var_reg(target)?;
                 let v = self.expr(value)?;
-                let var = self.cv(name)?;
                 self.at(target.pos);
                 self.emit(Op::AssignOp { op, var, src: v });
                 if !dst.is_none() {
@@ -372,9 +409,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     pub(crate) fn inc_dec(&mut self, target: &'a Expr<'a>, kind: IncDec, dst: Reg) -> Result<()> {
         match &target.kind {
-            ExprKind::Var(name) => {
-                let var = self.cv(name)?;
+            ExprKind::Var(_) | ExprKind::VarVar(_) => {
+                let mark = self.mark();
+                let var = self.var_reg(target)?;
                 self.emit(Op::IncDecVar { var, kind, dst });
+                self.release(mark);
             }
             ExprKind::Index { .. } => {
                 let mark = self.mark();
@@ -400,6 +439,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Var(name) => {
                 let var = self.cv(name)?;
                 self.emit(Op::UnsetVar { var });
+            }
+            ExprKind::VarVar(name) => {
+                let name = self.expr(name)?;
+                self.emit(Op::UnsetVarVar { name });
             }
             ExprKind::Index { index: None, .. } => return self.error("Cannot use [] for unsetting"),
             ExprKind::Index { .. } => {

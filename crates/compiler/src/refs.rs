@@ -158,6 +158,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 }
             }
             ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Const(_) | ExprKind::Var(_) => {}
+            ExprKind::VarVar(name) => self.refs_expr(name, out),
             ExprKind::Interp(parts) => {
                 for p in parts.iter() {
                     if let InterpPart::Expr(e) = p {

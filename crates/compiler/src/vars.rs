@@ -9,11 +9,17 @@
 
 use minizts_syntax::ast::*;
 
-/// Variable names in order of first appearance.
+/// Variable names in order of first appearance, and whether the code
+/// also reaches its scope in ways the names do not show.
 #[derive(Default)]
 pub struct VarNames<'a> {
     names: Vec<&'a str>,
     seen: hashbrown::HashSet<&'a str>,
+    /// Variables are reached by a name computed at run time (`$$x`,
+    /// `extract`, `compact`, `get_defined_vars`).
+    pub by_name: bool,
+    /// The arguments are read as a list (`func_get_args` and siblings).
+    pub arg_list: bool,
 }
 
 impl<'a> VarNames<'a> {
@@ -131,6 +137,10 @@ pub fn collect_expr<'a>(e: &'a Expr<'a>, out: &mut VarNames<'a>) {
     match &e.kind {
         ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Const(_) => {}
         ExprKind::Var(name) => out.add(name),
+        ExprKind::VarVar(name) => {
+            out.by_name = true;
+            collect_expr(name, out);
+        }
         ExprKind::Interp(parts) => {
             for p in parts.iter() {
                 if let InterpPart::Expr(e) = p {
@@ -154,7 +164,22 @@ pub fn collect_expr<'a>(e: &'a Expr<'a>, out: &mut VarNames<'a>) {
                 collect_expr(i, out);
             }
         }
-        ExprKind::Call { args, .. } => args.iter().for_each(|a| collect_expr(a.value, out)),
+        ExprKind::Call { name, args } => {
+            let name = name.strip_prefix('\\').unwrap_or(name);
+            if ["extract", "compact", "get_defined_vars"]
+                .iter()
+                .any(|f| f.eq_ignore_ascii_case(name))
+            {
+                out.by_name = true;
+            }
+            if ["func_get_args", "func_get_arg", "func_num_args"]
+                .iter()
+                .any(|f| f.eq_ignore_ascii_case(name))
+            {
+                out.arg_list = true;
+            }
+            args.iter().for_each(|a| collect_expr(a.value, out))
+        }
         ExprKind::CallValue { callee, args } => {
             collect_expr(callee, out);
             args.iter().for_each(|a| collect_expr(a.value, out));

@@ -355,6 +355,15 @@ pub struct Function {
     pub is_closure: bool,
     pub line_start: u32,
     pub line_end: u32,
+    /// The hidden CV holding the variables this function creates by name
+    /// that have no CV of their own (`$$name`, `extract`), as an array of
+    /// references; set when the body reaches variables by name.
+    pub symbols: Option<u16>,
+    /// The hidden CV that receives the arguments passed past the declared
+    /// parameters, as a list; set when the body calls `func_get_args` or
+    /// its siblings (other calls drop those arguments, as nothing can
+    /// read them).
+    pub extra_args: Option<u16>,
 }
 
 impl Function {
@@ -477,6 +486,8 @@ mod tests {
             is_closure: false,
             line_start: 1,
             line_end: 1,
+            symbols: None,
+            extra_args: None,
         }
     }
 

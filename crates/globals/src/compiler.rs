@@ -66,6 +66,8 @@ pub struct OpArrayBuilder {
     pub is_closure: bool,
     pub line_start: u32,
     pub line_end: u32,
+    pub symbols: Option<u16>,
+    pub extra_args: Option<u16>,
 }
 
 /// A function has more registers or constants than an instruction can
@@ -93,6 +95,8 @@ impl OpArrayBuilder {
             is_closure: false,
             line_start,
             line_end,
+            symbols: None,
+            extra_args: None,
         }
     }
 
@@ -223,6 +227,8 @@ impl OpArrayBuilder {
             is_closure: self.is_closure,
             line_start: self.line_start,
             line_end: self.line_end,
+            symbols: self.symbols,
+            extra_args: self.extra_args,
         };
         if let Err(e) = function.verify() {
             panic!("the compiler emitted code the VM cannot run, in {}: {e}", function.name);

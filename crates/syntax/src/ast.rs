@@ -171,6 +171,9 @@ pub enum ExprKind<'a> {
     Interp(&'a [InterpPart<'a>]),
     /// `$name` (the name without the `$`).
     Var(&'a str),
+    /// `$$name`, `${expr}`: the variable whose name is the value of the
+    /// expression.
+    VarVar(&'a Expr<'a>),
     /// `[…]` or `array(…)`; as an assignment target, destructuring.
     Array(&'a [ArrayItem<'a>]),
     /// `base[index]`; `base[]` (index `None`) only as a write target.

@@ -516,14 +516,18 @@ impl<'a> Builder<'a> {
     ) -> ParseResult<'a, &'a Expr<'a>> {
         let writable = matches!(
             (&target.kind, kind),
-            (ExprKind::Var(_) | ExprKind::Index { .. }, _) | (ExprKind::Array(_), AssignKind::Plain)
+            (ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. }, _)
+                | (ExprKind::Array(_), AssignKind::Plain)
         );
         if writable {
             let pos = target.pos as usize;
             let kind = match kind {
                 AssignKind::Plain => ExprKind::Assign { target, value },
                 AssignKind::Ref => {
-                    if !matches!(value.kind, ExprKind::Var(_) | ExprKind::Index { .. }) {
+                    if !matches!(
+                        value.kind,
+                        ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. }
+                    ) {
                         return user_error(value.pos as usize, "Cannot assign reference to non referenceable value");
                     }
                     ExprKind::AssignRef { target, source: value }

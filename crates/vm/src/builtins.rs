@@ -25,6 +25,7 @@ mod math;
 mod misc;
 mod output;
 mod pcre;
+mod scope;
 mod string;
 mod var;
 mod web;
@@ -110,7 +111,7 @@ macro_rules! builtin_table {
 }
 
 /// The modules, in id order.
-const MODULES: [&[BuiltinInfo]; 9] = [
+const MODULES: [&[BuiltinInfo]; 10] = [
     string::INFO,
     array::INFO,
     math::INFO,
@@ -120,6 +121,7 @@ const MODULES: [&[BuiltinInfo]; 9] = [
     codec::INFO,
     web::INFO,
     pcre::INFO,
+    scope::INFO,
 ];
 
 /// How many builtins there are.
@@ -155,7 +157,7 @@ impl<G: Globals> Dispatch<G> {
     /// Every builtin's implementation for strategy `G`, by id: one
     /// indexed load per call.
     const FNS: [BuiltinFn<G>; COUNT] = {
-        let tables: [&[BuiltinFn<G>]; 9] = [
+        let tables: [&[BuiltinFn<G>]; 10] = [
             string::Fns::<G>::FNS,
             array::Fns::<G>::FNS,
             math::Fns::<G>::FNS,
@@ -165,6 +167,7 @@ impl<G: Globals> Dispatch<G> {
             codec::Fns::<G>::FNS,
             web::Fns::<G>::FNS,
             pcre::Fns::<G>::FNS,
+            scope::Fns::<G>::FNS,
         ];
         let mut out = [tables[0][0]; COUNT];
         let (mut k, mut m) = (0, 0);
@@ -206,6 +209,41 @@ pub fn info(id: u16) -> &'static BuiltinInfo {
     }
 }
 
+/// Whether builtin `name` works on the scope that calls it, and so must
+/// be called by name (`compact`, `extract`, `func_get_args`, …).
+pub(crate) fn scope_bound(name: &str) -> bool {
+    scope::SCOPE_BOUND.contains(&name)
+}
+
+/// The builtins PHP's compiler turns into instructions of their own
+/// (`zend_try_compile_special_func`), which run without a frame and so
+/// leave none in a stack trace.
+const COMPILED_BY_PHP: &[&str] = &[
+    "strlen",
+    "count",
+    "sizeof",
+    "is_null",
+    "is_bool",
+    "is_long",
+    "is_int",
+    "is_integer",
+    "is_float",
+    "is_double",
+    "is_string",
+    "is_array",
+    "is_object",
+    "is_resource",
+    "is_scalar",
+    "boolval",
+    "intval",
+    "floatval",
+    "doubleval",
+    "strval",
+    "defined",
+    "gettype",
+    "array_key_exists",
+];
+
 /// Calls builtin `id` (checking the argument count as PHP does).
 pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
     crate::limits::publish_line(g);
@@ -214,10 +252,19 @@ pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
     } else {
         let info = INFOS[id as usize];
         let n = args.len();
-        if n < info.min as usize || info.max().is_some_and(|max| n > max) {
-            return builtin_arity(info.name, info.min as usize, info.max(), n);
+        let r = if n < info.min as usize || info.max().is_some_and(|max| n > max) {
+            builtin_arity(info.name, info.min as usize, info.max(), n)
+        } else {
+            Dispatch::<G>::FNS[id as usize](g, &mut Args { v: args, info })
+        };
+        // An error the builtin throws has the builtin's own frame at the
+        // top of its stack trace, as PHP's internal functions have, except
+        // for those PHP compiles to instructions of their own.
+        if COMPILED_BY_PHP.contains(&info.name) {
+            r
+        } else {
+            r.map_err(|e| crate::error::locate_in_builtin(g, e, info.name, args))
         }
-        Dispatch::<G>::FNS[id as usize](g, &mut Args { v: args, info })
     };
     // A limit passed inside the builtin stops the request at its call, as
     // PHP's allocator or timer would have stopped it inside.
@@ -257,6 +304,9 @@ pub fn register<G: Globals>(g: G) {
         }
         for (name, value) in misc::constants().into_iter().chain(pcre::constants()) {
             cg.constant_table.insert(name.as_bytes().into(), value);
+        }
+        for &(name, value) in scope::CONSTANTS {
+            cg.constant_table.insert(name.as_bytes().into(), Value::Int(value));
         }
     });
 }

@@ -60,7 +60,14 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
             let name = name.strip_prefix(b"\\").unwrap_or(name);
             match lookup_function(g, &name.to_ascii_lowercase()) {
                 Some(FunctionRef::User(func)) => Ok(Callee::User { func, closure: None }),
-                Some(FunctionRef::Builtin(id)) => Ok(Callee::Builtin(id)),
+                Some(FunctionRef::Builtin(id)) => {
+                    let builtin = crate::builtins::info(id).name;
+                    if crate::builtins::scope_bound(builtin) {
+                        // They work on the scope that names them.
+                        return error(format!("Cannot call {builtin}() dynamically"));
+                    }
+                    Ok(Callee::Builtin(id))
+                }
                 None => error(format!(
                     "Call to undefined function {}()",
                     String::from_utf8_lossy(name)
@@ -159,6 +166,20 @@ pub unsafe fn push_frame<G: Globals>(
     } else {
         argc.min(fixed)
     };
+    // Arguments past the parameters: kept for `func_get_args` where the
+    // function reads them, otherwise left for the caller to release.
+    let extra = match f.extra_args {
+        Some(cv) if !variadic && argc > fixed => {
+            let mut rest = PhpArray::new();
+            for i in fixed..argc {
+                // SAFETY: `args..args+argc` are the caller's argument registers.
+                let v = unsafe { std::mem::take(&mut *args.add(i)) };
+                let _ = rest.push(v);
+            }
+            Some((cv, Value::arr(rest)))
+        }
+        _ => None,
+    };
     // SAFETY: `args` points at the caller's argument registers, in the
     // chunk that ends at `chunk`, and nothing refers to the new window yet.
     let (chunk, base) = match unsafe {
@@ -174,6 +195,10 @@ pub unsafe fn push_frame<G: Globals>(
             ))
         }
     };
+    if let Some((cv, list)) = extra {
+        // SAFETY: the hidden CV is inside the window.
+        unsafe { *base.add(cv as usize) = list };
+    }
     if variadic && argc <= fixed {
         // SAFETY: the window holds `num_regs >= nparams` registers.
         unsafe { *base.add(fixed) = Value::arr(PhpArray::new()) };

@@ -225,6 +225,28 @@ pub fn locate<G: Globals>(g: G, mut err: Box<VmError>) -> Box<VmError> {
     err
 }
 
+/// [`locate`] for an error thrown by builtin `name` called with `args`
+/// from the current frame: the trace starts with the builtin's call.
+pub fn locate_in_builtin<G: Globals>(g: G, mut err: Box<VmError>, name: &str, args: &[Value]) -> Box<VmError> {
+    if err.is_located() {
+        return err;
+    }
+    if let VmError::Uncaught { at, trace, .. } = &mut *err {
+        let here = current_location(g);
+        let site = here.as_ref().map_or_else(
+            || "[internal function]".to_string(),
+            |l| format!("{}({})", l.file, l.line),
+        );
+        let args: Vec<String> = args.iter().map(trace_arg).collect();
+        let mut lines = vec![format!("{site}: {name}({})", args.join(", "))];
+        lines.extend(stack_trace(g));
+        *at = here;
+        *trace = lines;
+        return err;
+    }
+    locate(g, err)
+}
+
 /// PHP's stack trace lines for the frames below the current one:
 /// `file(line): function(args)`.
 pub fn stack_trace<G: Globals>(g: G) -> Vec<String> {

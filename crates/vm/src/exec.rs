@@ -1270,6 +1270,10 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::BitNot { .. }
                 | Op::Cast { .. }
                 | Op::UnsetVar { .. }
+                | Op::FetchVarVar { .. }
+                | Op::BindVarVar { .. }
+                | Op::AssignRefVarVar { .. }
+                | Op::UnsetVarVar { .. }
                 | Op::FetchDimList { .. }
                 | Op::AssignDim { .. }
                 | Op::AssignDimRef { .. }

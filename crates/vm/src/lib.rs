@@ -16,6 +16,7 @@ mod gc;
 mod limits;
 mod ops;
 mod output;
+mod scope;
 pub mod timer;
 
 use std::sync::Arc;

@@ -506,6 +506,19 @@ instructions! {
         IsSet "ISSET" "{dst} = {src} !== null" { dst: reg, src: src }
         /// Unsets a variable (dropping its reference binding, if any).
         UnsetVar "UNSET" "{var}" { var: reg }
+        /// `dst` = the variable whose name is the string value of `name`
+        /// (`$$name`, `${expr}`), with the "undefined variable" warning
+        /// unless `quiet`.
+        FetchVarVar "FETCH_VAR_VAR" "{dst} = ${name}" { dst: reg, name: src, quiet: bool }
+        /// Makes the variable named by `name` a reference (creating it,
+        /// null, if it does not exist) and puts the reference in `dst`, so
+        /// that the variable instructions write it through `dst`.
+        BindVarVar "BIND_VAR_VAR" "{dst} = &${name}" { dst: reg, name: src }
+        /// `$$name = &…`: binds the variable named by `name` to the
+        /// reference in `src`.
+        AssignRefVarVar "ASSIGN_REF_VAR_VAR" "${name} = &{src}" { name: src, src: reg }
+        /// `unset($$name)`
+        UnsetVarVar "UNSET_VAR_VAR" "${name}" { name: src }
 
         /// `dst = base[key]`, warning as PHP does on a missing key or
         /// offset.

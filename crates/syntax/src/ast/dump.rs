@@ -253,6 +253,11 @@ pub fn expr(out: &mut String, e: &Expr<'_>) {
         ExprKind::Var(n) => {
             let _ = write!(out, "${n}");
         }
+        ExprKind::VarVar(name) => {
+            out.push_str("${");
+            expr(out, name);
+            out.push('}');
+        }
         ExprKind::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {

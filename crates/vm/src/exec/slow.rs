@@ -331,6 +331,40 @@ pub(super) unsafe fn step<G: Globals>(
         Op::UnsetVar { var } => {
             *reg!(var) = Value::Undef;
         }
+        Op::FetchVarVar { dst, name, quiet } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let v = match crate::scope::fetch(g, &name) {
+                Some(v) => v,
+                None => {
+                    if !quiet {
+                        warning(g, &format!("Undefined variable ${}", String::from_utf8_lossy(&name)));
+                    }
+                    Value::Null
+                }
+            };
+            set!(dst, v);
+        }
+        Op::BindVarVar { dst, name } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let r = crate::scope::bind(g, &name);
+            set!(dst, Value::Ref(r));
+        }
+        Op::AssignRefVarVar { name, src } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let r = match rv!(src) {
+                Value::Ref(r) => r.clone(),
+                v => crate::gc::new_ref(g, v.deref_clone()),
+            };
+            crate::scope::bind_to(g, &name, r);
+        }
+        Op::UnsetVarVar { name } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            crate::scope::unset(g, &name);
+        }
 
         Op::FetchDim { dst, base: b, key } => {
             save_pc(g, cur!());
