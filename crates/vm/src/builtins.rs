@@ -260,11 +260,13 @@ pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
         // An error the builtin throws has the builtin's own frame at the
         // top of its stack trace, as PHP's internal functions have, except
         // for those PHP compiles to instructions of their own.
-        if COMPILED_BY_PHP.contains(&info.name) {
-            r
-        } else {
-            r.map_err(|e| crate::error::locate_in_builtin(g, e, info.name, args))
-        }
+        r.map_err(|e| {
+            if COMPILED_BY_PHP.contains(&info.name) {
+                e
+            } else {
+                crate::error::locate_in_builtin(g, e, info.name, args)
+            }
+        })
     };
     // A limit passed inside the builtin stops the request at its call, as
     // PHP's allocator or timer would have stopped it inside.
