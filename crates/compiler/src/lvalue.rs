@@ -167,6 +167,28 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 });
                 Ok(v)
             }
+            ExprKind::Array(items) if list_has_ref(items) => {
+                // With references the right side is a variable whose
+                // elements the list binds (PHP fetches it for writing).
+                let mut line = self.list_line(target);
+                self.check_list(items, &mut line)?;
+                let path = match &value.kind {
+                    ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { index: Some(_), .. } => {
+                        self.dim_path(value)?
+                    }
+                    ExprKind::Call { .. } | ExprKind::CallValue { .. } => {
+                        return self.error("minizts does not support references in list() from a call's result")
+                    }
+                    _ => {
+                        self.at(value.pos);
+                        return self.error("Cannot assign reference to non referenceable value");
+                    }
+                };
+                let (var, start, depth) = self.keys(&path)?;
+                let prefix: Vec<Reg> = (0..depth as u16).map(|i| start.plus(i)).collect();
+                self.destructure_ref(items, var, &prefix)?;
+                Ok(Src::reg(var))
+            }
             ExprKind::Array(items) => {
                 // The right side is evaluated into a temporary first, so
                 // `[$a, $b] = [$b, $a]` swaps.
@@ -221,6 +243,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             self.line = *line;
             return self.error("Cannot use empty list");
         }
+        if items.iter().any(|item| item.spread) {
+            self.line = *line;
+            return self.error("Spread operator is not supported in assignments");
+        }
         for item in items {
             let Some(value) = item.value else { continue };
             if let Some(key) = item.key {
@@ -253,7 +279,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 continue;
             };
             if item.by_ref || item.spread {
-                return self.error("minizts does not support references or spreads in list()");
+                // Lists with references go through `destructure_ref`, and
+                // `check_list` refuses spreads.
+                return self.error("minizts: internal error: a reference in a by-value list");
             }
             let mark = self.mark();
             let key = match item.key {
@@ -271,11 +299,93 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         Ok(())
     }
 
+    /// `[&$a, 'k' => [&$b], $c] = var…`: binds each by-reference item to
+    /// the element of the variable `var` at the keys `prefix` and its own
+    /// key, creating it; reads the others from there.
+    pub(crate) fn destructure_ref(&mut self, items: &'a [ArrayItem<'a>], var: Reg, prefix: &[Reg]) -> Result<()> {
+        let mut next_index = 0i64;
+        for item in items {
+            let Some(value) = item.value else {
+                next_index += 1;
+                continue;
+            };
+            let mark = self.mark();
+            let key = self.temp()?;
+            match item.key {
+                Some(k) => self.expr_into(k, key)?,
+                None => {
+                    next_index += 1;
+                    let k = self.const_int(next_index - 1)?;
+                    self.emit(Op::Move { dst: key, src: k });
+                }
+            }
+            self.at(value.pos);
+            let nested_ref = matches!(&value.kind, ExprKind::Array(inner) if list_has_ref(inner));
+            if item.by_ref || nested_ref {
+                let mut keys = prefix.to_vec();
+                keys.push(key);
+                if nested_ref {
+                    let ExprKind::Array(inner) = &value.kind else {
+                        unreachable!()
+                    };
+                    self.destructure_ref(inner, var, &keys)?;
+                } else {
+                    let r = self.element_ref(var, &keys)?;
+                    self.assign_ref_from(value, r)?;
+                }
+            } else {
+                let container = match prefix {
+                    [] => Src::reg(var),
+                    _ => Src::reg(self.element_ref(var, prefix)?),
+                };
+                let t = self.temp()?;
+                self.emit(Op::FetchDimList {
+                    dst: t,
+                    base: container,
+                    key: Src::reg(key),
+                });
+                self.assign_from(value, Src::reg(t))?;
+            }
+            self.release(mark);
+        }
+        Ok(())
+    }
+
+    /// A new temporary holding a reference to `var[keys…]` (created).
+    fn element_ref(&mut self, var: Reg, keys: &[Reg]) -> Result<Reg> {
+        if keys.len() > 255 {
+            return self.error("minizts: array access nested too deeply");
+        }
+        let start = self.temps(keys.len())?;
+        for (i, &k) in keys.iter().enumerate() {
+            self.emit(Op::Move {
+                dst: start.plus(i as u16),
+                src: Src::reg(k),
+            });
+        }
+        let dst = self.temp()?;
+        self.emit(Op::MakeRefDim {
+            dst,
+            var,
+            keys: start,
+            depth: keys.len() as u8,
+        });
+        Ok(dst)
+    }
+
     /// `target = &source`
     pub(crate) fn assign_ref(&mut self, target: &'a Expr<'a>, source: &'a Expr<'a>) -> Result<()> {
         let mark = self.mark();
         let r = self.temp()?;
         self.reference_into(source, r)?;
+        self.assign_ref_from(target, r)?;
+        self.release(mark);
+        Ok(())
+    }
+
+    /// Binds `target` to the reference in register `r`.
+    fn assign_ref_from(&mut self, target: &'a Expr<'a>, r: Reg) -> Result<()> {
+        let mark = self.mark();
         match &target.kind {
             ExprKind::Var(name) => {
                 let var = self.cv(name)?;
@@ -455,4 +565,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.release(mark);
         Ok(())
     }
+}
+
+/// Whether a list binds any element by reference, at any depth.
+pub(crate) fn list_has_ref(items: &[ArrayItem<'_>]) -> bool {
+    items.iter().any(|item| {
+        item.by_ref || matches!(item.value, Some(Expr { kind: ExprKind::Array(inner), .. }) if list_has_ref(inner))
+    })
 }

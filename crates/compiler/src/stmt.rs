@@ -367,6 +367,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         by_ref: bool,
         body: &'a Stmt<'a>,
     ) -> Result<()> {
+        // `foreach ($a as [&$x, $y])` iterates by reference, as PHP does
+        // for a list that binds references.
+        let ref_list = matches!(&value.kind, ExprKind::Array(items) if crate::lvalue::list_has_ref(items));
+        let by_ref = by_ref || ref_list;
         let mark = self.mark();
         let iter = self.temp()?;
         let inner = self.mark();
@@ -403,6 +407,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         };
         let value_reg = match &value.kind {
             ExprKind::Var(name) => self.cv(name)?,
+            _ if ref_list => self.temp()?,
             _ if by_ref => return self.error("minizts: foreach by reference needs a plain variable as its value"),
             _ => self.temp()?,
         };
@@ -426,8 +431,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 end: 0,
             })
         };
-        if !matches!(value.kind, ExprKind::Var(_)) {
-            self.assign_from(value, Src::reg(value_reg))?;
+        match &value.kind {
+            ExprKind::Var(_) => {}
+            ExprKind::Array(items) if ref_list => self.destructure_ref(items, value_reg, &[])?,
+            _ => self.assign_from(value, Src::reg(value_reg))?,
         }
         if let Some(k) = key {
             if !matches!(k.kind, ExprKind::Var(_)) {
