@@ -92,6 +92,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             StmtKind::Return(Some(e)) => self.refs_expr(e, out),
             StmtKind::Global(names) => out.extend(names.iter().copied()),
+            StmtKind::GlobalByName(name) => self.refs_expr(name, out),
             StmtKind::Static(vars) => {
                 for v in vars.iter() {
                     out.insert(v.name);

@@ -144,6 +144,17 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     self.emit(Op::BindGlobal { var, name: k });
                 }
             }
+            StmtKind::GlobalByName(name) => {
+                let mark = self.mark();
+                // The name is evaluated at the top level too (it may have
+                // effects), where the variable is the global already.
+                let name = self.expr(name)?;
+                if self.in_function {
+                    self.at(s.pos);
+                    self.emit(Op::BindGlobalByName { name });
+                }
+                self.release(mark);
+            }
             StmtKind::Static(vars) => {
                 for v in vars.iter() {
                     let var = self.cv(v.name)?;

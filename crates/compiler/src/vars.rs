@@ -119,6 +119,10 @@ pub fn collect_stmt<'a>(s: &'a Stmt<'a>, out: &mut VarNames<'a>) {
             }
         }
         StmtKind::Global(names) => names.iter().for_each(|n| out.add(n)),
+        StmtKind::GlobalByName(name) => {
+            out.by_name = true;
+            collect_expr(name, out);
+        }
         StmtKind::Static(vars) => {
             for v in vars.iter() {
                 out.add(v.name);

@@ -74,6 +74,9 @@ pub enum StmtKind<'a> {
     Return(Option<&'a Expr<'a>>),
     /// `global $a, $b;`
     Global(&'a [&'a str]),
+    /// `global $$name` or `global ${expr}`: the global whose name is the
+    /// expression's value.
+    GlobalByName(&'a Expr<'a>),
     /// `static $a = init, $b;`
     Static(&'a [StaticVar<'a>]),
     /// `unset($a, $b[1]);`

@@ -273,6 +273,23 @@ impl<'a> Builder<'a> {
         self.arena.alloc(Expr { pos: pos as u32, kind })
     }
 
+    /// `global $a, $$b, …`: one statement, or a block of one per variable
+    /// when some are named at run time.
+    pub fn global(&self, pos: usize, vars: Vec<Result<&'a str, &'a Expr<'a>>>) -> Stmt<'a> {
+        if vars.iter().all(Result::is_ok) {
+            let names: Vec<&'a str> = vars.into_iter().flatten().collect();
+            return self.stmt(pos, StmtKind::Global(self.slice(names)));
+        }
+        let stmts: Vec<Stmt<'a>> = vars
+            .into_iter()
+            .map(|v| match v {
+                Ok(name) => self.stmt(pos, StmtKind::Global(self.slice(vec![name]))),
+                Err(name) => self.stmt(pos, StmtKind::GlobalByName(name)),
+            })
+            .collect();
+        self.stmt(pos, StmtKind::Block(self.slice(stmts)))
+    }
+
     pub fn stmt(&self, pos: usize, kind: StmtKind<'a>) -> Stmt<'a> {
         self.past_declares.set(true);
         Stmt { pos: pos as u32, kind }
@@ -728,15 +745,42 @@ impl<'a> Builder<'a> {
                         .or_else(|_| user_error(base + i, "syntax error, unexpected end of file"))?
                         - base;
                     let name = &raw[i + 2..close];
-                    if name.is_empty() || !is_name_start(name[0]) || !name.iter().all(|&c| is_name_char(c)) {
-                        return user_error(
-                            base + i,
-                            "syntax error, minizts does not support variable variables in strings",
-                        );
-                    }
                     self.flush_literal(&mut parts, &mut lit);
-                    let name = self.name(name);
-                    parts.push(InterpPart::Expr(self.expr(base + i, ExprKind::Var(name))));
+                    let simple = !name.is_empty() && is_name_start(name[0]) && name.iter().all(|&c| is_name_char(c));
+                    if simple {
+                        let name = self.name(name);
+                        parts.push(InterpPart::Expr(self.expr(base + i, ExprKind::Var(name))));
+                    } else {
+                        // `${name[expr]}` is `$name[expr]`; anything else,
+                        // `${expr}`, is the variable named by the value.
+                        let depth = self.interpolation_depth.get();
+                        if depth >= MAX_DEPTH {
+                            return fatal_error(base + i, too_deep());
+                        }
+                        self.interpolation_depth.set(depth + 1);
+                        let tokens =
+                            Lexer::fragment(self.src, base + i + 2, base + close, self.ends.clone()).map(lex_adapter);
+                        let parsed = grammar::ExprParser::new().parse(self, tokens);
+                        self.interpolation_depth.set(depth);
+                        let e = parsed.map_err(|err| ParseError::User {
+                            error: describe(err, base + close),
+                        })?;
+                        let e = match e.kind {
+                            ExprKind::Index {
+                                base:
+                                    Expr {
+                                        kind: ExprKind::Const(n),
+                                        pos,
+                                    },
+                                index,
+                            } if !n.contains('\\') => {
+                                let var = self.expr(*pos as usize, ExprKind::Var(n));
+                                self.expr(e.pos as usize, ExprKind::Index { base: var, index })
+                            }
+                            _ => self.expr(base + i, ExprKind::VarVar(e)),
+                        };
+                        parts.push(InterpPart::Expr(e));
+                    }
                     i = close + 1;
                 }
                 b'{' if raw.get(i + 1) == Some(&b'$') => {

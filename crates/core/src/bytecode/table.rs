@@ -679,6 +679,9 @@ instructions! {
         /// `global $name`: binds `var` to the global variable named by
         /// constant `name`.
         BindGlobal "BIND_GLOBAL" "{var} = global {name}" { var: reg, name: cidx }
+        /// `global $$name`: binds the variable named by the string value
+        /// of `name` to the global of that name.
+        BindGlobalByName "BIND_GLOBAL_BY_NAME" "${name}" { name: src }
         /// `static $x`: if static slot `slot` is initialised, binds `var`
         /// to it and jumps to `target`; otherwise falls into the
         /// initialiser code.

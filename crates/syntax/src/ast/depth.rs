@@ -77,7 +77,7 @@ fn stmt_children<'n, 'a>(s: &'n Stmt<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
                 c.body.iter().for_each(|s| push(Node::Stmt(s)));
             }
         }
-        StmtKind::Return(Some(x)) => e!(x),
+        StmtKind::Return(Some(x)) | StmtKind::GlobalByName(x) => e!(x),
         StmtKind::Static(vars) => vars.iter().filter_map(|v| v.init).for_each(|x| e!(x)),
         StmtKind::Function(f) => function_children(f, push),
         StmtKind::Const(items) => items.iter().for_each(|(_, x)| e!(x)),

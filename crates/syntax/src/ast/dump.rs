@@ -149,6 +149,11 @@ fn stmt(out: &mut String, s: &Stmt<'_>, depth: usize) {
                 names.iter().map(|n| format!("${n}")).collect::<Vec<_>>().join(" ")
             );
         }
+        StmtKind::GlobalByName(name) => {
+            out.push_str("(global ${");
+            expr(out, name);
+            out.push_str("})");
+        }
         StmtKind::Static(vars) => {
             out.push_str("(static");
             for v in vars.iter() {

@@ -810,6 +810,12 @@ pub(super) unsafe fn step<G: Globals>(
             let r = global_ref(g, script, name);
             *reg!(var) = Value::Ref(r);
         }
+        Op::BindGlobalByName { name } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let r = global_ref(g, script, &name);
+            crate::scope::bind_to(g, &name, r);
+        }
         Op::BindStatic { var, slot, target } => {
             let existing = eg!(g, |eg| {
                 let frame = eg.frames.last().expect("a frame");
