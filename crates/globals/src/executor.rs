@@ -537,6 +537,9 @@ pub struct ExecutorGlobals {
     /// The peak of memory use this request (bytes), for
     /// `memory_get_peak_usage`.
     pub memory_base: usize,
+    /// `register_shutdown_function`'s callbacks and their arguments, in
+    /// order (PHP's `BG(user_shutdown_function_names)`).
+    pub shutdown_functions: Vec<(Value, Vec<Value>)>,
 }
 
 impl ExecutorGlobals {
@@ -566,6 +569,7 @@ impl ExecutorGlobals {
             time_limit: None,
             gc: minizts_core::gc::Collector::new(),
             memory_base: 0,
+            shutdown_functions: Vec::new(),
         }
     }
 
@@ -594,6 +598,7 @@ impl ExecutorGlobals {
     /// script, whose interned strings they may point to.
     pub fn request_shutdown(&mut self) -> Sink {
         self.output.end_all();
+        self.shutdown_functions.clear();
         self.frames.clear();
         // A request that recursed deeply leaves a large frame list behind,
         // which would count against the next request's memory limit.

@@ -28,6 +28,8 @@ mod string;
 mod var;
 mod web;
 
+pub(crate) use misc::run_shutdown_functions;
+
 /// A builtin as PHP's messages and the compiler see it.
 #[derive(Debug)]
 pub struct BuiltinInfo {
