@@ -224,6 +224,10 @@ pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
     r
 }
 
+/// The builtins whose by-reference parameters also take values (PHP's
+/// `ZEND_SEND_PREFER_REF`).
+const PREFER_REF: &[&str] = &["array_multisort"];
+
 /// Registers every builtin and internal constant in this thread's compiler
 /// globals (PHP copies its internal function table into each thread).
 pub fn register<G: Globals>(g: G) {
@@ -238,6 +242,7 @@ pub fn register<G: Globals>(g: G) {
                     max_args: max,
                     by_ref: info.by_ref & !(1 << 31),
                     rest_by_ref: info.by_ref & (1 << 31) != 0,
+                    prefer_ref: PREFER_REF.contains(&info.name),
                 },
             );
         }
@@ -251,6 +256,7 @@ pub fn register<G: Globals>(g: G) {
                     max_args: info.max().map_or(u8::MAX, |m| m.min(254) as u8),
                     by_ref: 0,
                     rest_by_ref: false,
+                    prefer_ref: false,
                 },
             );
         }

@@ -28,10 +28,12 @@ use crate::error::{error, type_error, warning, VmError, VmResult};
 use crate::limits::{hash_bytes, packed_bytes, reserve, values_with_capacity, Ticker};
 
 mod cursor;
+mod multisort;
 mod sort;
 mod walk;
 
 use cursor::{current, end, key, next, prev, reset};
+use multisort::array_multisort;
 use sort::{arsort, asort, krsort, ksort, max, min, natcasesort, natsort, rsort, sort, uasort, uksort, usort};
 use walk::array_walk_recursive;
 
@@ -98,6 +100,7 @@ crate::builtin_table! {
     "usort", ["array", "callback"], 2, 0b1, usort;
     "uasort", ["array", "callback"], 2, 0b1, uasort;
     "uksort", ["array", "callback"], 2, 0b1, uksort;
+    "array_multisort", ["array", "...rest"], 1, 0xffff_ffff, array_multisort;
     "min", ["value", "...values"], 1, 0, min;
     "max", ["value", "...values"], 1, 0, max;
 }
