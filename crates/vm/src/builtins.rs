@@ -523,25 +523,28 @@ impl Args<'_> {
         let v = self.value(i);
         match crate::call::resolve_callable(g, &v) {
             Ok(c) => Ok(c),
-            Err(_) => {
-                let what = match &*v {
-                    Value::Str(s) => format!(
-                        "a valid callback, function \"{}\" not found or invalid function name",
-                        String::from_utf8_lossy(s)
-                    ),
-                    Value::Arr(a) if a.len() == 2 => {
-                        "a valid callback, first array member is not a valid class name or object".into()
-                    }
-                    Value::Arr(_) => "a valid callback, array callback must have exactly two members".into(),
-                    _ => "a valid callback, no array or string given".into(),
-                };
-                type_error(format!(
-                    "{}(): Argument #{} (${}) must be {what}",
-                    self.info.name,
-                    i + 1,
-                    self.info.param_name(i)
-                ))
-            }
+            Err(_) => type_error(format!(
+                "{}(): Argument #{} (${}) must be {}",
+                self.info.name,
+                i + 1,
+                self.info.param_name(i),
+                not_callable(&v)
+            )),
+        }
+    }
+
+    /// [`Args::callable`] for an argument of a variadic rest (PHP names
+    /// no parameter).
+    pub fn rest_callable<G: Globals>(&self, g: G, i: usize) -> VmResult<crate::call::Callee> {
+        let v = self.value(i);
+        match crate::call::resolve_callable(g, &v) {
+            Ok(c) => Ok(c),
+            Err(_) => type_error(format!(
+                "{}(): Argument #{} must be {}",
+                self.info.name,
+                i + 1,
+                not_callable(&v)
+            )),
         }
     }
 
@@ -558,5 +561,20 @@ impl Args<'_> {
     /// The builtin's name (for messages).
     pub fn name(&self) -> &'static str {
         self.info.name
+    }
+}
+
+/// What PHP's "must be a valid callback" says about `v`.
+fn not_callable(v: &Value) -> String {
+    match v {
+        Value::Str(s) => format!(
+            "a valid callback, function \"{}\" not found or invalid function name",
+            String::from_utf8_lossy(s)
+        ),
+        Value::Arr(a) if a.len() == 2 => {
+            "a valid callback, first array member is not a valid class name or object".into()
+        }
+        Value::Arr(_) => "a valid callback, array callback must have exactly two members".into(),
+        _ => "a valid callback, no array or string given".into(),
     }
 }

@@ -30,11 +30,16 @@ use crate::limits::{hash_bytes, packed_bytes, reserve, values_with_capacity, Tic
 mod cursor;
 mod multisort;
 mod sort;
+mod udiff;
 mod walk;
 
 use cursor::{current, end, key, next, prev, reset};
 use multisort::array_multisort;
 use sort::{arsort, asort, krsort, ksort, max, min, natcasesort, natsort, rsort, sort, uasort, uksort, usort};
+use udiff::{
+    array_diff_uassoc, array_diff_ukey, array_intersect_uassoc, array_intersect_ukey, array_udiff, array_udiff_assoc,
+    array_udiff_uassoc, array_uintersect, array_uintersect_assoc, array_uintersect_uassoc,
+};
 use walk::array_walk_recursive;
 
 crate::builtin_table! {
@@ -89,6 +94,16 @@ crate::builtin_table! {
     "array_intersect", ["array", "...arrays"], 1, 0, array_intersect;
     "array_intersect_key", ["array", "...arrays"], 1, 0, array_intersect_key;
     "array_intersect_assoc", ["array", "...arrays"], 1, 0, array_intersect_assoc;
+    "array_udiff", ["array", "...rest"], 2, 0, array_udiff;
+    "array_udiff_assoc", ["array", "...rest"], 2, 0, array_udiff_assoc;
+    "array_udiff_uassoc", ["array", "...rest"], 3, 0, array_udiff_uassoc;
+    "array_diff_ukey", ["array", "...rest"], 2, 0, array_diff_ukey;
+    "array_diff_uassoc", ["array", "...rest"], 2, 0, array_diff_uassoc;
+    "array_uintersect", ["array", "...rest"], 2, 0, array_uintersect;
+    "array_uintersect_assoc", ["array", "...rest"], 2, 0, array_uintersect_assoc;
+    "array_uintersect_uassoc", ["array", "...rest"], 3, 0, array_uintersect_uassoc;
+    "array_intersect_ukey", ["array", "...rest"], 2, 0, array_intersect_ukey;
+    "array_intersect_uassoc", ["array", "...rest"], 2, 0, array_intersect_uassoc;
     "sort", ["array", "flags"], 1, 0b1, sort;
     "rsort", ["array", "flags"], 1, 0b1, rsort;
     "asort", ["array", "flags"], 1, 0b1, asort;
