@@ -492,7 +492,15 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     /// Compiles the arguments of a call of the function named `callee`
     /// into `n` consecutive registers.
-    fn args(&mut self, callee: &str, args: &'a [Arg<'a>], by_ref: impl Fn(usize) -> bool) -> Result<Reg> {
+    /// With `prefer_ref`, a by-reference argument that is not a variable
+    /// goes by value.
+    fn args(
+        &mut self,
+        callee: &str,
+        args: &'a [Arg<'a>],
+        by_ref: impl Fn(usize) -> bool,
+        prefer_ref: bool,
+    ) -> Result<Reg> {
         if args.len() > 255 {
             return self.error("minizts: too many arguments in one call");
         }
@@ -512,7 +520,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 ExprKind::Call { .. } | ExprKind::CallValue { .. } | ExprKind::AssignRef { .. } => {
                     self.expr_into(a.value, r)?
                 }
-                _ if by_ref(i) => {
+                _ if by_ref(i) && !prefer_ref => {
                     self.expr_into(a.value, r)?;
                     self.cannot_pass_by_ref(callee, a.value, i, r)?;
                 }
@@ -591,7 +599,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 if self.builtin_instruction(&lower, f.id, args, dst)? {
                     return Ok(());
                 }
-                let start = self.args(name, args, |i| f.param_by_ref(i))?;
+                let start = self.args(name, args, |i| f.param_by_ref(i), f.prefer_ref)?;
                 self.line = line;
                 self.emit(Op::CallBuiltin {
                     dst,
@@ -608,7 +616,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         None => d.params.last().is_some_and(|p| p.variadic && p.by_ref),
                     })
                 };
-                let start = self.args(name, args, by_ref)?;
+                let start = self.args(name, args, by_ref, false)?;
                 self.line = line;
                 let site = self.site(name, &key)?;
                 self.emit(Op::CallUser {

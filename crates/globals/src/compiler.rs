@@ -23,6 +23,10 @@ pub struct InternalFunction {
     /// Whether parameters past the last one in `by_ref` are by reference
     /// too (`array_push(&$a, ...$values)` is not; `sscanf`-like ones are).
     pub rest_by_ref: bool,
+    /// Whether the by-reference parameters also take values that are not
+    /// variables (PHP's `ZEND_SEND_PREFER_REF`: `array_multisort($a,
+    /// SORT_DESC)`): those are passed by value instead of failing.
+    pub prefer_ref: bool,
 }
 
 impl InternalFunction {

@@ -544,6 +544,9 @@ pub struct ExecutorGlobals {
     /// Dropped at request startup and shutdown, as PHP's CLI keeps its
     /// pattern cache per request (`per_request_cache`).
     pub pcre: Option<Box<dyn std::any::Any>>,
+    /// `register_shutdown_function`'s callbacks and their arguments, in
+    /// order (PHP's `BG(user_shutdown_function_names)`).
+    pub shutdown_functions: Vec<(Value, Vec<Value>)>,
 }
 
 impl ExecutorGlobals {
@@ -574,6 +577,7 @@ impl ExecutorGlobals {
             gc: minizts_core::gc::Collector::new(),
             memory_base: 0,
             pcre: None,
+            shutdown_functions: Vec::new(),
         }
     }
 
@@ -603,6 +607,7 @@ impl ExecutorGlobals {
     /// script, whose interned strings they may point to.
     pub fn request_shutdown(&mut self) -> Sink {
         self.output.end_all();
+        self.shutdown_functions.clear();
         self.frames.clear();
         // A request that recursed deeply leaves a large frame list behind,
         // which would count against the next request's memory limit.

@@ -30,6 +30,8 @@ mod string;
 mod var;
 mod web;
 
+pub(crate) use misc::run_shutdown_functions;
+
 /// A builtin as PHP's messages and the compiler see it.
 #[derive(Debug)]
 pub struct BuiltinInfo {
@@ -274,6 +276,10 @@ pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
     r
 }
 
+/// The builtins whose by-reference parameters also take values (PHP's
+/// `ZEND_SEND_PREFER_REF`).
+const PREFER_REF: &[&str] = &["array_multisort"];
+
 /// Registers every builtin and internal constant in this thread's compiler
 /// globals (PHP copies its internal function table into each thread).
 pub fn register<G: Globals>(g: G) {
@@ -288,6 +294,7 @@ pub fn register<G: Globals>(g: G) {
                     max_args: max,
                     by_ref: info.by_ref & !(1 << 31),
                     rest_by_ref: info.by_ref & (1 << 31) != 0,
+                    prefer_ref: PREFER_REF.contains(&info.name),
                 },
             );
         }
@@ -301,6 +308,7 @@ pub fn register<G: Globals>(g: G) {
                     max_args: info.max().map_or(u8::MAX, |m| m.min(254) as u8),
                     by_ref: 0,
                     rest_by_ref: false,
+                    prefer_ref: false,
                 },
             );
         }
@@ -570,25 +578,28 @@ impl Args<'_> {
         let v = self.value(i);
         match crate::call::resolve_callable(g, &v) {
             Ok(c) => Ok(c),
-            Err(_) => {
-                let what = match &*v {
-                    Value::Str(s) => format!(
-                        "a valid callback, function \"{}\" not found or invalid function name",
-                        String::from_utf8_lossy(s)
-                    ),
-                    Value::Arr(a) if a.len() == 2 => {
-                        "a valid callback, first array member is not a valid class name or object".into()
-                    }
-                    Value::Arr(_) => "a valid callback, array callback must have exactly two members".into(),
-                    _ => "a valid callback, no array or string given".into(),
-                };
-                type_error(format!(
-                    "{}(): Argument #{} (${}) must be {what}",
-                    self.info.name,
-                    i + 1,
-                    self.info.param_name(i)
-                ))
-            }
+            Err(_) => type_error(format!(
+                "{}(): Argument #{} (${}) must be {}",
+                self.info.name,
+                i + 1,
+                self.info.param_name(i),
+                not_callable(&v)
+            )),
+        }
+    }
+
+    /// [`Args::callable`] for an argument of a variadic rest (PHP names
+    /// no parameter).
+    pub fn rest_callable<G: Globals>(&self, g: G, i: usize) -> VmResult<crate::call::Callee> {
+        let v = self.value(i);
+        match crate::call::resolve_callable(g, &v) {
+            Ok(c) => Ok(c),
+            Err(_) => type_error(format!(
+                "{}(): Argument #{} must be {}",
+                self.info.name,
+                i + 1,
+                not_callable(&v)
+            )),
         }
     }
 
@@ -605,5 +616,20 @@ impl Args<'_> {
     /// The builtin's name (for messages).
     pub fn name(&self) -> &'static str {
         self.info.name
+    }
+}
+
+/// What PHP's "must be a valid callback" says about `v`.
+fn not_callable(v: &Value) -> String {
+    match v {
+        Value::Str(s) => format!(
+            "a valid callback, function \"{}\" not found or invalid function name",
+            String::from_utf8_lossy(s)
+        ),
+        Value::Arr(a) if a.len() == 2 => {
+            "a valid callback, first array member is not a valid class name or object".into()
+        }
+        Value::Arr(_) => "a valid callback, array callback must have exactly two members".into(),
+        _ => "a valid callback, no array or string given".into(),
     }
 }

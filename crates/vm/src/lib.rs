@@ -89,8 +89,29 @@ pub fn run_request<G: Globals>(g: G, script: Arc<Script>, argv: &[PhpStr], sink:
         }
     });
     let result = extensions::request_startup(g).and_then(|()| start(g, &script));
+    let (mut exit_status, mut error) = ended(g, result);
+    if !eg!(g).shutdown_functions.is_empty() {
+        // PHP calls them after an exit() or an uncaught error too; one
+        // that exits or fails decides the status.
+        let result = shutdown_frame(g, &script).and_then(|()| builtins::run_shutdown_functions(g));
+        if result.is_err() {
+            (exit_status, error) = ended(g, result);
+        }
+    }
     drop(limits);
-    let (exit_status, error) = match result {
+    extensions::request_shutdown(g);
+    let sink = eg!(g).request_shutdown();
+    RequestOutcome {
+        exit_status,
+        error,
+        sink,
+    }
+}
+
+/// The exit status and error of a part of the request that ended with
+/// `result` (the error printed).
+fn ended<T, G: Globals>(g: G, result: VmResult<T>) -> (i32, Option<VmError>) {
+    match result {
         Ok(_) => (eg!(g).exit_status, None),
         Err(e) => match *e {
             VmError::Exit => (eg!(g).exit_status, None),
@@ -101,20 +122,28 @@ pub fn run_request<G: Globals>(g: G, script: Arc<Script>, argv: &[PhpStr], sink:
                 (255, Some(e))
             }
         },
-    };
-    extensions::request_shutdown(g);
-    let sink = eg!(g).request_shutdown();
-    RequestOutcome {
-        exit_status,
-        error,
-        sink,
     }
 }
 
-fn start<G: Globals>(g: G, script: &Script) -> VmResult<Value> {
-    for &f in &script.early_functions {
-        call::declare_function(g, script, f)?;
+/// Leaves the main frame alone on the frame stack for the shutdown
+/// functions to be called from: after an exit() or an error the frames
+/// it was in are dropped (their registers stay until the stack is
+/// reset); if the main frame is gone, a fresh one stands in for it.
+fn shutdown_frame<G: Globals>(g: G, script: &Script) -> VmResult<()> {
+    let has_main = eg!(g, |eg| {
+        let keep = eg.frames.first().is_some_and(|f| f.func == 0);
+        eg.frames.truncate(keep as usize);
+        eg.native_depth = 0;
+        keep
+    });
+    if !has_main {
+        main_frame(g, script)?;
     }
+    Ok(())
+}
+
+/// Pushes the main script's frame (its variables unset).
+fn main_frame<G: Globals>(g: G, script: &Script) -> VmResult<*mut Value> {
     let main = script.main();
     let (chunk, base) = match eg!(g).stack.bottom(main.num_regs as usize) {
         Ok(w) => w,
@@ -131,6 +160,15 @@ fn start<G: Globals>(g: G, script: &Script) -> VmResult<Value> {
         closure: None,
         native: true,
     });
+    Ok(base)
+}
+
+fn start<G: Globals>(g: G, script: &Script) -> VmResult<Value> {
+    for &f in &script.early_functions {
+        call::declare_function(g, script, f)?;
+    }
+    let main = script.main();
+    let base = main_frame(g, script)?;
     let argv: Vec<Value> = eg!(g).argv.iter().map(|s| Value::Str(s.clone())).collect();
     let argc = argv.len() as i64;
     for (name, v) in [

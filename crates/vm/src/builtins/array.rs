@@ -28,11 +28,18 @@ use crate::error::{error, type_error, warning, VmError, VmResult};
 use crate::limits::{hash_bytes, packed_bytes, reserve, values_with_capacity, Ticker};
 
 mod cursor;
+mod multisort;
 mod sort;
+mod udiff;
 mod walk;
 
 use cursor::{current, end, key, next, prev, reset};
+use multisort::array_multisort;
 use sort::{arsort, asort, krsort, ksort, max, min, natcasesort, natsort, rsort, sort, uasort, uksort, usort};
+use udiff::{
+    array_diff_uassoc, array_diff_ukey, array_intersect_uassoc, array_intersect_ukey, array_udiff, array_udiff_assoc,
+    array_udiff_uassoc, array_uintersect, array_uintersect_assoc, array_uintersect_uassoc,
+};
 use walk::array_walk_recursive;
 
 crate::builtin_table! {
@@ -87,6 +94,16 @@ crate::builtin_table! {
     "array_intersect", ["array", "...arrays"], 1, 0, array_intersect;
     "array_intersect_key", ["array", "...arrays"], 1, 0, array_intersect_key;
     "array_intersect_assoc", ["array", "...arrays"], 1, 0, array_intersect_assoc;
+    "array_udiff", ["array", "...rest"], 2, 0, array_udiff;
+    "array_udiff_assoc", ["array", "...rest"], 2, 0, array_udiff_assoc;
+    "array_udiff_uassoc", ["array", "...rest"], 3, 0, array_udiff_uassoc;
+    "array_diff_ukey", ["array", "...rest"], 2, 0, array_diff_ukey;
+    "array_diff_uassoc", ["array", "...rest"], 2, 0, array_diff_uassoc;
+    "array_uintersect", ["array", "...rest"], 2, 0, array_uintersect;
+    "array_uintersect_assoc", ["array", "...rest"], 2, 0, array_uintersect_assoc;
+    "array_uintersect_uassoc", ["array", "...rest"], 3, 0, array_uintersect_uassoc;
+    "array_intersect_ukey", ["array", "...rest"], 2, 0, array_intersect_ukey;
+    "array_intersect_uassoc", ["array", "...rest"], 2, 0, array_intersect_uassoc;
     "sort", ["array", "flags"], 1, 0b1, sort;
     "rsort", ["array", "flags"], 1, 0b1, rsort;
     "asort", ["array", "flags"], 1, 0b1, asort;
@@ -98,6 +115,7 @@ crate::builtin_table! {
     "usort", ["array", "callback"], 2, 0b1, usort;
     "uasort", ["array", "callback"], 2, 0b1, uasort;
     "uksort", ["array", "callback"], 2, 0b1, uksort;
+    "array_multisort", ["array", "...rest"], 1, 0xffff_ffff, array_multisort;
     "min", ["value", "...values"], 1, 0, min;
     "max", ["value", "...values"], 1, 0, max;
 }

@@ -14,7 +14,10 @@ use minizts_globals::{eg, memory, Globals};
 use crate::builtins::Args;
 use crate::error::{warning, VmResult};
 
+mod callback;
 mod gc;
+pub(crate) use callback::run_shutdown_functions;
+use callback::{call_user_func, call_user_func_array, register_shutdown_function};
 use gc::{gc_collect_cycles, gc_disable, gc_enable, gc_enabled, gc_mem_caches, gc_status};
 
 crate::builtin_table! {
@@ -42,6 +45,9 @@ crate::builtin_table! {
     "gc_enabled", [], 0, 0, gc_enabled;
     "gc_status", [], 0, 0, gc_status;
     "gc_mem_caches", [], 0, 0, gc_mem_caches;
+    "call_user_func", ["callback", "...args"], 1, 0, call_user_func;
+    "call_user_func_array", ["callback", "args"], 2, 0, call_user_func_array;
+    "register_shutdown_function", ["callback", "...args"], 1, 0, register_shutdown_function;
 }
 
 /// The version minizts reports (`PHP_VERSION`, `phpversion()`).

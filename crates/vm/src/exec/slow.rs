@@ -739,6 +739,16 @@ pub(super) unsafe fn step<G: Globals>(
         }
         Op::Return { src } => {
             let v = opnd!(src).clone();
+            // The main script's return keeps its frame for the shutdown
+            // functions, which see the global variables (PHP destroys
+            // the global symbol table after calling them).
+            let keep_main = eg!(g, |eg| {
+                eg.frames.len() == 1 && eg.frames[0].func == 0 && !eg.shutdown_functions.is_empty()
+            });
+            if keep_main {
+                *done = v;
+                return Ok(Next::DONE);
+            }
             // Pop the frame and free what its window holds (PHP frees
             // a function's variables when it returns).
             for i in 0..func.num_regs as usize {

@@ -552,7 +552,7 @@ thread_local! {
 /// reduced to its sign. A bool is deprecated (see
 /// [`BOOL_DEPRECATION_SHOWN`]), and `false` is asked again with the
 /// operands swapped, since it cannot tell "less" from "equal".
-fn user_compare<G: Globals>(g: G, callee: &Callee, name: &str, x: Value, y: Value) -> VmResult<i32> {
+pub(super) fn user_compare<G: Globals>(g: G, callee: &Callee, name: &str, x: Value, y: Value) -> VmResult<i32> {
     let r = call_resolved(g, callee, vec![x.clone(), y.clone()])?;
     if let Value::Bool(b) = r {
         if !BOOL_DEPRECATION_SHOWN.with(|shown| shown.replace(true)) {
