@@ -353,8 +353,9 @@ fn parse_quantity(s: &str) -> Option<Option<usize>> {
     Some(Some((n as usize).saturating_mul(mult)))
 }
 
-/// C `atol()`: leading whitespace, a sign, digits; 0 if none.
-fn atol(s: &str) -> i64 {
+/// C `atol()`: leading whitespace, a sign, digits; 0 if none (how
+/// PHP's `OnUpdateLong` reads an ini number).
+pub(super) fn atol(s: &str) -> i64 {
     let t = s.trim_start();
     let (neg, digits) = match t.as_bytes().first() {
         Some(b'-') => (true, &t[1..]),

@@ -400,38 +400,19 @@ pub(crate) fn ini_value<G: Globals>(g: G, name: &[u8]) -> Option<String> {
 /// `ini_set` of a `pcre.*` setting (for the rest of the request; the
 /// state is per request).
 pub(crate) fn ini_set<G: Globals>(g: G, name: &[u8], value: &str) {
-    let number = atol(value);
+    let number = super::misc::atol(value);
     with_state(g, |s| {
         match name {
             b"pcre.backtrack_limit" => s.backtrack_limit = number,
             b"pcre.recursion_limit" => s.recursion_limit = number,
             b"pcre.jit" => {
                 let v = value.trim().to_ascii_lowercase();
-                s.jit = matches!(v.as_str(), "on" | "yes" | "true") || atol(&v) != 0;
+                s.jit = matches!(v.as_str(), "on" | "yes" | "true") || super::misc::atol(&v) != 0;
             }
             _ => return,
         }
         s.context = None;
     });
-}
-
-/// C `atol()`, as PHP's OnUpdateLong reads a number.
-fn atol(s: &str) -> i64 {
-    let t = s.trim_start();
-    let (neg, digits) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let n = digits
-        .bytes()
-        .take_while(u8::is_ascii_digit)
-        .fold(0i64, |n, d| n.wrapping_mul(10).wrapping_add(i64::from(d - b'0')));
-    if neg {
-        n.wrapping_neg()
-    } else {
-        n
-    }
 }
 
 fn preg_quote<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
