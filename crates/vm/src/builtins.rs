@@ -112,19 +112,20 @@ macro_rules! builtin_table {
     };
 }
 
-/// The modules, in id order.
-const MODULES: [&[BuiltinInfo]; 10] = [
-    string::INFO,
-    array::INFO,
-    math::INFO,
-    var::INFO,
-    output::INFO,
-    misc::INFO,
-    codec::INFO,
-    web::INFO,
-    pcre::INFO,
-    scope::INFO,
-];
+/// The modules, in id order: written once, giving both the descriptions
+/// (`MODULES`) and, per strategy, the implementations (`module_fns`).
+macro_rules! modules {
+    ($($m:ident),* $(,)?) => {
+        const MODULES: &[&[BuiltinInfo]] = &[$($m::INFO),*];
+
+        /// Every module's implementations for strategy `G`, in id order.
+        const fn module_fns<G: Globals>() -> &'static [&'static [BuiltinFn<G>]] {
+            &[$($m::Fns::<G>::FNS),*]
+        }
+    };
+}
+
+modules!(string, array, math, var, output, misc, codec, web, pcre, scope);
 
 /// How many builtins there are.
 const COUNT: usize = {
@@ -159,18 +160,7 @@ impl<G: Globals> Dispatch<G> {
     /// Every builtin's implementation for strategy `G`, by id: one
     /// indexed load per call.
     const FNS: [BuiltinFn<G>; COUNT] = {
-        let tables: [&[BuiltinFn<G>]; 10] = [
-            string::Fns::<G>::FNS,
-            array::Fns::<G>::FNS,
-            math::Fns::<G>::FNS,
-            var::Fns::<G>::FNS,
-            output::Fns::<G>::FNS,
-            misc::Fns::<G>::FNS,
-            codec::Fns::<G>::FNS,
-            web::Fns::<G>::FNS,
-            pcre::Fns::<G>::FNS,
-            scope::Fns::<G>::FNS,
-        ];
+        let tables = module_fns::<G>();
         let mut out = [tables[0][0]; COUNT];
         let (mut k, mut m) = (0, 0);
         while m < tables.len() {
