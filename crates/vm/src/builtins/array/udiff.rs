@@ -132,9 +132,12 @@ impl Shape {
     }
 }
 
+/// The first array, every array's sorted list, the callbacks.
+type Prepared = (Rc<PhpArray>, Vec<Vec<Entry>>, Vec<Callee>);
+
 /// Checks the operands and sorts each array's list; returns the first
 /// array, the lists and the callbacks.
-fn prepare<G: Globals>(g: G, a: &Args, shape: &Shape) -> VmResult<(Rc<PhpArray>, Vec<Vec<Entry>>, Vec<Callee>)> {
+fn prepare<G: Globals>(g: G, a: &Args, shape: &Shape) -> VmResult<Prepared> {
     let callees = callbacks(g, a, shape.callbacks())?;
     let (data_cb, key_cb) = callbacks_of(shape, &callees);
     let mut cmp = Comparators {
