@@ -138,6 +138,14 @@ impl MtRand {
             };
             return min.wrapping_add(offset);
         }
+        self.uniform_range(min, max)
+    }
+
+    /// The engine's own range (PHP's `php_random_range`), uniform in
+    /// either mode: what `shuffle`, `array_rand` and `str_shuffle` draw
+    /// with (only `mt_rand`/`rand` keep PHP 5's scaling in
+    /// `MT_RAND_PHP` mode).
+    pub fn uniform_range(&mut self, min: i64, max: i64) -> i64 {
         let umax = (max as u64).wrapping_sub(min as u64);
         let offset = if umax > u64::from(u32::MAX) {
             self.range64(umax)

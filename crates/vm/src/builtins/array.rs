@@ -27,14 +27,18 @@ use crate::call::{call_resolved, Callee};
 use crate::error::{error, type_error, warning, VmError, VmResult};
 use crate::limits::{hash_bytes, packed_bytes, reserve, values_with_capacity, Ticker};
 
+mod column;
 mod cursor;
 mod multisort;
+mod random;
 mod sort;
 mod udiff;
 mod walk;
 
+use column::{array_column, array_replace_recursive};
 use cursor::{current, end, key, next, prev, reset};
 use multisort::array_multisort;
+use random::{array_rand, shuffle};
 use sort::{arsort, asort, krsort, ksort, max, min, natcasesort, natsort, rsort, sort, uasort, uksort, usort};
 use udiff::{
     array_diff_uassoc, array_diff_ukey, array_intersect_uassoc, array_intersect_ukey, array_udiff, array_udiff_assoc,
@@ -53,6 +57,10 @@ crate::builtin_table! {
     "array_merge", ["...arrays"], 0, 0, array_merge;
     "array_merge_recursive", ["...arrays"], 0, 0, array_merge_recursive;
     "array_replace", ["array", "...replacements"], 1, 0, array_replace;
+    "array_replace_recursive", ["array", "...replacements"], 1, 0, array_replace_recursive;
+    "array_column", ["array", "column_key", "index_key"], 2, 0, array_column;
+    "array_rand", ["array", "num"], 1, 0, array_rand;
+    "shuffle", ["array"], 1, 0b1, shuffle;
     "array_sum", ["array"], 1, 0, array_sum;
     "array_product", ["array"], 1, 0, array_product;
     "array_push", ["array", "...values"], 1, 0b1, array_push;

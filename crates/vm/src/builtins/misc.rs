@@ -105,6 +105,10 @@ pub(crate) fn constants() -> Vec<(&'static str, Value)> {
         ("PHP_ROUND_HALF_ODD", Value::Int(4)),
         ("MT_RAND_MT19937", Value::Int(0)),
         ("MT_RAND_PHP", Value::Int(1)),
+        ("PATHINFO_DIRNAME", Value::Int(1)),
+        ("PATHINFO_BASENAME", Value::Int(2)),
+        ("PATHINFO_EXTENSION", Value::Int(4)),
+        ("PATHINFO_FILENAME", Value::Int(8)),
         // Errors.
         ("E_ERROR", Value::Int(1)),
         ("E_WARNING", Value::Int(2)),

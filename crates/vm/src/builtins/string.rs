@@ -22,8 +22,10 @@ mod compare;
 mod entities;
 mod format;
 mod html;
+mod path;
 mod replace;
 mod search;
+mod tokens;
 
 use compare::{
     levenshtein, similar_text, soundex, strcasecmp, strcmp, strnatcasecmp, strnatcmp, strncasecmp, strncmp,
@@ -35,11 +37,13 @@ use entities::{
 pub(crate) use format::format;
 use format::{bin2hex, bindec, decbin, dechex, decoct, hex2bin, hexdec, number_format, octdec, sprintf, vsprintf};
 use html::{addslashes, nl2br, quotemeta, stripslashes, wordwrap};
+use path::{basename, dirname, pathinfo};
 use replace::{str_ireplace, str_replace, strtr, substr_replace};
 use search::{
     chunk_split, explode, implode, str_contains, str_ends_with, str_split, str_starts_with, str_word_count, strcspn,
     stripos, stristr, strpbrk, strpos, strrchr, strripos, strrpos, strspn, strstr, substr, substr_count,
 };
+use tokens::{str_shuffle, strtok};
 
 crate::builtin_table! {
     "strlen", ["string"], 1, 0, strlen;
@@ -94,6 +98,11 @@ crate::builtin_table! {
     "bin2hex", ["string"], 1, 0, bin2hex;
     "hex2bin", ["string"], 1, 0, hex2bin;
     "strrev", ["string"], 1, 0, strrev;
+    "strtok", ["string", "token"], 1, 0, strtok;
+    "str_shuffle", ["string"], 1, 0, str_shuffle;
+    "basename", ["path", "suffix"], 1, 0, basename;
+    "dirname", ["path", "levels"], 1, 0, dirname;
+    "pathinfo", ["path", "flags"], 1, 0, pathinfo;
     "strcmp", ["string1", "string2"], 2, 0, strcmp;
     "strcasecmp", ["string1", "string2"], 2, 0, strcasecmp;
     "strncmp", ["string1", "string2", "length"], 3, 0, strncmp;

@@ -1,0 +1,69 @@
+//! `strtok` (PHP's `BG(strtok_string)` state: per thread here, as PHP's
+//! module globals are under ZTS) and `str_shuffle`.
+
+use std::cell::RefCell;
+
+use minizts_core::{PhpStr, Value};
+use minizts_globals::Globals;
+
+use crate::builtins::math::with_mt_rand;
+use crate::builtins::Args;
+use crate::error::VmResult;
+
+thread_local! {
+    /// The string being tokenized and where the next token starts.
+    static STRTOK: RefCell<Option<(PhpStr, usize)>> = const { RefCell::new(None) };
+}
+
+pub(super) fn strtok<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let first = a.str(g, 0)?;
+    let token = if a.has(1) && !a.value(1).is_null() {
+        let token = a.str(g, 1)?;
+        STRTOK.with(|st| *st.borrow_mut() = Some((first, 0)));
+        token
+    } else {
+        // With one argument, it is the delimiters.
+        first
+    };
+    let mut delim = [false; 256];
+    for &c in token.iter() {
+        delim[c as usize] = true;
+    }
+    STRTOK.with(|st| {
+        let mut st = st.borrow_mut();
+        let Some((s, last)) = st.as_mut() else {
+            return Ok(Value::Bool(false));
+        };
+        let (bytes, start) = (s.as_bytes(), *last);
+        if start >= bytes.len() {
+            return Ok(Value::Bool(false));
+        }
+        let Some(from) = (start..bytes.len()).find(|&i| !delim[bytes[i] as usize]) else {
+            // Only delimiters left: PHP forgets the string.
+            *st = None;
+            return Ok(Value::Bool(false));
+        };
+        let to = (from + 1..bytes.len())
+            .find(|&i| delim[bytes[i] as usize])
+            .unwrap_or(bytes.len());
+        let tok = Value::Str(PhpStr::from(&bytes[from..to]));
+        *last = to + 1;
+        Ok(tok)
+    })
+}
+
+/// PHP's `php_binary_string_shuffle` (the same draws as `shuffle`).
+pub(super) fn str_shuffle<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let mut s = a.str(g, 0)?.to_vec();
+    if s.len() > 1 {
+        with_mt_rand(g, |mt| {
+            let mut left = s.len();
+            while left > 1 {
+                left -= 1;
+                let j = mt.uniform_range(0, left as i64) as usize;
+                s.swap(left, j);
+            }
+        });
+    }
+    Ok(Value::Str(PhpStr::new(s)))
+}
