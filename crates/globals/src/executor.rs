@@ -521,8 +521,8 @@ pub struct ExecutorGlobals {
     /// The settings as they were before the request (`ini_set` and
     /// friends change `settings` for one request only).
     pub saved_settings: Option<Settings>,
-    /// `json_last_error()`'s code (PHP's `JSON_G(error_code)`).
-    pub json_error: i64,
+    /// Small module globals of the standard builtins, reset per request.
+    pub basic: BasicGlobals,
     /// `exit()`'s status.
     pub exit_status: i32,
     pub mt_rand: Option<MtRand>,
@@ -549,6 +549,21 @@ pub struct ExecutorGlobals {
     pub shutdown_functions: Vec<(Value, Vec<Value>)>,
 }
 
+/// The standard builtins' small per-request state, as PHP keeps it in
+/// module globals (`BG`, `ARRAYG`, `JSON_G`): per thread under ZTS, and
+/// reset by request startup and shutdown.
+#[derive(Default)]
+pub struct BasicGlobals {
+    /// `strtok`'s string and where its next token starts
+    /// (`BG(strtok_string)`, `BG(strtok_last)`).
+    pub strtok: Option<(PhpStr, usize)>,
+    /// Whether this user sort has printed the deprecation of a bool
+    /// comparator result (`ARRAYG(compare_deprecation_thrown)`).
+    pub sort_bool_deprecation_shown: bool,
+    /// `json_last_error()`'s code (`JSON_G(error_code)`).
+    pub json_error: u32,
+}
+
 impl ExecutorGlobals {
     pub fn new() -> ExecutorGlobals {
         ExecutorGlobals {
@@ -569,7 +584,7 @@ impl ExecutorGlobals {
             error_reporting: E_ALL,
             settings: Settings::default(),
             saved_settings: None,
-            json_error: 0,
+            basic: BasicGlobals::default(),
             exit_status: 0,
             mt_rand: None,
             next_object_handle: 1,
@@ -590,7 +605,7 @@ impl ExecutorGlobals {
         self.script = Some(script);
         self.output = Output::new(sink);
         self.saved_settings = Some(self.settings.clone());
-        self.json_error = 0;
+        self.basic = BasicGlobals::default();
         self.pcre = None;
         self.error_reporting = self.settings.error_reporting;
         self.exit_status = 0;
@@ -620,6 +635,7 @@ impl ExecutorGlobals {
         self.statics.clear();
         self.argv.clear();
         self.pcre = None;
+        self.basic = BasicGlobals::default();
         // Last, what only cycles still hold.
         self.gc.free_all();
         let sink = std::mem::replace(&mut self.output, Output::new(Sink::Discard)).sink;

@@ -14,7 +14,7 @@ use std::rc::Rc;
 use minizts_core::numfmt;
 use minizts_core::value::compare;
 use minizts_core::{Key, PhpArray, PhpStr, Value};
-use minizts_globals::Globals;
+use minizts_globals::{eg, Globals};
 
 use super::compare_steps;
 use crate::builtins::Args;
@@ -541,21 +541,18 @@ pub(super) fn natcasesort<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     flag_sort(g, a, By::Value, Some(Flavor::NaturalCase), false, false)
 }
 
-thread_local! {
-    /// PHP's `ARRAYG(compare_deprecation_thrown)`, a module global (per
-    /// thread under ZTS, as here): every user sort call clears it, so a
-    /// sort nested in a comparator re-arms the outer sort's deprecation.
-    static BOOL_DEPRECATION_SHOWN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
 /// A user comparator's answer as PHP reads it: `(int)` of the result,
-/// reduced to its sign. A bool is deprecated (see
-/// [`BOOL_DEPRECATION_SHOWN`]), and `false` is asked again with the
+/// reduced to its sign. A bool is deprecated, once per sort call (every
+/// user sort clears the flag, so a sort nested in a comparator re-arms the
+/// outer sort's notice, as in PHP), and `false` is asked again with the
 /// operands swapped, since it cannot tell "less" from "equal".
 pub(super) fn user_compare<G: Globals>(g: G, callee: &Callee, name: &str, x: Value, y: Value) -> VmResult<i32> {
     let r = call_resolved(g, callee, vec![x.clone(), y.clone()])?;
     if let Value::Bool(b) = r {
-        if !BOOL_DEPRECATION_SHOWN.with(|shown| shown.replace(true)) {
+        if !eg!(g, |eg| std::mem::replace(
+            &mut eg.basic.sort_bool_deprecation_shown,
+            true
+        )) {
             deprecated(
                 g,
                 &format!(
@@ -575,7 +572,7 @@ pub(super) fn user_compare<G: Globals>(g: G, callee: &Callee, name: &str, x: Val
 /// `usort`/`uasort`/`uksort`. The callback sees the array as it was: the
 /// sort works on a copy that replaces the array at the end.
 fn user_sort<G: Globals>(g: G, a: &mut Args, by: By, renumber: bool) -> VmResult<Value> {
-    BOOL_DEPRECATION_SHOWN.with(|shown| shown.set(false));
+    eg!(g, |eg| eg.basic.sort_bool_deprecation_shown = false);
     let arr = a.array(0)?;
     let callee = a.callable(g, 1)?;
     if arr.is_empty() {

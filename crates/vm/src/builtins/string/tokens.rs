@@ -1,25 +1,18 @@
-//! `strtok` (PHP's `BG(strtok_string)` state: per thread here, as PHP's
-//! module globals are under ZTS) and `str_shuffle`.
-
-use std::cell::RefCell;
+//! `strtok` (its state in `EG.basic`, PHP's `BG(strtok_string)`) and
+//! `str_shuffle`.
 
 use minizts_core::{PhpStr, Value};
-use minizts_globals::Globals;
+use minizts_globals::{eg, Globals};
 
 use crate::builtins::math::with_mt_rand;
 use crate::builtins::Args;
 use crate::error::VmResult;
 
-thread_local! {
-    /// The string being tokenized and where the next token starts.
-    static STRTOK: RefCell<Option<(PhpStr, usize)>> = const { RefCell::new(None) };
-}
-
 pub(super) fn strtok<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let first = a.str(g, 0)?;
     let token = if a.has(1) && !a.value(1).is_null() {
         let token = a.str(g, 1)?;
-        STRTOK.with(|st| *st.borrow_mut() = Some((first, 0)));
+        eg!(g, |eg| eg.basic.strtok = Some((first, 0)));
         token
     } else {
         // With one argument, it is the delimiters.
@@ -29,8 +22,8 @@ pub(super) fn strtok<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     for &c in token.iter() {
         delim[c as usize] = true;
     }
-    STRTOK.with(|st| {
-        let mut st = st.borrow_mut();
+    eg!(g, |eg| {
+        let st = &mut eg.basic.strtok;
         let Some((s, last)) = st.as_mut() else {
             return Ok(Value::Bool(false));
         };

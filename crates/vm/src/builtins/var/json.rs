@@ -9,12 +9,11 @@
 //! key) and the rest stands.
 
 use hashbrown::HashSet;
-use std::cell::Cell;
 use std::rc::Rc;
 
 use minizts_core::numfmt::{self, Number};
 use minizts_core::{KeyRef, PhpArray, PhpStr, Value};
-use minizts_globals::Globals;
+use minizts_globals::{eg, Globals};
 
 use crate::builtins::Args;
 use crate::error::{throw, VmError, VmResult};
@@ -42,12 +41,6 @@ const ERROR_DEPTH: u32 = 1;
 const ERROR_UTF8: u32 = 5;
 const ERROR_RECURSION: u32 = 6;
 const ERROR_INF_OR_NAN: u32 = 7;
-
-thread_local! {
-    /// `JSON_G(error_code)`. PHP resets it per request; minizts has no
-    /// executor-globals field for it yet, so it lives per thread.
-    static LAST_ERROR: Cell<u32> = const { Cell::new(ERROR_NONE) };
-}
 
 /// `php_json_get_error_msg()`.
 fn error_message(code: u32) -> &'static str {
@@ -429,7 +422,8 @@ pub(super) fn json_encode<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     }
     let partial = options & PARTIAL_OUTPUT_ON_ERROR != 0;
     if options & THROW_ON_ERROR == 0 || partial {
-        LAST_ERROR.with(|e| e.set(enc.error));
+        let error = enc.error;
+        eg!(g, |eg| eg.basic.json_error = error);
         if enc.error != ERROR_NONE && !partial {
             return Ok(Value::Bool(false));
         }
@@ -439,10 +433,10 @@ pub(super) fn json_encode<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     Ok(Value::Str(PhpStr::new(enc.out)))
 }
 
-pub(super) fn json_last_error<G: Globals>(_g: G, _a: &mut Args) -> VmResult<Value> {
-    Ok(Value::Int(i64::from(LAST_ERROR.with(Cell::get))))
+pub(super) fn json_last_error<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
+    Ok(Value::Int(i64::from(eg!(g, |eg| eg.basic.json_error))))
 }
 
-pub(super) fn json_last_error_msg<G: Globals>(_g: G, _a: &mut Args) -> VmResult<Value> {
-    Ok(Value::str(error_message(LAST_ERROR.with(Cell::get))))
+pub(super) fn json_last_error_msg<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
+    Ok(Value::str(error_message(eg!(g, |eg| eg.basic.json_error))))
 }
