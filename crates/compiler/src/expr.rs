@@ -764,7 +764,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.emit(Op::MakeRef { dst: r, var });
             } else if is_arrow {
                 // Arrow functions take what exists, silently.
-                self.emit(Op::Quiet { dst: r, var });
+                self.emit(Op::Capture { dst: r, var });
             } else {
                 self.emit(Op::Move {
                     dst: r,

@@ -523,6 +523,8 @@ pub struct ExecutorGlobals {
     pub saved_settings: Option<Settings>,
     /// Small module globals of the standard builtins, reset per request.
     pub basic: BasicGlobals,
+    /// `set_error_handler`'s state and the diagnostics waiting for it.
+    pub user_errors: UserErrors,
     /// `exit()`'s status.
     pub exit_status: i32,
     pub mt_rand: Option<MtRand>,
@@ -564,6 +566,54 @@ pub struct BasicGlobals {
     pub json_error: u32,
 }
 
+/// A user error handler as `set_error_handler` installs it: the callable
+/// and the levels it takes (`EG(user_error_handler)` and
+/// `EG(user_error_handler_error_reporting)`).
+#[derive(Clone)]
+pub struct UserErrorHandler {
+    pub callback: Value,
+    pub levels: i64,
+}
+
+/// A warning, notice or deprecation that a user handler is to see.
+///
+/// The handler runs at the VM's next check (after the instruction or
+/// builtin that raised it), not inside it: diagnostics are raised deep in
+/// the engine, where running script code could change the very values
+/// the engine is in the middle of working on.
+pub struct PendingError {
+    /// PHP's `E_*` bit.
+    pub level: i64,
+    pub message: String,
+    pub file: Option<Box<str>>,
+    pub line: u32,
+}
+
+/// The last diagnostic PHP's own handler saw, for `error_get_last`.
+#[derive(Clone)]
+pub struct LastError {
+    pub level: i64,
+    pub message: String,
+    pub file: Option<Box<str>>,
+    pub line: u32,
+}
+
+/// The user error handlers of the request.
+#[derive(Default)]
+pub struct UserErrors {
+    /// The handler in force; `None` while none is set, and while it runs
+    /// (so that it is not called for its own diagnostics).
+    pub handler: Option<UserErrorHandler>,
+    /// Those `set_error_handler` replaced, for `restore_error_handler`
+    /// (`EG(user_error_handlers)`).
+    pub stack: Vec<Option<UserErrorHandler>>,
+    /// Diagnostics for the handler, in the order they were raised; the
+    /// interrupt flag is set while there are any.
+    pub pending: Vec<PendingError>,
+    /// `error_get_last()`.
+    pub last: Option<LastError>,
+}
+
 impl ExecutorGlobals {
     pub fn new() -> ExecutorGlobals {
         ExecutorGlobals {
@@ -585,6 +635,7 @@ impl ExecutorGlobals {
             settings: Settings::default(),
             saved_settings: None,
             basic: BasicGlobals::default(),
+            user_errors: UserErrors::default(),
             exit_status: 0,
             mt_rand: None,
             next_object_handle: 1,
@@ -606,6 +657,7 @@ impl ExecutorGlobals {
         self.output = Output::new(sink);
         self.saved_settings = Some(self.settings.clone());
         self.basic = BasicGlobals::default();
+        self.user_errors = UserErrors::default();
         self.pcre = None;
         self.error_reporting = self.settings.error_reporting;
         self.exit_status = 0;
@@ -636,6 +688,7 @@ impl ExecutorGlobals {
         self.argv.clear();
         self.pcre = None;
         self.basic = BasicGlobals::default();
+        self.user_errors = UserErrors::default();
         // Last, what only cycles still hold.
         self.gc.free_all();
         let sink = std::mem::replace(&mut self.output, Output::new(Sink::Discard)).sink;

@@ -17,7 +17,7 @@ use minizts_core::{PhpArray, PhpStr, Value};
 use minizts_globals::{cg, eg, Globals, InternalFunction};
 
 use crate::call::builtin_arity;
-use crate::error::{deprecated, type_error, warning, VmResult};
+use crate::error::{deprecated, type_error, warning, VmError, VmResult};
 
 mod array;
 mod codec;
@@ -244,16 +244,18 @@ pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
     } else {
         let info = INFOS[id as usize];
         let n = args.len();
-        let r = if n < info.min as usize || info.max().is_some_and(|max| n > max) {
-            builtin_arity(info.name, info.min as usize, info.max(), n)
-        } else {
+        let arity_ok = n >= info.min as usize && info.max().is_none_or(|max| n <= max);
+        let r = if arity_ok {
             Dispatch::<G>::FNS[id as usize](g, &mut Args { v: args, info })
+        } else {
+            builtin_arity(info.name, info.min as usize, info.max(), n)
         };
         // An error the builtin throws has the builtin's own frame at the
         // top of its stack trace, as PHP's internal functions have, except
-        // for those PHP compiles to instructions of their own.
+        // for those PHP compiles to instructions of their own (which it
+        // does only for a call with the right number of arguments).
         r.map_err(|e| {
-            if COMPILED_BY_PHP.contains(&info.name) {
+            if arity_ok && COMPILED_BY_PHP.contains(&info.name) {
                 e
             } else {
                 crate::error::locate_in_builtin(g, e, info.name, args)
@@ -576,6 +578,20 @@ impl Args<'_> {
                 not_callable(&v)
             )),
         }
+    }
+
+    /// A `?callable` parameter (`null` or absent: none).
+    pub fn opt_callable<G: Globals>(&self, g: G, i: usize) -> VmResult<Option<crate::call::Callee>> {
+        if !self.has(i) || self.value(i).is_null() {
+            return Ok(None);
+        }
+        self.callable(g, i).map(Some).map_err(|mut e| {
+            // PHP words the nullable variant differently.
+            if let VmError::Uncaught { message, .. } = &mut *e {
+                *message = message.replacen("must be a valid callback,", "must be a valid callback or null,", 1);
+            }
+            e
+        })
     }
 
     /// [`Args::callable`] for an argument of a variadic rest (PHP names

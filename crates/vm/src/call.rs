@@ -277,7 +277,7 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
             // A builtin that calls back (a sort's comparator, array_map's
             // callback) stops here at a limit: a callback without loops or
             // calls of its own never reaches the VM's checks.
-            crate::limits::check(g)?;
+            crate::limits::safe_point(g)?;
             let script = eg!(g).script.clone().expect("a running script");
             if eg!(g).native_depth >= MAX_NATIVE_DEPTH {
                 return fatal(format!(

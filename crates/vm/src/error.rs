@@ -10,6 +10,9 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 
 use minizts_core::Value;
+use std::sync::atomic::Ordering;
+
+use minizts_globals::executor::{LastError, PendingError};
 use minizts_globals::{eg, ErrorSink, Globals};
 
 /// Where an error happened: file and line.
@@ -84,29 +87,44 @@ impl From<minizts_core::value::NestingError> for Box<VmError> {
     }
 }
 
-/// Levels of non-fatal diagnostics (PHP's `E_*` constants).
+/// Levels of non-fatal diagnostics (PHP's `E_*` constants), and
+/// `E_USER_ERROR`, which `trigger_error` raises and which is fatal once
+/// reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
     Warning,
     Notice,
     Deprecated,
+    UserError,
+    UserWarning,
+    UserNotice,
+    UserDeprecated,
 }
 
+/// PHP's `E_USER_ERROR`.
+const E_USER_ERROR: i64 = 256;
+
 impl Level {
-    fn bit(self) -> i64 {
+    pub fn bit(self) -> i64 {
         match self {
             Level::Warning => 2,
             Level::Notice => 8,
             Level::Deprecated => 8192,
+            Level::UserError => E_USER_ERROR,
+            Level::UserWarning => 512,
+            Level::UserNotice => 1024,
+            Level::UserDeprecated => 16384,
         }
     }
+}
 
-    fn label(self) -> &'static str {
-        match self {
-            Level::Warning => "Warning",
-            Level::Notice => "Notice",
-            Level::Deprecated => "Deprecated",
-        }
+/// The label PHP prints before a diagnostic of level `bit`.
+fn label(bit: i64) -> &'static str {
+    match bit {
+        2 | 512 => "Warning",
+        8 | 1024 => "Notice",
+        8192 | 16384 => "Deprecated",
+        _ => "Fatal error",
     }
 }
 
@@ -128,14 +146,107 @@ pub fn current_location<G: Globals>(g: G) -> Option<Location> {
     })
 }
 
-/// Prints a warning, notice or deprecation (unless `error_reporting`
-/// masks it, as inside `@`).
-pub fn diagnostic<G: Globals>(g: G, level: Level, message: &str) {
-    if eg!(g).error_reporting & level.bit() == 0 {
-        return;
-    }
+/// Raises a diagnostic (PHP's `zend_error`): a user error handler that
+/// takes its level gets it (at the VM's next check, see
+/// [`PendingError`]); otherwise it is reported at once, and an
+/// `E_USER_ERROR` is fatal.
+pub fn raise<G: Globals>(g: G, level: Level, message: &str) -> VmResult<()> {
+    let bit = level.bit();
+    let handled = eg!(g, |eg| eg
+        .user_errors
+        .handler
+        .as_ref()
+        .is_some_and(|h| h.levels & bit != 0));
     let at = current_location(g);
-    write_stderr(g, &format_message(level.label(), message, at.as_ref()));
+    if handled {
+        eg!(g, |eg| {
+            eg.user_errors.pending.push(PendingError {
+                level: bit,
+                message: message.to_owned(),
+                file: at.as_ref().map(|l| l.file.clone()),
+                line: at.as_ref().map_or(0, |l| l.line),
+            });
+            eg.interrupt.pending.store(true, Ordering::Relaxed);
+        });
+        return Ok(());
+    }
+    report(g, bit, message, at)
+}
+
+/// Raises a warning, notice or deprecation (see [`raise`]).
+pub fn diagnostic<G: Globals>(g: G, level: Level, message: &str) {
+    debug_assert!(level != Level::UserError, "E_USER_ERROR goes through `raise`");
+    let _ = raise(g, level, message);
+}
+
+/// `error_get_last()`'s record.
+fn remember<G: Globals>(g: G, bit: i64, message: &str, at: Option<Location>) {
+    eg!(g).user_errors.last = Some(LastError {
+        level: bit,
+        message: message.to_owned(),
+        file: at.as_ref().map(|l| l.file.clone()),
+        line: at.as_ref().map_or(0, |l| l.line),
+    });
+}
+
+/// PHP's own error handler (`php_error_cb`): remembers the diagnostic,
+/// prints it unless `error_reporting` masks it, and makes an
+/// `E_USER_ERROR` fatal.
+fn report<G: Globals>(g: G, bit: i64, message: &str, at: Option<Location>) -> VmResult<()> {
+    remember(g, bit, message, at.clone());
+    if bit == E_USER_ERROR {
+        return Err(Box::new(VmError::Fatal {
+            message: message.to_owned(),
+            at,
+        }));
+    }
+    if eg!(g).error_reporting & bit != 0 {
+        write_stderr(g, &format_message(label(bit), message, at.as_ref()));
+    }
+    Ok(())
+}
+
+/// Calls the user error handler for each diagnostic waiting for it, in
+/// order (PHP's `zend_error_impl`): with the level, message, file and
+/// line; PHP's own report follows when the handler returns `false`. The
+/// handler is unset while it runs; if it installed another meanwhile,
+/// that one stays. An error or `exit()` in the handler drops the
+/// diagnostics after it.
+#[cold]
+#[inline(never)]
+pub(crate) fn run_user_handlers<G: Globals>(g: G) -> VmResult<()> {
+    let pending = std::mem::take(&mut eg!(g).user_errors.pending);
+    for p in pending {
+        // The handler runs on top of the frame that raised it.
+        let handler = eg!(g, |eg| if eg.frames.is_empty() {
+            None
+        } else {
+            eg.user_errors.handler.take()
+        });
+        let at = p.file.clone().map(|file| Location { file, line: p.line });
+        let Some(handler) = handler else {
+            report(g, p.level, &p.message, at)?;
+            continue;
+        };
+        let args = vec![
+            Value::Int(p.level),
+            Value::str(p.message.as_str()),
+            p.file.as_deref().map_or(Value::Null, Value::str),
+            Value::Int(i64::from(p.line)),
+        ];
+        let result = crate::call::call_callable(g, &handler.callback, args);
+        eg!(g, |eg| {
+            if eg.user_errors.handler.is_none() {
+                eg.user_errors.handler = Some(handler);
+            }
+        });
+        match result {
+            Ok(Value::Bool(false)) => report(g, p.level, &p.message, at)?,
+            Ok(_) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 pub fn warning<G: Globals>(g: G, message: &str) {

@@ -62,7 +62,7 @@ fn save_pc<G: Globals>(g: G, at: *const Op) {
 /// The VM's interrupt check, at backward jumps and calls.
 #[inline(always)]
 fn check_limits<G: Globals>(g: G) -> VmResult<()> {
-    crate::limits::check(g)
+    crate::limits::safe_point(g)
 }
 
 /// `a[n] = v` unless the element is a reference (then `v` comes back for
@@ -1293,6 +1293,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::JmpIfPassed { .. }
                 | Op::DeclareFunction { .. }
                 | Op::MakeClosure { .. }
+                | Op::Capture { .. }
                 | Op::BindGlobal { .. }
                 | Op::BindGlobalByName { .. }
                 | Op::BindStatic { .. }
@@ -1315,7 +1316,13 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
         let at = cur!();
         // SAFETY: the executing instruction is the top frame's, on its
         // window.
-        match unsafe { slow::step(g, &script, base, at, &mut done) } {
+        let next = unsafe { slow::step(g, &script, base, at, &mut done) };
+        // A general path may have raised a diagnostic for the user error
+        // handler, which runs here, before the next instruction.
+        if next.is_ok() && eg!(g).interrupt.pending.load(Ordering::Relaxed) {
+            crate::limits::interrupted_at_safe_point(g)?;
+        }
+        match next {
             Ok(Next(to)) if to.addr() & 1 != 0 => {
                 load_frame!();
                 ip = to.wrapping_byte_sub(1);

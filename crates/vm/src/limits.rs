@@ -13,6 +13,13 @@
 //! builtin's stretch of work, of passing a limit. [`interrupted`] turns
 //! the flag into PHP's fatal errors.
 //!
+//! The same flag tells the VM that diagnostics are waiting for the user
+//! error handler (`set_error_handler`). Those run only at a
+//! [`safe_point`], where script code may run: between instructions, at
+//! calls, after a builtin; never at a builtin's [`Ticker`], where the
+//! builtin may be in the middle of changing a value the handler could
+//! reach.
+//!
 //! A request must never make the allocator fail, which would abort the
 //! process: a result whose size the script chose (a width, a count, a
 //! string offset, a repeat) is checked before it is allocated
@@ -35,6 +42,25 @@ pub(crate) fn check<G: Globals>(g: G) -> VmResult<()> {
     Ok(())
 }
 
+/// The interrupt check at a point where script code may run (the VM
+/// between instructions, at calls and after builtins): the limits, then
+/// the diagnostics waiting for the user error handler. A builtin in the
+/// middle of its work checks only the limits ([`check`]).
+#[inline(always)]
+pub(crate) fn safe_point<G: Globals>(g: G) -> VmResult<()> {
+    if eg!(g).interrupt.pending.load(Ordering::Relaxed) {
+        return interrupted_at_safe_point(g);
+    }
+    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+pub(crate) fn interrupted_at_safe_point<G: Globals>(g: G) -> VmResult<()> {
+    interrupted(g)?;
+    crate::error::run_user_handlers(g)
+}
+
 /// Handles a raised interrupt: the time limit, a due cycle collection,
 /// the memory limit (after a collection, as PHP's allocator collects
 /// before it gives up).
@@ -52,6 +78,13 @@ pub(crate) fn interrupted<G: Globals>(g: G) -> VmResult<()> {
             if secs == 1 { "" } else { "s" }
         ));
     }
+    // Diagnostics waiting for the user error handler keep the flag up
+    // until a safe point runs it.
+    eg!(g, |eg| {
+        if !eg.user_errors.pending.is_empty() {
+            eg.interrupt.pending.store(true, Ordering::Relaxed);
+        }
+    });
     crate::gc::collect_if_due(g);
     if let Some(tried) = memory::take_exceeded() {
         let limit = eg!(g).settings.memory_limit.unwrap_or(usize::MAX);

@@ -17,10 +17,16 @@ pub fn echo<G: Globals>(g: G, v: &Value) -> VmResult<()> {
             numfmt::write_int(&mut buf, *n);
             eg!(g).output.write(&buf);
         }
-        Value::Ref(r) => return echo(g, &r.borrow()),
+        Value::Ref(r) => {
+            let v = r.borrow().clone();
+            return echo(g, &v);
+        }
         other => {
             let mut buf = Vec::new();
             ops::write_str(g, &mut buf, other)?;
+            // A user error handler sees a conversion's warning before the
+            // text is written, as in PHP.
+            crate::limits::safe_point(g)?;
             eg!(g).output.write(&buf);
         }
     }

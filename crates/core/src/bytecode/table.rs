@@ -502,6 +502,10 @@ instructions! {
         /// `dst` = the variable without the "undefined variable" warning
         /// (null if unset): the read `isset`, `empty` and `??` make.
         Quiet "QUIET" "{dst} = {var}" { dst: reg, var: reg }
+        /// `dst` = the variable as it is, unset included, without a
+        /// warning: an arrow function's implicit capture, which binds
+        /// what exists and leaves the rest unset inside.
+        Capture "CAPTURE" "{dst} = {var}" { dst: reg, var: reg }
         /// `dst = src !== null` (after a quiet read: `isset`).
         IsSet "ISSET" "{dst} = {src} !== null" { dst: reg, src: src }
         /// Unsets a variable (dropping its reference binding, if any).

@@ -23,8 +23,8 @@ use minizts_core::{Key, PhpArray, PhpStr, Value};
 use minizts_globals::{eg, Globals};
 
 use crate::builtins::Args;
-use crate::call::{call_resolved, Callee};
-use crate::error::{error, type_error, warning, VmError, VmResult};
+use crate::call::call_resolved;
+use crate::error::{error, type_error, warning, VmResult};
 use crate::limits::{hash_bytes, packed_bytes, reserve, values_with_capacity, Ticker};
 
 mod column;
@@ -181,23 +181,6 @@ fn key_from_value<G: Globals>(g: G, v: &Value) -> VmResult<Key> {
             key_from_value(g, &inner)
         }
         other => Ok(Key::from_php_str(crate::ops::to_str(g, other)?)),
-    }
-}
-
-/// A `?callable` parameter (`null` or absent: none).
-fn opt_callable<G: Globals>(g: G, a: &Args, i: usize) -> VmResult<Option<Callee>> {
-    if !a.has(i) || a.value(i).is_null() {
-        return Ok(None);
-    }
-    match a.callable(g, i) {
-        Ok(c) => Ok(Some(c)),
-        Err(mut e) => {
-            // PHP words the nullable variant differently.
-            if let VmError::Uncaught { message, .. } = &mut *e {
-                *message = message.replacen("must be a valid callback,", "must be a valid callback or null,", 1);
-            }
-            Err(e)
-        }
     }
 }
 
@@ -977,7 +960,7 @@ fn array_is_list<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
 }
 
 fn array_map<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
-    let callback = opt_callable(g, a, 0)?;
+    let callback = a.opt_callable(g, 0)?;
     if a.len() == 2 {
         let arr = a.array(1)?;
         let Some(callback) = callback.filter(|_| !arr.is_empty()) else {
@@ -1015,7 +998,7 @@ fn array_map<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 
 fn array_filter<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let arr = a.array(0)?;
-    let callback = opt_callable(g, a, 1)?;
+    let callback = a.opt_callable(g, 1)?;
     let mode = a.opt_int(g, 2, 0)?;
     if arr.is_empty() {
         return Ok(Value::arr(PhpArray::empty_literal()));

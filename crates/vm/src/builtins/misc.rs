@@ -15,9 +15,11 @@ use crate::builtins::Args;
 use crate::error::{warning, VmResult};
 
 mod callback;
+mod errors;
 mod gc;
 pub(crate) use callback::run_shutdown_functions;
 use callback::{call_user_func, call_user_func_array, register_shutdown_function};
+use errors::{error_clear_last, error_get_last, restore_error_handler, set_error_handler, trigger_error};
 use gc::{gc_collect_cycles, gc_disable, gc_enable, gc_enabled, gc_mem_caches, gc_status};
 
 crate::builtin_table! {
@@ -48,6 +50,12 @@ crate::builtin_table! {
     "call_user_func", ["callback", "...args"], 1, 0, call_user_func;
     "call_user_func_array", ["callback", "args"], 2, 0, call_user_func_array;
     "register_shutdown_function", ["callback", "...args"], 1, 0, register_shutdown_function;
+    "set_error_handler", ["callback", "error_levels"], 1, 0, set_error_handler;
+    "restore_error_handler", [], 0, 0, restore_error_handler;
+    "trigger_error", ["message", "error_level"], 1, 0, trigger_error;
+    "user_error", ["message", "error_level"], 1, 0, trigger_error;
+    "error_get_last", [], 0, 0, error_get_last;
+    "error_clear_last", [], 0, 0, error_clear_last;
 }
 
 /// The version minizts reports (`PHP_VERSION`, `phpversion()`).

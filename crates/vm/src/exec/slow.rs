@@ -324,6 +324,13 @@ pub(super) unsafe fn step<G: Globals>(
             let v = reg!(var).deref_clone();
             set!(dst, v);
         }
+        Op::Capture { dst, var } => {
+            let v = match reg!(var) {
+                Value::Undef => Value::Undef,
+                v => v.deref_clone(),
+            };
+            set!(dst, v);
+        }
         Op::IsSet { dst, src } => {
             let r = !raw!(src).deref().is_null();
             set!(dst, Value::Bool(r));
@@ -994,12 +1001,14 @@ pub(super) unsafe fn step<G: Globals>(
 
         Op::Echo { src } => {
             let v = opnd!(src);
-            match &*v {
-                Value::Str(s) => eg!(g).output.write(s),
-                other => {
-                    save_pc(g, cur!());
-                    tri!(output::echo(g, other));
-                }
+            if let Value::Str(s) = &*v {
+                eg!(g).output.write(s);
+            } else {
+                // Owned, with no borrow held: a conversion warning may run
+                // the user error handler, which may change the variable.
+                let v: Value = (*v).clone();
+                save_pc(g, cur!());
+                tri!(output::echo(g, &v));
             }
         }
         Op::Exit { src } => {
@@ -1017,13 +1026,25 @@ pub(super) unsafe fn step<G: Globals>(
             let v = opnd!(src).clone();
             return crate::error::throw("UnhandledMatchError", unhandled_match(g, &v));
         }
+        // `@` keeps the fatal levels (E_USER_ERROR among them), and
+        // restores the level only if the silenced code left it alone.
         Op::Silence { save } => {
-            let level = eg!(g, |eg| std::mem::replace(&mut eg.error_reporting, 0));
+            let level = eg!(g, |eg| {
+                let level = eg.error_reporting;
+                if level & !E_FATAL_ERRORS != 0 {
+                    eg.error_reporting &= E_FATAL_ERRORS;
+                }
+                level
+            });
             *reg!(save) = Value::Int(level);
         }
         Op::Unsilence { save } => {
-            if let Value::Int(level) = reg!(save) {
-                eg!(g).error_reporting = *level;
+            if let Value::Int(level) = *reg!(save) {
+                eg!(g, |eg| {
+                    if eg.error_reporting & !E_FATAL_ERRORS == 0 && level & !E_FATAL_ERRORS != 0 {
+                        eg.error_reporting = level;
+                    }
+                });
             }
         }
         op => unreachable!("`generic` gives only general forms: {op:?}"),
@@ -1032,6 +1053,9 @@ pub(super) unsafe fn step<G: Globals>(
     // code ends with a return, which never gets here.
     Ok(Next::at(unsafe { at.add(1) }))
 }
+
+/// PHP's `E_FATAL_ERRORS`: the levels `@` does not silence.
+const E_FATAL_ERRORS: i64 = 1 | 4 | 16 | 64 | 256 | 4096;
 
 /// A read operand: a register or constant as it is, or the value behind a
 /// reference, or null for an unset variable (after its warning).
