@@ -70,6 +70,17 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             ExprKind::Call { name, args } => self.call(name, args, dst)?,
             ExprKind::CallValue { callee, args } => self.call_value(callee, args, dst)?,
+            ExprKind::CallableFromName(name) => {
+                let name = name.strip_prefix('\\').unwrap_or(name);
+                let src = self.const_str(name.as_bytes())?;
+                self.at(e.pos);
+                self.emit(Op::MakeCallable { dst, src });
+            }
+            ExprKind::CallableFromValue(callee) => {
+                let src = self.expr(callee)?;
+                self.at(e.pos);
+                self.emit(Op::MakeCallable { dst, src });
+            }
             ExprKind::Closure(f) => self.closure(f, dst)?,
             ExprKind::Unary { op, expr } => {
                 let v = self.expr(expr)?;
@@ -558,6 +569,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// gathered into an array and unpacked when the call runs.
     fn call_spread(&mut self, callee: Src, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
         let line = self.line;
+        self.check_arg_order(args)?;
         let c = self.temp()?;
         self.emit(Op::Move { dst: c, src: callee });
         let arr = self.temp()?;
@@ -567,6 +579,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             let v = self.expr(a.value)?;
             if a.spread {
                 self.emit(Op::ArraySpread { arr, src: v });
+            } else if let Some(name) = a.name {
+                let key = self.const_str(name.as_bytes())?;
+                self.emit(Op::ArraySet { arr, key, src: v });
             } else {
                 self.emit(Op::ArrayPush { arr, src: v });
             }
@@ -581,9 +596,33 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         Ok(())
     }
 
+    /// PHP's compile-time rules for the order of named, positional and
+    /// unpacked arguments.
+    fn check_arg_order(&self, args: &'a [Arg<'a>]) -> Result<()> {
+        let (mut named, mut unpacked) = (false, false);
+        for (i, a) in args.iter().enumerate() {
+            if a.spread {
+                if named {
+                    return self.error("Cannot use argument unpacking after named arguments");
+                }
+                unpacked = true;
+            } else if let Some(name) = a.name {
+                if args[..i].iter().any(|b| b.name == Some(name)) {
+                    return self.error(format!("Duplicate named parameter ${name}"));
+                }
+                named = true;
+            } else if named {
+                return self.error("Cannot use positional argument after named argument");
+            } else if unpacked {
+                return self.error("Cannot use positional argument after argument unpacking");
+            }
+        }
+        Ok(())
+    }
+
     fn call(&mut self, name: &'a str, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
         let name = name.strip_prefix('\\').unwrap_or(name);
-        if args.iter().any(|a| a.spread) {
+        if args.iter().any(|a| a.spread || a.name.is_some()) {
             let callee = self.const_str(name.as_bytes())?;
             return self.call_spread(callee, args, dst);
         }
@@ -710,7 +749,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     fn call_value(&mut self, callee: &'a Expr<'a>, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
-        if args.iter().any(|a| a.spread) {
+        if args.iter().any(|a| a.spread || a.name.is_some()) {
             let c = self.expr(callee)?;
             return self.call_spread(c, args, dst);
         }
@@ -856,7 +895,8 @@ fn is_foldable(name: &str, args: &[Arg<'_>]) -> bool {
                     kind: ExprKind::Str(_),
                     ..
                 },
-                spread: false
+                spread: false,
+                name: None
             }]
         ) | (
             "chr",
@@ -865,7 +905,8 @@ fn is_foldable(name: &str, args: &[Arg<'_>]) -> bool {
                     kind: ExprKind::Int(_),
                     ..
                 },
-                spread: false
+                spread: false,
+                name: None
             }]
         )
     )

@@ -135,7 +135,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         },
                         (None, None) => false,
                     };
-                    if by_ref {
+                    // A named argument's parameter is known only at run time.
+                    if by_ref || a.name.is_some() {
                         if let ExprKind::Var(n) = a.value.kind {
                             out.insert(n);
                         }
@@ -159,7 +160,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 }
             }
             ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Const(_) | ExprKind::Var(_) => {}
-            ExprKind::VarVar(name) => self.refs_expr(name, out),
+            ExprKind::VarVar(name) | ExprKind::CallableFromValue(name) => self.refs_expr(name, out),
+            ExprKind::CallableFromName(_) => {}
             ExprKind::Interp(parts) => {
                 for p in parts.iter() {
                     if let InterpPart::Expr(e) = p {

@@ -184,6 +184,8 @@ pub fn collect_expr<'a>(e: &'a Expr<'a>, out: &mut VarNames<'a>) {
             }
             args.iter().for_each(|a| collect_expr(a.value, out))
         }
+        ExprKind::CallableFromName(_) => {}
+        ExprKind::CallableFromValue(callee) => collect_expr(callee, out),
         ExprKind::CallValue { callee, args } => {
             collect_expr(callee, out);
             args.iter().for_each(|a| collect_expr(a.value, out));

@@ -432,6 +432,7 @@ mod tests {
             bound: vec![Value::Ref(rf.clone())],
             statics: RefCell::new(Vec::new()),
             handle: 1,
+            kind: crate::value::ClosureKind::Literal,
         })));
         drop((ra, rb, rf));
         assert_eq!(gc.collect(), 3);

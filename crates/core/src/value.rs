@@ -171,6 +171,20 @@ pub struct Closure {
     pub statics: RefCell<Vec<Option<PhpRef>>>,
     /// The object handle `var_dump` prints (`#3`).
     pub handle: u32,
+    /// What made it.
+    pub kind: ClosureKind,
+}
+
+/// How a closure came to be: a `function () {}` or `fn () =>` literal,
+/// or the first-class callable (`f(...)`) of a named function or a
+/// builtin, which calls the function itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClosureKind {
+    Literal,
+    /// Of user function `func` (its static variables are the function's).
+    Named,
+    /// Of the builtin with this id (`func` is unused).
+    Builtin(u16),
 }
 
 /// State of a `foreach (… as &$v)` loop: the array is reached through a

@@ -191,6 +191,11 @@ pub enum ExprKind<'a> {
         name: &'a str,
         args: &'a [Arg<'a>],
     },
+    /// `name(...)`: the first-class callable of a named function (a
+    /// closure that calls it).
+    CallableFromName(&'a str),
+    /// `expr(...)`: the first-class callable of a callable value.
+    CallableFromValue(&'a Expr<'a>),
     /// `expr(args)`: a call of a closure or a string callable.
     CallValue {
         callee: &'a Expr<'a>,
@@ -283,6 +288,8 @@ pub struct Arg<'a> {
     pub value: &'a Expr<'a>,
     /// `...$args`
     pub spread: bool,
+    /// `name: value`, a named argument.
+    pub name: Option<&'a str>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

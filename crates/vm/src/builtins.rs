@@ -346,8 +346,10 @@ impl Args<'_> {
     }
 
     /// Whether argument `i` was passed.
+    /// Whether argument `i` was passed (one a named argument skipped
+    /// comes unset and counts as not passed).
     pub fn has(&self, i: usize) -> bool {
-        i < self.v.len()
+        self.v.get(i).is_some_and(|v| !matches!(v, Value::Undef))
     }
 
     /// Argument `i` as passed (references followed).

@@ -4,13 +4,16 @@
 use std::rc::Rc;
 
 use minizts_core::bytecode::{FuncId, Reg, Script};
-use minizts_core::value::Closure;
+use minizts_core::value::{Closure, ClosureKind};
 use minizts_core::{PhpArray, Value};
 use minizts_globals::executor::{CacheEntry, FunctionRef};
 use minizts_globals::{cg, eg, Frame, Globals};
 
 use crate::error::{error, fatal, locate, throw, Location, VmError, VmResult};
 use crate::exec::execute;
+
+mod named;
+pub use named::arguments_from_array;
 
 /// How deep builtins may call back into scripts (each level uses native
 /// stack; script-to-script calls use none).
@@ -52,9 +55,16 @@ pub fn resolve_site<G: Globals>(g: G, script: &Script, func: FuncId, site: u16) 
 /// What calling `v` would run (closures and function-name strings).
 pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
     match v {
-        Value::Closure(c) => Ok(Callee::User {
-            func: c.func,
-            closure: Some(c.clone()),
+        Value::Closure(c) => Ok(match c.kind {
+            ClosureKind::Literal => Callee::User {
+                func: c.func,
+                closure: Some(c.clone()),
+            },
+            ClosureKind::Named => Callee::User {
+                func: c.func,
+                closure: None,
+            },
+            ClosureKind::Builtin(id) => Callee::Builtin(id),
         }),
         Value::Str(name) => {
             let name = name.strip_prefix(b"\\").unwrap_or(name);
@@ -260,6 +270,27 @@ pub unsafe fn push_frame<G: Globals>(
         return Err(err);
     }
     Ok(())
+}
+
+/// The closure `v(...)` makes (PHP's `ZEND_CALLABLE_CONVERT`): a closure
+/// as it is, and for a function's name a closure that calls it.
+pub fn callable_closure<G: Globals>(g: G, v: &Value) -> VmResult<Value> {
+    let (func, kind) = match resolve_callable(g, v)? {
+        Callee::User { closure: Some(c), .. } => return Ok(Value::Closure(c)),
+        Callee::User { func, closure: None } => (func, ClosureKind::Named),
+        Callee::Builtin(id) => (0, ClosureKind::Builtin(id)),
+    };
+    let handle = eg!(g, |eg| {
+        eg.next_object_handle += 1;
+        eg.next_object_handle - 1
+    });
+    Ok(Value::Closure(Rc::new(Closure {
+        func,
+        bound: Vec::new(),
+        statics: std::cell::RefCell::new(Vec::new()),
+        handle,
+        kind,
+    })))
 }
 
 /// Calls `callable` with `args` from native code (a builtin's callback):

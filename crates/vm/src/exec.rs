@@ -1294,6 +1294,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::DeclareFunction { .. }
                 | Op::MakeClosure { .. }
                 | Op::Capture { .. }
+                | Op::MakeCallable { .. }
                 | Op::BindGlobal { .. }
                 | Op::BindGlobalByName { .. }
                 | Op::BindStatic { .. }

@@ -506,6 +506,10 @@ instructions! {
         /// warning: an arrow function's implicit capture, which binds
         /// what exists and leaves the rest unset inside.
         Capture "CAPTURE" "{dst} = {var}" { dst: reg, var: reg }
+        /// `dst = src(...)`: the first-class callable of a callable
+        /// value (a closure as it is; a function's name makes a closure
+        /// that calls the function).
+        MakeCallable "MAKE_CALLABLE" "{dst} = {src}(...)" { dst: reg, src: src }
         /// `dst = src !== null` (after a quiet read: `isset`).
         IsSet "ISSET" "{dst} = {src} !== null" { dst: reg, src: src }
         /// Unsets a variable (dropping its reference binding, if any).

@@ -302,6 +302,14 @@ pub fn expr(out: &mut String, e: &Expr<'_>) {
             args_(out, args);
             out.push(')');
         }
+        ExprKind::CallableFromName(name) => {
+            let _ = write!(out, "(callable {name})");
+        }
+        ExprKind::CallableFromValue(callee) => {
+            out.push_str("(callable-value ");
+            expr(out, callee);
+            out.push(')');
+        }
         ExprKind::CallValue { callee, args } => {
             out.push_str("(call-value ");
             expr(out, callee);
@@ -437,6 +445,9 @@ fn args_(out: &mut String, args: &[Arg<'_>]) {
         out.push(' ');
         if a.spread {
             out.push_str("...");
+        }
+        if let Some(name) = a.name {
+            let _ = write!(out, "{name}: ");
         }
         expr(out, a.value);
     }

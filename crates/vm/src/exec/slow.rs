@@ -710,12 +710,18 @@ pub(super) unsafe fn step<G: Globals>(
                 Value::Arr(a) => a.clone(),
                 _ => Rc::new(PhpArray::new()),
             };
-            if list.iter().any(|(k, _)| matches!(k, minizts_core::KeyRef::Str(_))) {
-                tri!(error::<()>(
-                    "minizts does not support named arguments (string keys when unpacking)"
-                ));
-            }
-            let values: Vec<Value> = list.values().map(Value::deref_clone).collect();
+            let values: Vec<Value> = if list.iter().any(|(k, _)| matches!(k, minizts_core::KeyRef::Str(_))) {
+                tri!(call::arguments_from_array(g, &target, &list))
+                    .into_iter()
+                    .map(|v| match v {
+                        // A parameter left out stays unset.
+                        Value::Undef => Value::Undef,
+                        v => v.deref_clone(),
+                    })
+                    .collect()
+            } else {
+                list.values().map(Value::deref_clone).collect()
+            };
             let r = tri!(call::call_resolved(g, &target, values));
             set!(dst, r);
         }
@@ -789,7 +795,8 @@ pub(super) unsafe fn step<G: Globals>(
         }
         Op::JmpIfPassed { param, target } => {
             let argc = eg!(g).frames.last().map_or(0, |f| f.argc);
-            if argc > param {
+            // A parameter a named argument skipped comes unset.
+            if argc > param && !matches!(reg!(Reg::new(param)), Value::Undef) {
                 goto!(target);
             }
         }
@@ -815,7 +822,14 @@ pub(super) unsafe fn step<G: Globals>(
                 bound,
                 statics: std::cell::RefCell::new(statics),
                 handle,
+                kind: minizts_core::value::ClosureKind::Literal,
             }));
+        }
+        Op::MakeCallable { dst, src } => {
+            save_pc(g, cur!());
+            let v = opnd!(src).clone();
+            let c = tri!(call::callable_closure(g, &v));
+            set!(dst, c);
         }
         Op::BindGlobal { var, name } => {
             // Through `func`, not `consts`: the run loop then never

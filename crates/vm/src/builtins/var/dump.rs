@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 use minizts_core::bytecode::{Op, Script};
 use minizts_core::numfmt;
-use minizts_core::value::Closure;
-use minizts_core::{Key, KeyRef, PhpArray, PhpStr, Value};
+use minizts_core::value::{Closure, ClosureKind};
+use minizts_core::{Key, KeyRef, PhpArray, PhpRef, PhpStr, Value};
 use minizts_globals::{eg, Globals};
 
 use crate::builtins::Args;
@@ -145,7 +145,15 @@ impl<G: Globals> Printer<G> {
 
     fn closure_props(&self, c: &Closure) -> PhpArray {
         match &self.script {
-            Some(script) => closure_debug_info(script, c),
+            Some(script) => {
+                // A named function's closure shows the function's statics.
+                if c.kind == ClosureKind::Named {
+                    return eg!(self.g, |eg| {
+                        closure_debug_info(script, c, eg.statics.get(c.func as usize).map(Vec::as_slice))
+                    });
+                }
+                closure_debug_info(script, c, None)
+            }
             None => PhpArray::new(),
         }
     }
@@ -415,18 +423,46 @@ fn shown(v: &Value) -> Value {
 /// them: `static` (the `use` variables, then the `static` variables: their
 /// values, or before the first call their initial values) and `parameter`
 /// (`"$name"` or `"&$name"` => `"<required>"` / `"<optional>"`).
-fn closure_debug_info(script: &Script, c: &Closure) -> PhpArray {
+fn closure_debug_info(script: &Script, c: &Closure, named_statics: Option<&[Option<PhpRef>]>) -> PhpArray {
     let mut props = PhpArray::new();
+    let param_key = |by_ref: bool, name: &str| {
+        let mut key = Vec::with_capacity(name.len() + 2);
+        if by_ref {
+            key.push(b'&');
+        }
+        key.push(b'$');
+        key.extend_from_slice(name.trim_start_matches('$').as_bytes());
+        Key::from_bytes(&key)
+    };
+    let required = |yes: bool| Value::str(if yes { "<required>" } else { "<optional>" });
+    // The first-class callable of a function names it.
+    if let ClosureKind::Builtin(id) = c.kind {
+        let info = crate::builtins::info(id);
+        props.insert(Key::Str(PhpStr::from("function")), Value::str(info.name));
+        if !info.params.is_empty() {
+            let mut params = PhpArray::new();
+            for (i, p) in info.params.iter().enumerate() {
+                let name = p.trim_start_matches("...");
+                params.insert(param_key(info.param_by_ref(i), name), required(i < info.min as usize));
+            }
+            props.insert(Key::Str(PhpStr::from("parameter")), Value::arr(params));
+        }
+        return props;
+    }
     let Some(f) = script.functions.get(c.func as usize) else {
         return props;
     };
+    if c.kind == ClosureKind::Named {
+        props.insert(Key::Str(PhpStr::from("function")), Value::str(&*f.name));
+    }
     let cv_name = |reg: usize| -> &[u8] { f.cv_names.get(reg).map_or(&b""[..], |n| n.as_bytes()) };
 
     let mut statics = PhpArray::new();
     for (value, &cv) in c.bound.iter().zip(&f.bound_cvs) {
         statics.insert(Key::from_bytes(cv_name(cv as usize)), shown(value));
     }
-    let slots = c.statics.borrow();
+    let own = c.statics.borrow();
+    let slots = named_statics.unwrap_or(&own);
     for op in &f.code {
         if let Op::InitStatic { var, slot, src } = op {
             let value = match slots.get(*slot as usize) {
@@ -439,7 +475,7 @@ fn closure_debug_info(script: &Script, c: &Closure) -> PhpArray {
             statics.insert(Key::from_bytes(cv_name(var.idx())), value);
         }
     }
-    drop(slots);
+    drop(own);
     if !statics.is_empty() {
         props.insert(Key::Str(PhpStr::from("static")), Value::arr(statics));
     }
@@ -447,18 +483,7 @@ fn closure_debug_info(script: &Script, c: &Closure) -> PhpArray {
     if !f.params.is_empty() {
         let mut params = PhpArray::new();
         for (i, p) in f.params.iter().enumerate() {
-            let mut name = Vec::with_capacity(p.name.len() + 2);
-            if p.by_ref {
-                name.push(b'&');
-            }
-            name.push(b'$');
-            name.extend_from_slice(p.name.trim_start_matches('$').as_bytes());
-            let kind = if i >= f.required as usize {
-                "<optional>"
-            } else {
-                "<required>"
-            };
-            params.insert(Key::from_bytes(&name), Value::str(kind));
+            params.insert(param_key(p.by_ref, &p.name), required(i < f.required as usize));
         }
         props.insert(Key::Str(PhpStr::from("parameter")), Value::arr(params));
     }
