@@ -17,6 +17,7 @@ mod lvalue;
 mod peephole;
 mod refs;
 mod stmt;
+mod types;
 mod vars;
 
 use std::sync::Arc;
@@ -90,6 +91,7 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
         early_names: HashMap::new(),
         loops: Vec::new(),
         in_function: false,
+        return_type: None,
         plain_vars: hashbrown::HashSet::new(),
         halt_offset: ast.halt_offset,
     };
@@ -185,6 +187,8 @@ struct Compiler<'a, 'l, G: Globals> {
     early_names: HashMap<Vec<u8>, u32>,
     loops: Vec<LoopCtx>,
     in_function: bool,
+    /// The current function's declared return type.
+    return_type: Option<minizts_core::bytecode::TypeDecl>,
     /// The current function's variables that never hold a reference (so
     /// instructions may write them directly); empty for top-level code.
     plain_vars: hashbrown::HashSet<&'a str>,
@@ -456,14 +460,29 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             if p.default.is_none() && !p.variadic {
                 required = i + 1;
             }
+            self.line = self.line_of(p.pos);
+            if p.variadic && p.default.is_some() {
+                return self.error("Variadic parameter cannot have a default value");
+            }
+            let ty = match p.ty {
+                Some(hint) => Some(self.param_type(hint, p.name, p.default)?),
+                None => None,
+            };
             builder.params.push(minizts_core::bytecode::ParamInfo {
                 name: p.name.into(),
                 by_ref: p.by_ref,
                 has_default: p.default.is_some(),
                 variadic: p.variadic,
+                ty,
             });
         }
         builder.required = required as u16;
+        self.line = start;
+        let return_type = match f.return_type {
+            Some(hint) => Some(self.type_decl(hint, types::Place::Return)?),
+            None => None,
+        };
+        builder.return_type = return_type.clone();
 
         let refs = self.ref_vars(f);
         // A variable reached by name may become a reference at any time.
@@ -476,12 +495,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let saved_plain = std::mem::replace(&mut self.plain_vars, plain);
         let saved_loops = std::mem::take(&mut self.loops);
         let saved_in_function = std::mem::replace(&mut self.in_function, true);
+        let saved_return_type = std::mem::replace(&mut self.return_type, return_type);
         let saved_line = self.line;
         self.line = start;
         let result = self.function_body(f);
         self.loops = saved_loops;
         self.plain_vars = saved_plain;
         self.in_function = saved_in_function;
+        self.return_type = saved_return_type;
         self.line = saved_line;
         let mut builder = cg!(self.g).active.pop().expect("function op array");
         result?;
@@ -492,6 +513,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     fn function_body(&mut self, f: &'a FunctionDecl<'a>) -> Result<()> {
+        self.emit_param_checks(f);
         // Default values, evaluated when the argument is missing.
         for (i, p) in f.params.iter().enumerate() {
             if let Some(default) = p.default {
@@ -514,12 +536,20 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     self.stmt(s)?;
                 }
                 self.line = self.line_of(f.end_pos);
+                if self
+                    .return_type
+                    .as_ref()
+                    .is_some_and(|t| t.mask != minizts_core::bytecode::type_bits::VOID)
+                {
+                    self.emit(Op::VerifyNoReturn {});
+                }
                 let null = self.const_null()?;
                 self.emit(Op::Return { src: null });
             }
             ast::FunctionBody::Arrow(e) => {
                 self.at(e.pos);
                 let v = self.expr(e)?;
+                let v = self.checked_return(v)?;
                 self.emit(Op::Return { src: v });
             }
         }

@@ -117,6 +117,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             StmtKind::Break(n) => self.break_continue(*n, true)?,
             StmtKind::Continue(n) => self.break_continue(*n, false)?,
             StmtKind::Return(e) => {
+                self.check_return(*e)?;
                 let mark = self.mark();
                 let v = match e {
                     Some(e) => {
@@ -130,6 +131,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     }
                     None => self.const_null()?,
                 };
+                let v = self.checked_return(v)?;
                 self.emit(Op::Return { src: v });
                 self.release(mark);
             }

@@ -228,9 +228,11 @@ pub enum CastKind {
 
 mod display;
 mod table;
+mod types;
 mod verify;
 
 pub use table::{Op, GENERAL_MNEMONICS, SPECIALISED_MNEMONICS};
+pub use types::{bits as type_bits, TypeDecl};
 pub use verify::VerifyError;
 
 /// Whether `MINIZTS_GENERIC` is set (to anything but `0` or nothing) in
@@ -285,6 +287,8 @@ pub struct ParamInfo {
     pub by_ref: bool,
     pub has_default: bool,
     pub variadic: bool,
+    /// The declared type, checked when the function is entered.
+    pub ty: Option<TypeDecl>,
 }
 
 /// The constant pool of a function: scalars and interned strings only,
@@ -364,6 +368,8 @@ pub struct Function {
     /// its siblings (other calls drop those arguments, as nothing can
     /// read them).
     pub extra_args: Option<u16>,
+    /// The declared return type (checked by `VERIFY_RETURN`).
+    pub return_type: Option<TypeDecl>,
 }
 
 impl Function {
@@ -488,6 +494,7 @@ mod tests {
             line_end: 1,
             symbols: None,
             extra_args: None,
+            return_type: None,
         }
     }
 

@@ -72,6 +72,7 @@ pub struct OpArrayBuilder {
     pub line_end: u32,
     pub symbols: Option<u16>,
     pub extra_args: Option<u16>,
+    pub return_type: Option<minizts_core::bytecode::TypeDecl>,
 }
 
 /// A function has more registers or constants than an instruction can
@@ -101,6 +102,7 @@ impl OpArrayBuilder {
             line_end,
             symbols: None,
             extra_args: None,
+            return_type: None,
         }
     }
 
@@ -233,6 +235,7 @@ impl OpArrayBuilder {
             line_end: self.line_end,
             symbols: self.symbols,
             extra_args: self.extra_args,
+            return_type: self.return_type,
         };
         if let Err(e) = function.verify() {
             panic!("the compiler emitted code the VM cannot run, in {}: {e}", function.name);

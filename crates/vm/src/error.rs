@@ -299,7 +299,16 @@ impl VmError {
                     Some(at) => (&*at.file, at.line),
                     None => ("Unknown", 0),
                 };
-                let mut out = format!("Fatal error: Uncaught {class}: {message} in {file}:{line}\nStack trace:\n");
+                // As PHP's `Exception::__toString` words an argument's type
+                // error.
+                let defined =
+                    if matches!(*class, "TypeError" | "ArgumentCountError") && message.contains(", called in ") {
+                        " and defined"
+                    } else {
+                        ""
+                    };
+                let mut out =
+                    format!("Fatal error: Uncaught {class}: {message}{defined} in {file}:{line}\nStack trace:\n");
                 for (i, frame) in trace.iter().enumerate() {
                     let _ = writeln!(out, "#{i} {frame}");
                 }
@@ -380,11 +389,15 @@ pub fn stack_trace<G: Globals>(g: G) -> Vec<String> {
                 .copied()
                 .unwrap_or(0);
             let mut args = Vec::new();
-            for a in 0..(callee.argc as usize).min(f.params.len()) {
+            for (a, p) in f.params.iter().enumerate().take(callee.argc as usize) {
                 // SAFETY: the frame's window is live (its frame is on the
                 // stack) and holds at least its parameters.
                 let v = unsafe { &*callee.base.add(a) };
-                args.push(trace_arg(v));
+                match v {
+                    // A variadic parameter's values, as they were passed.
+                    Value::Arr(rest) if p.variadic => args.extend(rest.values().map(trace_arg)),
+                    v => args.push(trace_arg(v)),
+                }
             }
             let name = if f.is_closure { "{closure}" } else { &f.name };
             lines.push(format!("{}({line}): {name}({})", script.file, args.join(", ")));

@@ -1295,6 +1295,9 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::MakeClosure { .. }
                 | Op::Capture { .. }
                 | Op::MakeCallable { .. }
+                | Op::VerifyArg { .. }
+                | Op::VerifyReturn { .. }
+                | Op::VerifyNoReturn { .. }
                 | Op::BindGlobal { .. }
                 | Op::BindGlobalByName { .. }
                 | Op::BindStatic { .. }

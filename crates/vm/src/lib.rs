@@ -18,6 +18,7 @@ mod ops;
 mod output;
 mod scope;
 pub mod timer;
+mod types;
 
 use std::sync::Arc;
 

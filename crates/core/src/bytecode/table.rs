@@ -675,6 +675,16 @@ instructions! {
         }
         /// Returns `src` to the caller.
         Return "RETURN" "{src}" { src: src }
+        /// Checks parameter `param`, when it was passed, against its
+        /// declared type, converting it as coercive typing mode does
+        /// (PHP's `ZEND_RECV` type check); a variadic one, each value.
+        VerifyArg "VERIFY_ARG" "param {param}" { param: u16 }
+        /// `dst` = `src` checked (and converted) against the function's
+        /// return type (`ZEND_VERIFY_RETURN_TYPE`).
+        VerifyReturn "VERIFY_RETURN" "{dst} = {src}" { dst: reg, src: src }
+        /// A typed function's end reached without a `return`: PHP's
+        /// "none returned" TypeError unless the type is `void`.
+        VerifyNoReturn "VERIFY_NO_RETURN" "" {}
         /// Jumps over the default-value code of `param` when it was passed.
         JmpIfPassed "JMP_IF_PASSED" "param {param} {target}" { param: u16, target: target }
 

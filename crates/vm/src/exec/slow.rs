@@ -793,6 +793,40 @@ pub(super) unsafe fn step<G: Globals>(
             // in a return).
             return Ok(Next::frame(unsafe { caller_pc.add(1) }));
         }
+        Op::VerifyArg { param } => {
+            save_pc(g, cur!());
+            let p = &func.params[param as usize];
+            let ty = p.ty.as_ref().expect("VERIFY_ARG checks a typed parameter");
+            let argc = eg!(g).frames.last().map_or(0, |f| f.argc);
+            let slot = reg!(Reg::new(param));
+            if p.variadic {
+                tri!(crate::types::verify_variadic(g, func, param as usize, ty, slot));
+            } else if argc > param && !matches!(slot, Value::Undef) {
+                tri!(crate::types::verify_slot(
+                    g,
+                    func,
+                    param as usize,
+                    Some(&p.name),
+                    ty,
+                    slot
+                ));
+            }
+        }
+        Op::VerifyReturn { dst, src } => {
+            save_pc(g, cur!());
+            let v = opnd!(src).clone();
+            let ty = func.return_type.as_ref().expect("VERIFY_RETURN in a typed function");
+            match crate::types::check(g, ty, &v) {
+                Ok(None) => set!(dst, v),
+                Ok(Some(c)) => set!(dst, c),
+                Err(()) => tri!(Err::<(), _>(crate::types::return_error(func, ty, Some(&v)))),
+            }
+        }
+        Op::VerifyNoReturn {} => {
+            save_pc(g, cur!());
+            let ty = func.return_type.as_ref().expect("VERIFY_NO_RETURN in a typed function");
+            tri!(Err::<(), _>(crate::types::return_error(func, ty, None)));
+        }
         Op::JmpIfPassed { param, target } => {
             let argc = eg!(g).frames.last().map_or(0, |f| f.argc);
             // A parameter a named argument skipped comes unset.

@@ -1,0 +1,196 @@
+//! Type declarations: compiling a parameter or return type to a
+//! [`TypeDecl`] with PHP's compile-time checks (`zend_compile_typename`,
+//! the default-value check of `zend_compile_params`, the `return`
+//! checks of `zend_emit_return_type_check`), and the instructions that
+//! check them when the function runs.
+
+use minizts_core::bytecode::{type_bits as bits, Op, Reg, TypeDecl};
+use minizts_globals::Globals;
+use minizts_syntax::ast::{Expr, ExprKind, FunctionDecl, TypeHint};
+
+use crate::{Compiler, Result};
+
+/// Where a type is declared (some types are allowed only for returns).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    Param,
+    Return,
+}
+
+/// A builtin type's bits, or `None` for a class name.
+fn builtin_bits(name: &str) -> Option<u16> {
+    Some(match name.to_ascii_lowercase().as_str() {
+        "null" => bits::NULL,
+        "false" => bits::FALSE,
+        "true" => bits::TRUE,
+        "bool" => bits::BOOL,
+        "int" => bits::INT,
+        "float" => bits::FLOAT,
+        "string" => bits::STRING,
+        "array" => bits::ARRAY,
+        "object" => bits::OBJECT,
+        "callable" => bits::CALLABLE,
+        "void" => bits::VOID,
+        "never" => bits::NEVER,
+        "static" => bits::STATIC,
+        "mixed" => bits::ANY,
+        _ => return None,
+    })
+}
+
+impl<'a, G: Globals> Compiler<'a, '_, G> {
+    /// Compiles a declared type, with PHP's compile-time errors.
+    pub(crate) fn type_decl(&self, hint: &TypeHint<'a>, place: Place) -> Result<TypeDecl> {
+        let mut mask = 0u16;
+        let mut classes: Vec<Box<str>> = Vec::new();
+        let union = hint.names.len() > 1;
+        for name in hint.names.iter() {
+            let (single, class): (u16, Option<&str>) = match name.to_ascii_lowercase().as_str() {
+                // PHP 8.2 compiles `iterable` to `Traversable|array`.
+                "iterable" => (bits::ARRAY, Some("Traversable")),
+                _ => match builtin_bits(name) {
+                    Some(b) => (b, None),
+                    None => (0, Some(name)),
+                },
+            };
+            if union && single == bits::ANY {
+                return self.error("Type mixed can only be used as a standalone type");
+            }
+            let overlap = mask & single;
+            if overlap != 0 {
+                let dup = TypeDecl {
+                    mask: overlap,
+                    classes: Box::new([]),
+                };
+                return self.error(format!("Duplicate type {} is redundant", dup.to_php_string()));
+            }
+            if (mask & bits::TRUE != 0 && single == bits::FALSE) || (mask & bits::FALSE != 0 && single == bits::TRUE) {
+                return self.error("Type contains both true and false, bool should be used instead");
+            }
+            mask |= single;
+            if let Some(class) = class {
+                if classes.iter().any(|c| c.eq_ignore_ascii_case(class)) {
+                    return self.error(format!("Duplicate type {class} is redundant"));
+                }
+                classes.push(class.into());
+            }
+        }
+        if hint.nullable {
+            if mask == bits::ANY {
+                return self.error("Type mixed cannot be marked as nullable since mixed already includes null");
+            }
+            if mask & bits::NULL != 0 {
+                return self.error("null cannot be marked as nullable");
+            }
+            mask |= bits::NULL;
+        }
+        if mask & bits::VOID != 0 && (mask != bits::VOID || !classes.is_empty()) {
+            return self.error("Void can only be used as a standalone type");
+        }
+        if mask & bits::NEVER != 0 && (mask != bits::NEVER || !classes.is_empty()) {
+            return self.error("never can only be used as a standalone type");
+        }
+        let ty = TypeDecl {
+            mask,
+            classes: classes.into(),
+        };
+        if mask & bits::OBJECT != 0 && (!ty.classes.is_empty() || mask & bits::STATIC != 0) {
+            return self.error(format!(
+                "Type {} contains both object and a class type, which is redundant",
+                ty.to_php_string()
+            ));
+        }
+        if place == Place::Param {
+            for (bit, name) in [(bits::VOID, "void"), (bits::NEVER, "never")] {
+                if mask & bit != 0 {
+                    return self.error(format!("{name} cannot be used as a parameter type"));
+                }
+            }
+        }
+        Ok(ty)
+    }
+
+    /// A parameter's type, made nullable by a `null` default (PHP's
+    /// implicit nullable), with PHP's check that a literal default fits.
+    pub(crate) fn param_type(
+        &self,
+        hint: &TypeHint<'a>,
+        name: &str,
+        default: Option<&'a Expr<'a>>,
+    ) -> Result<TypeDecl> {
+        let mut ty = self.type_decl(hint, Place::Param)?;
+        let Some(default) = default else { return Ok(ty) };
+        let (given, bit) = match &default.kind {
+            ExprKind::Int(_) => ("int", bits::INT),
+            ExprKind::Float(_) => ("float", bits::FLOAT),
+            ExprKind::Str(_) => ("string", bits::STRING),
+            ExprKind::Array(_) => ("array", bits::ARRAY),
+            ExprKind::Const(c) if c.eq_ignore_ascii_case("null") => {
+                ty.mask |= bits::NULL;
+                return Ok(ty);
+            }
+            ExprKind::Const(c) if c.eq_ignore_ascii_case("true") => ("bool", bits::TRUE),
+            ExprKind::Const(c) if c.eq_ignore_ascii_case("false") => ("bool", bits::FALSE),
+            // Constant expressions are checked when they are evaluated.
+            _ => return Ok(ty),
+        };
+        let fits = ty.mask & bit != 0 || (bit == bits::INT && ty.mask & bits::FLOAT != 0);
+        if !fits {
+            return self.error(format!(
+                "Cannot use {given} as default value for parameter ${name} of type {}",
+                ty.to_php_string()
+            ));
+        }
+        Ok(ty)
+    }
+
+    /// PHP's compile-time checks of a `return` in a function with a
+    /// declared return type.
+    pub(crate) fn check_return(&self, value: Option<&'a Expr<'a>>) -> Result<()> {
+        let Some(ty) = &self.return_type else { return Ok(()) };
+        if ty.mask == bits::VOID {
+            return match value {
+                None => Ok(()),
+                Some(e) if matches!(e.kind, ExprKind::Const(c) if c.eq_ignore_ascii_case("null")) => self.error(
+                    "A void function must not return a value (did you mean \"return;\" instead of \"return null;\"?)",
+                ),
+                Some(_) => self.error("A void function must not return a value"),
+            };
+        }
+        if ty.mask == bits::NEVER {
+            return self.error("A never-returning function must not return");
+        }
+        if value.is_none() {
+            if ty.allows_null() {
+                return self.error(
+                    "A function with return type must return a value (did you mean \"return null;\" instead of \"return;\"?)",
+                );
+            }
+            return self.error("A function with return type must return a value");
+        }
+        Ok(())
+    }
+
+    /// The typed parameters' checks at the function's entry.
+    pub(crate) fn emit_param_checks(&mut self, f: &'a FunctionDecl<'a>) {
+        for (i, p) in f.params.iter().enumerate() {
+            if p.ty.is_some() {
+                self.at(p.pos);
+                self.emit(Op::VerifyArg { param: i as u16 });
+            }
+        }
+    }
+
+    /// Where a `return`'s value goes through the return type check:
+    /// `v` itself when there is none (or it is `void`).
+    pub(crate) fn checked_return(&mut self, v: minizts_core::bytecode::Src) -> Result<minizts_core::bytecode::Src> {
+        match &self.return_type {
+            Some(ty) if ty.mask != bits::VOID && ty.mask != bits::ANY => {
+                let dst: Reg = self.temp()?;
+                self.emit(Op::VerifyReturn { dst, src: v });
+                Ok(minizts_core::bytecode::Src::reg(dst))
+            }
+            _ => Ok(v),
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! Checking values against declared parameter and return types, as PHP
+//! 8.2's coercive typing mode does (`zend_verify_scalar_type_hint` and
+//! `zend_verify_weak_scalar_type_hint`): a value of an accepted type
+//! passes; otherwise a scalar may be converted to the first accepted
+//! scalar type it converts to (int, then float, then string, then bool);
+//! anything else is a `TypeError` with PHP's message.
+
+use minizts_core::bytecode::{type_bits as bits, TypeDecl};
+use minizts_core::numfmt::{self, Number};
+use minizts_core::{PhpStr, Value};
+use minizts_globals::Globals;
+
+use crate::error::deprecated;
+
+/// Whether `v` (not a reference) is accepted by `ty` as it is.
+fn accepts<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> bool {
+    let m = ty.mask;
+    let kind = match v {
+        Value::Undef | Value::Null => bits::NULL,
+        Value::Bool(true) => bits::TRUE,
+        Value::Bool(false) => bits::FALSE,
+        Value::Int(_) => bits::INT,
+        Value::Float(_) => bits::FLOAT,
+        Value::Str(_) => bits::STRING,
+        Value::Arr(_) => bits::ARRAY,
+        Value::Closure(_) => bits::OBJECT,
+        Value::Ref(_) | Value::IterVal(..) | Value::IterRef(_) => 0,
+    };
+    if m & kind != 0 {
+        return true;
+    }
+    match v {
+        Value::Closure(_) => m & bits::CALLABLE != 0 || ty.classes.iter().any(|c| c.eq_ignore_ascii_case("Closure")),
+        Value::Str(_) | Value::Arr(_) if m & bits::CALLABLE != 0 => crate::call::resolve_callable(g, v).is_ok(),
+        _ => false,
+    }
+}
+
+/// A float as an int parameter takes it: in range, with PHP 8.1's
+/// deprecation when the fraction is lost; `None` when out of range.
+fn float_to_int<G: Globals>(g: G, f: f64, from_string: Option<&PhpStr>) -> Option<i64> {
+    if !f.is_finite() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
+        return None;
+    }
+    if f.fract() != 0.0 {
+        let message = match from_string {
+            Some(s) => format!(
+                "Implicit conversion from float-string \"{}\" to int loses precision",
+                String::from_utf8_lossy(s)
+            ),
+            None => format!(
+                "Implicit conversion from float {} to int loses precision",
+                numfmt::php_float_repr(f)
+            ),
+        };
+        deprecated(g, &message);
+    }
+    Some(f as i64)
+}
+
+/// The weak scalar conversion of `v` to `ty`, if there is one.
+fn convert<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> Option<Value> {
+    let m = ty.mask;
+    let number = match v {
+        Value::Str(s) => numfmt::is_numeric_str(s),
+        _ => None,
+    };
+    // An int|float union takes a numeric string as the number it spells.
+    if let (Some(n), true) = (number, m & bits::INT != 0 && m & bits::FLOAT != 0) {
+        return Some(match n {
+            Number::Int(n) => Value::Int(n),
+            Number::Float(f) => Value::Float(f),
+        });
+    }
+    if m & bits::INT != 0 {
+        let n = match v {
+            Value::Float(f) => float_to_int(g, *f, None),
+            Value::Bool(b) => Some(i64::from(*b)),
+            Value::Str(s) => match number {
+                Some(Number::Int(n)) => Some(n),
+                Some(Number::Float(f)) => float_to_int(g, f, Some(s)),
+                None => None,
+            },
+            _ => None,
+        };
+        if let Some(n) = n {
+            return Some(Value::Int(n));
+        }
+    }
+    if m & bits::FLOAT != 0 {
+        let f = match v {
+            Value::Int(n) => Some(*n as f64),
+            Value::Bool(b) => Some(f64::from(u8::from(*b))),
+            Value::Str(_) => match number {
+                Some(Number::Int(n)) => Some(n as f64),
+                Some(Number::Float(f)) => Some(f),
+                None => None,
+            },
+            _ => None,
+        };
+        if let Some(f) = f {
+            return Some(Value::Float(f));
+        }
+    }
+    if m & bits::STRING != 0 && matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_)) {
+        return crate::ops::to_str(g, v).ok().map(Value::Str);
+    }
+    if m & bits::BOOL == bits::BOOL && matches!(v, Value::Int(_) | Value::Float(_) | Value::Str(_)) {
+        return Some(Value::Bool(v.to_bool()));
+    }
+    None
+}
+
+/// Checks `v` against `ty`: `Ok(None)` if it passes as it is,
+/// `Ok(Some(converted))`, or `Err(())` for a `TypeError`.
+pub(crate) fn check<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> Result<Option<Value>, ()> {
+    if accepts(g, ty, v) {
+        return Ok(None);
+    }
+    if matches!(v, Value::Int(_) | Value::Float(_) | Value::Str(_) | Value::Bool(_)) {
+        if let (Value::Int(n), true) = (v, ty.mask & bits::FLOAT != 0) {
+            return Ok(Some(Value::Float(*n as f64)));
+        }
+        if let Some(c) = convert(g, ty, v) {
+            return Ok(Some(c));
+        }
+    }
+    Err(())
+}
+
+/// The name messages give the running function.
+fn function_name(f: &minizts_core::bytecode::Function) -> &str {
+    if f.is_closure {
+        "{closure}"
+    } else {
+        &f.name
+    }
+}
+
+/// ", called in FILE on line N": where a user caller called the running
+/// function (nothing when a builtin called it back).
+fn called_in<G: Globals>(g: G) -> String {
+    minizts_globals::eg!(g, |eg| {
+        let n = eg.frames.len();
+        let (Some(script), true) = (eg.script.as_ref(), n >= 2) else {
+            return String::new();
+        };
+        if eg.frames[n - 1].native {
+            return String::new();
+        }
+        let caller = &eg.frames[n - 2];
+        let cf = &script.functions[caller.func as usize];
+        let line = cf
+            .index_of(caller.pc)
+            .and_then(|pc| cf.lines.get(pc))
+            .copied()
+            .unwrap_or(0);
+        format!(", called in {} on line {line}", script.file)
+    })
+}
+
+/// PHP's `TypeError` for argument `index` (0-based) of the running
+/// function `f`; `name` is `None` for a variadic parameter's values.
+pub(crate) fn arg_error<G: Globals>(
+    g: G,
+    f: &minizts_core::bytecode::Function,
+    index: usize,
+    name: Option<&str>,
+    ty: &TypeDecl,
+    given: &Value,
+) -> Box<crate::error::VmError> {
+    let name = name.map_or(String::new(), |n| format!(" (${n})"));
+    let message = format!(
+        "{}(): Argument #{}{name} must be of type {}, {} given{}",
+        function_name(f),
+        index + 1,
+        ty.to_php_string(),
+        given.type_name(),
+        called_in(g)
+    );
+    crate::error::type_error::<()>(message).unwrap_err()
+}
+
+/// PHP's `TypeError` for a return value (`None`: the end of the function
+/// reached without a `return`).
+pub(crate) fn return_error(
+    f: &minizts_core::bytecode::Function,
+    ty: &TypeDecl,
+    given: Option<&Value>,
+) -> Box<crate::error::VmError> {
+    let message = if ty.mask == bits::NEVER {
+        format!(
+            "{}(): never-returning function must not implicitly return",
+            function_name(f)
+        )
+    } else {
+        format!(
+            "{}(): Return value must be of type {}, {} returned",
+            function_name(f),
+            ty.to_php_string(),
+            given.map_or("none", Value::type_name)
+        )
+    };
+    crate::error::type_error::<()>(message).unwrap_err()
+}
+
+/// Checks the argument in `slot` (behind its reference, for a
+/// by-reference parameter) and stores its conversion there.
+pub(crate) fn verify_slot<G: Globals>(
+    g: G,
+    f: &minizts_core::bytecode::Function,
+    index: usize,
+    name: Option<&str>,
+    ty: &TypeDecl,
+    slot: &mut Value,
+) -> crate::error::VmResult<()> {
+    if let Value::Ref(r) = slot {
+        let v = r.get();
+        return match check(g, ty, &v) {
+            Ok(None) => Ok(()),
+            Ok(Some(c)) => {
+                r.set(c);
+                Ok(())
+            }
+            Err(()) => Err(arg_error(g, f, index, name, ty, &v)),
+        };
+    }
+    match check(g, ty, slot) {
+        Ok(None) => Ok(()),
+        Ok(Some(c)) => {
+            *slot = c;
+            Ok(())
+        }
+        Err(()) => Err(arg_error(g, f, index, name, ty, slot)),
+    }
+}
+
+/// Checks each value a variadic parameter collected.
+pub(crate) fn verify_variadic<G: Globals>(
+    g: G,
+    f: &minizts_core::bytecode::Function,
+    index: usize,
+    ty: &TypeDecl,
+    slot: &mut Value,
+) -> crate::error::VmResult<()> {
+    let Value::Arr(a) = slot else { return Ok(()) };
+    // The array the call just collected: unshared, so not copied here.
+    let values = std::rc::Rc::make_mut(a);
+    for (j, v) in values.values_mut().enumerate() {
+        verify_slot(g, f, index + j, None, ty, v)?;
+    }
+    Ok(())
+}
