@@ -728,9 +728,10 @@ impl<'a> Builder<'a> {
                     lit.push(c);
                     i += 1;
                 }
-                b'\\' if i + 1 < raw.len() => {
-                    i = unescape_double(raw, i, &mut lit);
-                }
+                b'\\' if i + 1 < raw.len() => match unescape_double(raw, i, &mut lit) {
+                    Ok(next) => i = next,
+                    Err(message) => return user_error(base + i, message),
+                },
                 b'$' if raw.get(i + 1).is_some_and(|&c| is_name_start(c)) => {
                     self.flush_literal(&mut parts, &mut lit);
                     let (expr, next) = self.simple_interpolation(raw, base, i)?;
@@ -909,8 +910,9 @@ fn is_name_char(c: u8) -> bool {
 }
 
 /// Resolves the escape at `raw[i]` (a backslash) into `out`; returns the
-/// index after it. Unknown escapes keep their backslash, as in PHP.
-fn unescape_double(raw: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
+/// index after it, or PHP's parse error for a malformed `\u{…}`. Unknown
+/// escapes keep their backslash, as in PHP.
+fn unescape_double(raw: &[u8], i: usize, out: &mut Vec<u8>) -> Result<usize, &'static str> {
     let c = raw[i + 1];
     let simple = match c {
         b'n' => Some(b'\n'),
@@ -926,7 +928,7 @@ fn unescape_double(raw: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
     };
     if let Some(b) = simple {
         out.push(b);
-        return i + 2;
+        return Ok(i + 2);
     }
     if (b'0'..=b'7').contains(&c) {
         let mut j = i + 1;
@@ -936,7 +938,7 @@ fn unescape_double(raw: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
             j += 1;
         }
         out.push(v as u8);
-        return j;
+        return Ok(j);
     }
     if c == b'x' && raw.get(i + 2).is_some_and(|c| c.is_ascii_hexdigit()) {
         let mut j = i + 2;
@@ -946,28 +948,55 @@ fn unescape_double(raw: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
             j += 1;
         }
         out.push(v as u8);
-        return j;
+        return Ok(j);
     }
     if c == b'u' && raw.get(i + 2) == Some(&b'{') {
-        if let Some(close) = raw[i + 3..].iter().position(|&c| c == b'}') {
-            let hex = &raw[i + 3..i + 3 + close];
-            let code = std::str::from_utf8(hex)
-                .ok()
-                .and_then(|h| u32::from_str_radix(h, 16).ok());
-            if let Some(ch) = code.and_then(char::from_u32) {
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                return i + 3 + close + 1;
-            }
+        let digits = raw[i + 3..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+        if digits == 0 || raw.get(i + 3 + digits) != Some(&b'}') {
+            return Err("Invalid UTF-8 codepoint escape sequence");
         }
+        let hex = &raw[i + 3..i + 3 + digits];
+        let significant = &hex[hex.iter().take_while(|&&c| c == b'0').count()..];
+        let code = if significant.len() > 6 {
+            u32::MAX
+        } else {
+            significant
+                .iter()
+                .fold(0u32, |v, &c| v * 16 + (c as char).to_digit(16).unwrap_or(0))
+        };
+        if code > 0x10FFFF {
+            return Err("Invalid UTF-8 codepoint escape sequence: Codepoint too large");
+        }
+        push_utf8(out, code);
+        return Ok(i + 3 + digits + 1);
     }
     if c == b'{' {
         // `\{` is not an escape, but it keeps the `{` from starting `{$…}`.
         out.extend_from_slice(b"\\{");
-        return i + 2;
+        return Ok(i + 2);
     }
     out.push(b'\\');
-    i + 1
+    Ok(i + 1)
+}
+
+/// UTF-8 for code point `c`, surrogates included (PHP encodes them as it
+/// would any other code point).
+fn push_utf8(out: &mut Vec<u8>, c: u32) {
+    match c {
+        0..=0x7F => out.push(c as u8),
+        0x80..=0x7FF => out.extend_from_slice(&[0xC0 | (c >> 6) as u8, 0x80 | (c & 0x3F) as u8]),
+        0x800..=0xFFFF => out.extend_from_slice(&[
+            0xE0 | (c >> 12) as u8,
+            0x80 | ((c >> 6) & 0x3F) as u8,
+            0x80 | (c & 0x3F) as u8,
+        ]),
+        _ => out.extend_from_slice(&[
+            0xF0 | (c >> 18) as u8,
+            0x80 | ((c >> 12) & 0x3F) as u8,
+            0x80 | ((c >> 6) & 0x3F) as u8,
+            0x80 | (c & 0x3F) as u8,
+        ]),
+    }
 }
 
 /// An integer literal's value; too big for an int, it is a float (as PHP).
