@@ -13,6 +13,7 @@
 //! has been consumed.
 
 mod expr;
+mod goto;
 mod lvalue;
 mod peephole;
 mod refs;
@@ -90,6 +91,8 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
         early: Vec::new(),
         early_names: HashMap::new(),
         loops: Vec::new(),
+        next_loop_id: 0,
+        labels: goto::Labels::default(),
         in_function: false,
         return_type: None,
         plain_vars: hashbrown::HashSet::new(),
@@ -168,6 +171,8 @@ struct LoopCtx {
     iter: Option<Reg>,
     /// `switch` (where `continue` acts as `break`).
     is_switch: bool,
+    /// Which loop it is (for `goto`).
+    id: u32,
 }
 
 struct Compiler<'a, 'l, G: Globals> {
@@ -186,6 +191,10 @@ struct Compiler<'a, 'l, G: Globals> {
     early: Vec<FuncId>,
     early_names: HashMap<Vec<u8>, u32>,
     loops: Vec<LoopCtx>,
+    /// The ids the next loops get.
+    next_loop_id: u32,
+    /// The current function's labels and `goto`s.
+    labels: goto::Labels<'a>,
     in_function: bool,
     /// The current function's declared return type.
     return_type: Option<minizts_core::bytecode::TypeDecl>,
@@ -390,6 +399,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.line = last_line;
         let null = self.const_null()?;
         self.emit(Op::Return { src: null });
+        self.resolve_gotos()?;
         let mut builder = cg!(self.g).active.pop().expect("main op array");
         peephole::shorten_returns(&mut builder.code, &mut builder.lines, builder.cv_names.len());
         peephole::specialise(&mut builder.code);
@@ -494,12 +504,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         cg!(self.g).active.push(builder);
         let saved_plain = std::mem::replace(&mut self.plain_vars, plain);
         let saved_loops = std::mem::take(&mut self.loops);
+        let saved_labels = std::mem::take(&mut self.labels);
         let saved_in_function = std::mem::replace(&mut self.in_function, true);
         let saved_return_type = std::mem::replace(&mut self.return_type, return_type);
         let saved_line = self.line;
         self.line = start;
-        let result = self.function_body(f);
+        let result = self.function_body(f).and_then(|()| self.resolve_gotos());
         self.loops = saved_loops;
+        self.labels = saved_labels;
         self.plain_vars = saved_plain;
         self.in_function = saved_in_function;
         self.return_type = saved_return_type;

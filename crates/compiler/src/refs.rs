@@ -108,7 +108,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             | StmtKind::Break(_)
             | StmtKind::Continue(_)
             | StmtKind::Function(_)
-            | StmtKind::Nop => {}
+            | StmtKind::Nop
+            | StmtKind::Label(_)
+            | StmtKind::Goto(_) => {}
         }
     }
 

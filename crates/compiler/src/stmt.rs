@@ -202,6 +202,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 }
             }
             StmtKind::Nop => {}
+            StmtKind::Label(name) => self.label(name)?,
+            StmtKind::Goto(name) => self.goto(name)?,
         }
         Ok(())
     }
@@ -233,7 +235,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             continues: Vec::new(),
             iter,
             is_switch,
+            id: self.next_loop_id,
         });
+        self.next_loop_id += 1;
         self.stmt(body)
     }
 
@@ -510,7 +514,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             continues: Vec::new(),
             iter: None,
             is_switch: true,
+            id: self.next_loop_id,
         });
+        self.next_loop_id += 1;
         let mut default_at = None;
         for (case, jump) in cases.iter().zip(entry) {
             match jump {

@@ -73,6 +73,7 @@ pub fn collect_stmt<'a>(s: &'a Stmt<'a>, out: &mut VarNames<'a>) {
         StmtKind::Expr(e) => collect_expr(e, out),
         StmtKind::Echo(es) | StmtKind::Unset(es) => es.iter().for_each(|e| collect_expr(e, out)),
         StmtKind::InlineHtml(_) | StmtKind::Break(_) | StmtKind::Continue(_) | StmtKind::Nop => {}
+        StmtKind::Label(_) | StmtKind::Goto(_) => {}
         StmtKind::If { cond, then, els } => {
             collect_expr(cond, out);
             collect_stmt(then, out);

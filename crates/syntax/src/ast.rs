@@ -89,6 +89,10 @@ pub enum StmtKind<'a> {
     Block(&'a [Stmt<'a>]),
     /// `;`
     Nop,
+    /// `name:`, a target for `goto`.
+    Label(&'a str),
+    /// `goto name;`
+    Goto(&'a str),
 }
 
 #[derive(Debug)]

@@ -114,13 +114,15 @@ pub enum Token<'s> {
     Declare,
     #[token("enddeclare", ignore(case))]
     EndDeclare,
+    #[token("goto", ignore(case))]
+    Goto,
     /// `__halt_compiler`: the lexer ends the script after its `();`.
     #[token("__halt_compiler", ignore(case))]
     HaltCompiler,
     /// PHP keywords for features minizts leaves out (docs/language.md); the
     /// parser reports them as unsupported rather than as odd identifiers.
     #[regex(
-        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|include|include_once|require|require_once|goto|yield|abstract|final|private|protected|public|readonly|insteadof|eval)",
+        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|include|include_once|require|require_once|yield|abstract|final|private|protected|public|readonly|insteadof|eval)",
         |lex| as_str(lex.slice())
     )]
     Unsupported(&'s str),
@@ -785,6 +787,7 @@ impl fmt::Display for Token<'_> {
             EndSwitch => "endswitch",
             Declare => "declare",
             EndDeclare => "enddeclare",
+            Goto => "goto",
             HaltCompiler => "__halt_compiler",
             Plus => "+",
             Minus => "-",

@@ -87,7 +87,9 @@ fn stmt_children<'n, 'a>(s: &'n Stmt<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
         | StmtKind::Break(_)
         | StmtKind::Continue(_)
         | StmtKind::Global(_)
-        | StmtKind::Nop => {}
+        | StmtKind::Nop
+        | StmtKind::Label(_)
+        | StmtKind::Goto(_) => {}
     }
 }
 

@@ -181,6 +181,12 @@ fn stmt(out: &mut String, s: &Stmt<'_>, depth: usize) {
         }
         StmtKind::Block(stmts) => block(out, stmts, depth),
         StmtKind::Nop => out.push_str("(nop)"),
+        StmtKind::Label(name) => {
+            let _ = write!(out, "(label {name})");
+        }
+        StmtKind::Goto(name) => {
+            let _ = write!(out, "(goto {name})");
+        }
     }
 }
 
