@@ -43,11 +43,17 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     pub(crate) fn type_decl(&self, hint: &TypeHint<'a>, place: Place) -> Result<TypeDecl> {
         let mut mask = 0u16;
         let mut classes: Vec<Box<str>> = Vec::new();
+        // `iterable`'s `Traversable` does not count as a class type next
+        // to `object`.
+        let mut from_iterable = 0;
         let union = hint.names.len() > 1;
         for name in hint.names.iter() {
             let (single, class): (u16, Option<&str>) = match name.to_ascii_lowercase().as_str() {
                 // PHP 8.2 compiles `iterable` to `Traversable|array`.
-                "iterable" => (bits::ARRAY, Some("Traversable")),
+                "iterable" => {
+                    from_iterable = 1;
+                    (bits::ARRAY, Some("Traversable"))
+                }
                 _ => match builtin_bits(name) {
                     Some(b) => (b, None),
                     None => (0, Some(name)),
@@ -94,7 +100,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             mask,
             classes: classes.into(),
         };
-        if mask & bits::OBJECT != 0 && (!ty.classes.is_empty() || mask & bits::STATIC != 0) {
+        if mask & bits::OBJECT != 0 && (ty.classes.len() > from_iterable || mask & bits::STATIC != 0) {
             return self.error(format!(
                 "Type {} contains both object and a class type, which is redundant",
                 ty.to_php_string()
