@@ -41,6 +41,9 @@ fn builtin_bits(name: &str) -> Option<u16> {
 impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// Compiles a declared type, with PHP's compile-time errors.
     pub(crate) fn type_decl(&self, hint: &TypeHint<'a>, place: Place) -> Result<TypeDecl> {
+        if hint.intersection {
+            return self.intersection_type(hint);
+        }
         let mut mask = 0u16;
         let mut classes: Vec<Box<str>> = Vec::new();
         // `iterable`'s `Traversable` does not count as a class type next
@@ -67,6 +70,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let dup = TypeDecl {
                     mask: overlap,
                     classes: Box::new([]),
+                    intersection: false,
                 };
                 return self.error(format!("Duplicate type {} is redundant", dup.to_php_string()));
             }
@@ -99,6 +103,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let ty = TypeDecl {
             mask,
             classes: classes.into(),
+            intersection: false,
         };
         if mask & bits::OBJECT != 0 && (ty.classes.len() > from_iterable || mask & bits::STATIC != 0) {
             return self.error(format!(
@@ -114,6 +119,36 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
         }
         Ok(ty)
+    }
+
+    /// `A&B`: class types only.
+    fn intersection_type(&self, hint: &TypeHint<'a>) -> Result<TypeDecl> {
+        let mut classes: Vec<Box<str>> = Vec::new();
+        for name in hint.names.iter() {
+            let builtin = match name.to_ascii_lowercase().as_str() {
+                "iterable" => Some("Traversable|array".to_string()),
+                _ => builtin_bits(name).map(|mask| {
+                    TypeDecl {
+                        mask,
+                        classes: Box::new([]),
+                        intersection: false,
+                    }
+                    .to_php_string()
+                }),
+            };
+            if let Some(t) = builtin {
+                return self.error(format!("Type {t} cannot be part of an intersection type"));
+            }
+            if classes.iter().any(|c| c.eq_ignore_ascii_case(name)) {
+                return self.error(format!("Duplicate type {name} is redundant"));
+            }
+            classes.push((*name).into());
+        }
+        Ok(TypeDecl {
+            mask: 0,
+            classes: classes.into(),
+            intersection: true,
+        })
     }
 
     /// A parameter's type, made nullable by a `null` default (PHP's

@@ -147,11 +147,12 @@ pub struct Param<'a> {
     pub ty: Option<&'a TypeHint<'a>>,
 }
 
-/// A parameter or return type, kept as written. minizts parses type
-/// declarations but does not enforce them yet (docs/language.md).
+/// A parameter or return type, kept as written.
 #[derive(Debug)]
 pub struct TypeHint<'a> {
     pub nullable: bool,
+    /// `A&B` rather than `A|B`.
+    pub intersection: bool,
     pub names: &'a [&'a str],
 }
 

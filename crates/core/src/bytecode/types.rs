@@ -29,6 +29,8 @@ pub struct TypeDecl {
     /// The class and interface names, as written (`iterable` adds
     /// `Traversable`, as PHP 8.2 compiles it).
     pub classes: Box<[Box<str>]>,
+    /// The classes are an intersection (`A&B`), not a union.
+    pub intersection: bool,
 }
 
 impl TypeDecl {
@@ -39,6 +41,9 @@ impl TypeDecl {
     /// The type as PHP's messages print it (`?array`, `int|float`,
     /// `Traversable|array|null`).
     pub fn to_php_string(&self) -> String {
+        if self.intersection {
+            return self.classes.join("&");
+        }
         let mut parts: Vec<&str> = self.classes.iter().map(|c| &**c).collect();
         let m = self.mask;
         if m & bits::ANY == bits::ANY {
@@ -92,6 +97,7 @@ mod tests {
         TypeDecl {
             mask,
             classes: classes.iter().map(|c| (*c).into()).collect(),
+            intersection: false,
         }
     }
 
