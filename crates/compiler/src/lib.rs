@@ -95,6 +95,8 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
         labels: goto::Labels::default(),
         in_function: false,
         return_type: None,
+        by_ref_return: false,
+        binding_call_result: false,
         plain_vars: hashbrown::HashSet::new(),
         halt_offset: ast.halt_offset,
     };
@@ -198,6 +200,11 @@ struct Compiler<'a, 'l, G: Globals> {
     in_function: bool,
     /// The current function's declared return type.
     return_type: Option<minizts_core::bytecode::TypeDecl>,
+    /// Whether the current function returns by reference (`function &f`).
+    by_ref_return: bool,
+    /// Set while compiling the source of `$x =& …`, where a call's
+    /// result may be a reference.
+    binding_call_result: bool,
     /// The current function's variables that never hold a reference (so
     /// instructions may write them directly); empty for top-level code.
     plain_vars: hashbrown::HashSet<&'a str>,
@@ -507,6 +514,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let saved_labels = std::mem::take(&mut self.labels);
         let saved_in_function = std::mem::replace(&mut self.in_function, true);
         let saved_return_type = std::mem::replace(&mut self.return_type, return_type);
+        let saved_by_ref_return = std::mem::replace(&mut self.by_ref_return, f.by_ref_return);
         let saved_line = self.line;
         self.line = start;
         let result = self.function_body(f).and_then(|()| self.resolve_gotos());
@@ -515,6 +523,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.plain_vars = saved_plain;
         self.in_function = saved_in_function;
         self.return_type = saved_return_type;
+        self.by_ref_return = saved_by_ref_return;
         self.line = saved_line;
         let mut builder = cg!(self.g).active.pop().expect("function op array");
         result?;

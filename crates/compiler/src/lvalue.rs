@@ -377,7 +377,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     pub(crate) fn assign_ref(&mut self, target: &'a Expr<'a>, source: &'a Expr<'a>) -> Result<()> {
         let mark = self.mark();
         let r = self.temp()?;
-        self.reference_into(source, r)?;
+        let saved = std::mem::replace(&mut self.binding_call_result, true);
+        let bound = self.reference_into(source, r);
+        self.binding_call_result = saved;
+        bound?;
         self.assign_ref_from(target, r)?;
         self.release(mark);
         Ok(())
@@ -433,6 +436,15 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let (var, keys, depth) = self.keys(&path)?;
                 self.emit(Op::MakeRefDim { dst, var, keys, depth });
                 self.release(mark);
+            }
+            // `$x =& f()`: the reference a by-reference function returns.
+            ExprKind::Call { .. } | ExprKind::CallValue { .. } if self.binding_call_result => {
+                // Only the outermost call: its arguments are compiled as usual.
+                self.binding_call_result = false;
+                let call = self.expr_into(e, dst);
+                self.binding_call_result = true;
+                call?;
+                self.emit(Op::RefResult { dst });
             }
             _ => {
                 // Not a variable: PHP passes the value (with a notice for

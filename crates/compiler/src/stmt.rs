@@ -116,6 +116,18 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             StmtKind::Switch { subject, cases } => self.switch(subject, cases)?,
             StmtKind::Break(n) => self.break_continue(*n, true)?,
             StmtKind::Continue(n) => self.break_continue(*n, false)?,
+            StmtKind::Return(Some(e)) if self.by_ref_return => {
+                self.check_return(Some(e))?;
+                let mark = self.mark();
+                let t = self.temp()?;
+                match e.kind {
+                    ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. } => self.reference_into(e, t)?,
+                    _ => self.expr_into(e, t)?,
+                }
+                self.at(e.pos);
+                self.emit(Op::ReturnRef { src: t });
+                self.release(mark);
+            }
             StmtKind::Return(e) => {
                 self.check_return(*e)?;
                 let mark = self.mark();

@@ -543,7 +543,11 @@ impl<'a> Builder<'a> {
                 AssignKind::Ref => {
                     if !matches!(
                         value.kind,
-                        ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. }
+                        ExprKind::Var(_)
+                            | ExprKind::VarVar(_)
+                            | ExprKind::Index { .. }
+                            | ExprKind::Call { .. }
+                            | ExprKind::CallValue { .. }
                     ) {
                         return user_error(value.pos as usize, "Cannot assign reference to non referenceable value");
                     }

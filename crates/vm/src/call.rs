@@ -362,6 +362,8 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
             eg!(g).native_depth += 1;
             let r = execute(g);
             eg!(g).native_depth -= 1;
+            // A by-reference function's result stays a reference, as
+            // `zend_call_function` leaves it (`array_map` keeps it so).
             r
         }
     }

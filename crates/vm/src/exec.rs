@@ -1296,6 +1296,8 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::Capture { .. }
                 | Op::MakeCallable { .. }
                 | Op::VerifyArg { .. }
+                | Op::ReturnRef { .. }
+                | Op::RefResult { .. }
                 | Op::VerifyReturn { .. }
                 | Op::VerifyNoReturn { .. }
                 | Op::BindGlobal { .. }

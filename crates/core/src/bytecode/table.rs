@@ -675,6 +675,13 @@ instructions! {
         }
         /// Returns `src` to the caller.
         Return "RETURN" "{src}" { src: src }
+        /// A by-reference function's return: the reference in `src` as it
+        /// is (PHP's `ZEND_RETURN_BY_REF`); a plain value there came from
+        /// an expression that is not a variable, with PHP's notice.
+        ReturnRef "RETURN_REF" "&{src}" { src: reg }
+        /// `dst` = a reference to the call result in `dst` for `$x =& f()`:
+        /// the function's reference, or with PHP's notice a new one.
+        RefResult "REF_RESULT" "&{dst}" { dst: reg }
         /// Checks parameter `param`, when it was passed, against its
         /// declared type, converting it as coercive typing mode does
         /// (PHP's `ZEND_RECV` type check); a variadic one, each value.

@@ -750,8 +750,22 @@ pub(super) unsafe fn step<G: Globals>(
             };
             set!(dst, v);
         }
-        Op::Return { src } => {
-            let v = opnd!(src).clone();
+        Op::Return { .. } | Op::ReturnRef { .. } => {
+            let v = match op {
+                Op::Return { src } => opnd!(src).clone(),
+                Op::ReturnRef { src } => {
+                    match reg!(src).clone() {
+                        v @ Value::Ref(_) => v,
+                        // Still a reference, to the value alone.
+                        v => {
+                            save_pc(g, cur!());
+                            crate::error::notice(g, "Only variable references should be returned by reference");
+                            Value::Ref(crate::gc::new_ref(g, v))
+                        }
+                    }
+                }
+                _ => unreachable!(),
+            };
             // The main script's return keeps its frame for the shutdown
             // functions, which see the global variables (PHP destroys
             // the global symbol table after calling them).
@@ -792,6 +806,14 @@ pub(super) unsafe fn step<G: Globals>(
             // inside its code, and its code goes on after it (it ends
             // in a return).
             return Ok(Next::frame(unsafe { caller_pc.add(1) }));
+        }
+        Op::RefResult { dst } => {
+            if !matches!(reg!(dst), Value::Ref(_)) {
+                save_pc(g, cur!());
+                crate::error::notice(g, "Only variables should be assigned by reference");
+                let v = std::mem::take(reg!(dst));
+                *reg!(dst) = Value::Ref(crate::gc::new_ref(g, v));
+            }
         }
         Op::VerifyArg { param } => {
             save_pc(g, cur!());
