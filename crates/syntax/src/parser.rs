@@ -296,8 +296,8 @@ impl<'a> Builder<'a> {
     }
 
     /// `declare(name=value, …);` or with a block. `strict_types` is
-    /// checked as PHP checks it and then has no effect, since minizts does
-    /// not enforce scalar types (docs/language.md); `ticks` and `encoding`
+    /// checked as PHP checks it and then has no effect yet: declared types
+    /// keep coercive mode (docs/language.md); `ticks` and `encoding`
     /// have none in PHP's CLI either without a tick function.
     pub fn declare(
         &self,
