@@ -415,6 +415,27 @@ impl<'a> Builder<'a> {
         )
     }
 
+    /// PHP 8.1's compile-time error for writing `$GLOBALS` as a whole
+    /// (also as a `list()` or `foreach` target, or in `unset`).
+    pub fn no_globals_write(&self, target: &'a Expr<'a>) -> ParseResult<'a, ()> {
+        match &target.kind {
+            ExprKind::Var("GLOBALS") => fatal_error(
+                target.pos as usize,
+                "$GLOBALS can only be modified using the $GLOBALS[$name] = $value syntax",
+            ),
+            // A reference item is refused for its right side first.
+            ExprKind::Array(items) => {
+                for item in items.iter().filter(|i| !i.by_ref) {
+                    if let Some(v) = item.value {
+                        self.no_globals_write(v)?;
+                    }
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
     pub fn loop_stmt(&self, pos: usize, head: LoopHead<'a>, body: Stmt<'a>) -> Stmt<'a> {
         let body = self.alloc(body);
         let kind = match head {
@@ -531,6 +552,20 @@ impl<'a> Builder<'a> {
         kind: AssignKind,
         value: &'a Expr<'a>,
     ) -> ParseResult<'a, &'a Expr<'a>> {
+        self.no_globals_write(target)?;
+        if let (AssignKind::Ref, ExprKind::Var("GLOBALS")) = (kind, &value.kind) {
+            return fatal_error(value.pos as usize, "Cannot acquire reference to $GLOBALS");
+        }
+        if let ExprKind::Index {
+            base: Expr {
+                kind: ExprKind::Var("GLOBALS"),
+                ..
+            },
+            index: None,
+        } = target.kind
+        {
+            return fatal_error(target.pos as usize, "Cannot append to $GLOBALS");
+        }
         let writable = matches!(
             (&target.kind, kind),
             (ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. }, _)
