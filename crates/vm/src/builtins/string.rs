@@ -20,6 +20,7 @@ use crate::error::{deprecated, type_error, warning, VmResult};
 
 mod compare;
 mod entities;
+mod escape;
 mod format;
 mod html;
 mod path;
@@ -34,6 +35,7 @@ use compare::{
 use entities::{
     get_html_translation_table, html_entity_decode, htmlentities, htmlspecialchars, htmlspecialchars_decode,
 };
+use escape::{addcslashes, escapeshellarg, escapeshellcmd, str_rot13, stripcslashes};
 pub(crate) use format::format;
 use format::{bin2hex, bindec, decbin, dechex, decoct, hex2bin, hexdec, number_format, octdec, sprintf, vsprintf};
 use html::{addslashes, nl2br, quotemeta, stripslashes, wordwrap};
@@ -123,6 +125,11 @@ crate::builtin_table! {
     "addslashes", ["string"], 1, 0, addslashes;
     "stripslashes", ["string"], 1, 0, stripslashes;
     "quotemeta", ["string"], 1, 0, quotemeta;
+    "addcslashes", ["string", "characters"], 2, 0, addcslashes;
+    "stripcslashes", ["string"], 1, 0, stripcslashes;
+    "str_rot13", ["string"], 1, 0, str_rot13;
+    "escapeshellarg", ["arg"], 1, 0, escapeshellarg;
+    "escapeshellcmd", ["command"], 1, 0, escapeshellcmd;
 }
 
 /// A parameter's name as PHP's messages print it.
