@@ -19,6 +19,7 @@ use crate::builtins::Args;
 use crate::error::{deprecated, type_error, warning, VmResult};
 
 mod compare;
+mod csv;
 mod entities;
 mod escape;
 mod format;
@@ -32,6 +33,7 @@ use compare::{
     levenshtein, similar_text, soundex, strcasecmp, strcmp, strnatcasecmp, strnatcmp, strncasecmp, strncmp,
     substr_compare,
 };
+use csv::str_getcsv;
 use entities::{
     get_html_translation_table, html_entity_decode, htmlentities, htmlspecialchars, htmlspecialchars_decode,
 };
@@ -128,6 +130,7 @@ crate::builtin_table! {
     "addcslashes", ["string", "characters"], 2, 0, addcslashes;
     "stripcslashes", ["string"], 1, 0, stripcslashes;
     "str_rot13", ["string"], 1, 0, str_rot13;
+    "str_getcsv", ["string", "separator", "enclosure", "escape"], 1, 0, str_getcsv;
     "escapeshellarg", ["arg"], 1, 0, escapeshellarg;
     "escapeshellcmd", ["command"], 1, 0, escapeshellcmd;
 }
