@@ -236,6 +236,20 @@ const COMPILED_BY_PHP: &[&str] = &[
     "array_key_exists",
 ];
 
+/// The parameters PHP marks `#[\SensitiveParameter]`, which stack
+/// traces show as `Object(SensitiveParameterValue)`.
+const SENSITIVE: &[(&str, usize)] = &[
+    ("crypt", 0),
+    ("password_hash", 0),
+    ("password_verify", 0),
+    ("hash_hmac", 2),
+];
+
+/// Whether parameter `i` of builtin `name` is sensitive.
+pub(crate) fn sensitive_param(name: &str, i: usize) -> bool {
+    SENSITIVE.contains(&(name, i))
+}
+
 /// Calls builtin `id` (checking the argument count as PHP does).
 pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
     crate::limits::publish_line(g);
@@ -304,7 +318,11 @@ pub fn register<G: Globals>(g: G) {
                 },
             );
         }
-        for (name, value) in misc::constants().into_iter().chain(pcre::constants()) {
+        for (name, value) in misc::constants()
+            .into_iter()
+            .chain(pcre::constants())
+            .chain(codec::crypt_constants())
+        {
             cg.constant_table.insert(name.as_bytes().into(), value);
         }
         for &(name, value) in scope::CONSTANTS {

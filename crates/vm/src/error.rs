@@ -357,7 +357,17 @@ pub fn locate_in_builtin<G: Globals>(g: G, mut err: Box<VmError>, name: &str, ar
             || "[internal function]".to_string(),
             |l| format!("{}({})", l.file, l.line),
         );
-        let args: Vec<String> = args.iter().map(trace_arg).collect();
+        let args: Vec<String> = args
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                if crate::builtins::sensitive_param(name, i) {
+                    "Object(SensitiveParameterValue)".to_string()
+                } else {
+                    trace_arg(v)
+                }
+            })
+            .collect();
         let mut lines = vec![format!("{site}: {name}({})", args.join(", "))];
         lines.extend(stack_trace(g));
         *at = here;

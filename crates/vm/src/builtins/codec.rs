@@ -18,14 +18,19 @@ use crate::builtins::Args;
 use crate::error::VmResult;
 use crate::limits::string_buffer;
 
+mod crypt;
 mod hash;
 mod pack;
 mod serialize;
+mod text;
 mod unserialize;
 
+pub(crate) use crypt::constants as crypt_constants;
+use crypt::{crypt, password_algos, password_get_info, password_hash, password_needs_rehash, password_verify};
 use hash::Algo;
 use pack::{pack, unpack};
 use serialize::serialize;
+use text::{convert_uudecode, convert_uuencode, quoted_printable_decode, quoted_printable_encode};
 use unserialize::unserialize;
 
 crate::builtin_table! {
@@ -42,6 +47,16 @@ crate::builtin_table! {
     "unserialize", ["data", "options"], 1, 0, unserialize;
     "pack", ["format", "...values"], 1, 0, pack;
     "unpack", ["format", "string", "offset"], 2, 0, unpack;
+    "crypt", ["string", "salt"], 2, 0, crypt;
+    "password_hash", ["password", "algo", "options"], 2, 0, password_hash;
+    "password_verify", ["password", "hash"], 2, 0, password_verify;
+    "password_get_info", ["hash"], 1, 0, password_get_info;
+    "password_needs_rehash", ["hash", "algo", "options"], 2, 0, password_needs_rehash;
+    "password_algos", [], 0, 0, password_algos;
+    "quoted_printable_encode", ["string"], 1, 0, quoted_printable_encode;
+    "quoted_printable_decode", ["string"], 1, 0, quoted_printable_decode;
+    "convert_uuencode", ["string"], 1, 0, convert_uuencode;
+    "convert_uudecode", ["string"], 1, 0, convert_uudecode;
 }
 
 const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

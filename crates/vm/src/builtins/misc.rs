@@ -25,6 +25,7 @@ use gc::{gc_collect_cycles, gc_disable, gc_enable, gc_enabled, gc_mem_caches, gc
 crate::builtin_table! {
     "define", ["constant_name", "value", "case_insensitive"], 2, 0, define;
     "defined", ["constant_name"], 1, 0, defined;
+    "constant", ["name"], 1, 0, constant;
     "function_exists", ["function"], 1, 0, function_exists;
     "microtime", ["as_float"], 0, 0, microtime;
     "hrtime", ["as_number"], 0, 0, hrtime;
@@ -234,6 +235,30 @@ fn defined<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let found = eg!(g).constants.contains_key(name.as_bytes())
         || minizts_globals::cg!(g).constant_table.contains_key(name.as_bytes());
     Ok(Value::Bool(found))
+}
+
+/// `constant()`: `zend_get_constant_ex`, without classes (so `A::B`
+/// names a class that is not there).
+fn constant<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let name = a.str(g, 0)?;
+    if let Some(p) = name.windows(2).position(|w| w == b"::") {
+        let class = String::from_utf8_lossy(&name[..p]);
+        return crate::error::error(format!("Class \"{}\" not found", class.trim_start_matches('\\')));
+    }
+    let bare = name.strip_prefix(b"\\").unwrap_or(&name);
+    let special = match bare.to_ascii_lowercase().as_slice() {
+        b"true" => Some(Value::Bool(true)),
+        b"false" => Some(Value::Bool(false)),
+        b"null" => Some(Value::Null),
+        _ => None,
+    };
+    let found = special
+        .or_else(|| eg!(g).constants.get(bare).cloned())
+        .or_else(|| minizts_globals::cg!(g).constant_table.get(bare).cloned());
+    match found {
+        Some(v) => Ok(v),
+        None => crate::error::error(format!("Undefined constant \"{}\"", String::from_utf8_lossy(&name))),
+    }
 }
 
 fn function_exists<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {

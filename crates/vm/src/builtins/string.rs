@@ -19,7 +19,9 @@ use crate::builtins::Args;
 use crate::error::{deprecated, type_error, warning, VmResult};
 
 mod compare;
+mod csv;
 mod entities;
+mod escape;
 mod format;
 mod html;
 mod path;
@@ -31,9 +33,11 @@ use compare::{
     levenshtein, similar_text, soundex, strcasecmp, strcmp, strnatcasecmp, strnatcmp, strncasecmp, strncmp,
     substr_compare,
 };
+use csv::str_getcsv;
 use entities::{
     get_html_translation_table, html_entity_decode, htmlentities, htmlspecialchars, htmlspecialchars_decode,
 };
+use escape::{addcslashes, escapeshellarg, escapeshellcmd, str_rot13, stripcslashes};
 pub(crate) use format::format;
 use format::{bin2hex, bindec, decbin, dechex, decoct, hex2bin, hexdec, number_format, octdec, sprintf, vsprintf};
 use html::{addslashes, nl2br, quotemeta, stripslashes, wordwrap};
@@ -123,6 +127,12 @@ crate::builtin_table! {
     "addslashes", ["string"], 1, 0, addslashes;
     "stripslashes", ["string"], 1, 0, stripslashes;
     "quotemeta", ["string"], 1, 0, quotemeta;
+    "addcslashes", ["string", "characters"], 2, 0, addcslashes;
+    "stripcslashes", ["string"], 1, 0, stripcslashes;
+    "str_rot13", ["string"], 1, 0, str_rot13;
+    "str_getcsv", ["string", "separator", "enclosure", "escape"], 1, 0, str_getcsv;
+    "escapeshellarg", ["arg"], 1, 0, escapeshellarg;
+    "escapeshellcmd", ["command"], 1, 0, escapeshellcmd;
 }
 
 /// A parameter's name as PHP's messages print it.

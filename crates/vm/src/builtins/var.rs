@@ -14,7 +14,7 @@ mod dump;
 mod json;
 
 use dump::{print_r, var_dump, var_export};
-use json::{json_encode, json_last_error, json_last_error_msg};
+use json::{json_decode, json_encode, json_last_error, json_last_error_msg};
 
 crate::builtin_table! {
     "gettype", ["value"], 1, 0, gettype;
@@ -23,6 +23,7 @@ crate::builtin_table! {
     "print_r", ["value", "return"], 1, 0, print_r;
     "var_export", ["value", "return"], 1, 0, var_export;
     "json_encode", ["value", "flags", "depth"], 1, 0, json_encode;
+    "json_decode", ["json", "associative", "depth", "flags"], 1, 0, json_decode;
     "json_last_error", [], 0, 0, json_last_error;
     "json_last_error_msg", [], 0, 0, json_last_error_msg;
     "is_int", ["value"], 1, 0, is_int;

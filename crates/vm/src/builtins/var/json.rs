@@ -7,6 +7,12 @@
 //! `JSON_PARTIAL_OUTPUT_ON_ERROR` any error makes the result `false`;
 //! with it, the failed parts read `null` (`0` for INF/NAN, `""` for a bad
 //! key) and the rest stands.
+//!
+//! The decoder is in `decode`.
+
+mod decode;
+
+pub(super) use decode::json_decode;
 
 use hashbrown::HashSet;
 use std::rc::Rc;
