@@ -398,6 +398,12 @@ impl Function {
         let size = std::mem::size_of::<Op>();
         (offset.is_multiple_of(size) && offset / size < self.code.len()).then_some(offset / size)
     }
+
+    /// The source line of the instruction at `at`, if it is one of this
+    /// function's.
+    pub fn line_at(&self, at: *const Op) -> Option<u32> {
+        self.index_of(at).and_then(|pc| self.lines.get(pc)).copied()
+    }
 }
 
 /// Index of a function in its script.

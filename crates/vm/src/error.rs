@@ -134,11 +134,7 @@ pub fn current_location<G: Globals>(g: G) -> Option<Location> {
         let script = eg.script.as_ref()?;
         let frame = eg.frames.last()?;
         let f = script.functions.get(frame.func as usize)?;
-        let line = f
-            .index_of(frame.pc)
-            .and_then(|pc| f.lines.get(pc))
-            .copied()
-            .unwrap_or(f.line_end);
+        let line = f.line_at(frame.pc).unwrap_or(f.line_end);
         Some(Location {
             file: script.file.clone(),
             line,
@@ -393,11 +389,7 @@ pub fn stack_trace<G: Globals>(g: G) -> Vec<String> {
                 continue;
             };
             let cf = &script.functions[caller.func as usize];
-            let line = cf
-                .index_of(caller.pc)
-                .and_then(|pc| cf.lines.get(pc))
-                .copied()
-                .unwrap_or(0);
+            let line = cf.line_at(caller.pc).unwrap_or(0);
             let mut args = Vec::new();
             for (a, p) in f.params.iter().enumerate().take(callee.argc as usize) {
                 // SAFETY: the frame's window is live (its frame is on the

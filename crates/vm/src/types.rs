@@ -150,11 +150,7 @@ fn called_in<G: Globals>(g: G) -> String {
         }
         let caller = &eg.frames[n - 2];
         let cf = &script.functions[caller.func as usize];
-        let line = cf
-            .index_of(caller.pc)
-            .and_then(|pc| cf.lines.get(pc))
-            .copied()
-            .unwrap_or(0);
+        let line = cf.line_at(caller.pc).unwrap_or(0);
         format!(", called in {} on line {line}", script.file)
     })
 }
