@@ -376,6 +376,20 @@ pub fn apply_op<G: Globals>(g: G, elem: &mut Value, op: BinOp, v: &Value) -> VmR
             return Ok(());
         }
     }
+    // `$a += $b` on arrays merges into `$a` in place, as PHP's
+    // `zend_hash_merge` does: a `foreach` over `$a` keeps its place.
+    if let (BinOp::Add, Value::Arr(x), Value::Arr(y)) = (op, &mut *elem, v) {
+        if !y.is_empty() {
+            let target = std::rc::Rc::make_mut(x);
+            for (k, val) in y.iter() {
+                let key = k.to_key();
+                if !target.contains_key(&key) {
+                    target.insert(key, val.clone());
+                }
+            }
+        }
+        return Ok(());
+    }
     let r = ops::binary(g, op, elem, v)?;
     *elem = r;
     Ok(())
