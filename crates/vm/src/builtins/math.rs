@@ -442,6 +442,20 @@ pub(crate) fn with_mt_rand<G: Globals, R>(g: G, f: impl FnOnce(&mut MtRand) -> R
         .get_or_insert_with(|| MtRand::new(random_u64() as u32))))
 }
 
+/// PHP's shuffle of `items` on `mt_rand`'s sequence (Fisher–Yates from
+/// the end, as `php_array_data_shuffle` and `php_binary_string_shuffle`
+/// draw).
+pub(crate) fn shuffle_slice<G: Globals, T>(g: G, items: &mut [T]) {
+    with_mt_rand(g, |mt| {
+        let mut left = items.len();
+        while left > 1 {
+            left -= 1;
+            let j = mt.uniform_range(0, left as i64) as usize;
+            items.swap(left, j);
+        }
+    });
+}
+
 fn mt_srand<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let seed = if a.has(0) {
         a.int(g, 0)? as u32

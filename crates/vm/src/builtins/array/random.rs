@@ -4,7 +4,7 @@
 use minizts_core::{PhpArray, Value};
 use minizts_globals::Globals;
 
-use crate::builtins::math::with_mt_rand;
+use crate::builtins::math::{shuffle_slice, with_mt_rand};
 use crate::builtins::Args;
 use crate::error::{error, VmResult};
 
@@ -14,14 +14,7 @@ pub(super) fn shuffle<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let arr = a.array(0)?;
     let mut vals: Vec<Value> = arr.values().cloned().collect();
     drop(arr);
-    with_mt_rand(g, |mt| {
-        let mut left = vals.len();
-        while left > 1 {
-            left -= 1;
-            let j = mt.uniform_range(0, left as i64) as usize;
-            vals.swap(left, j);
-        }
-    });
+    shuffle_slice(g, &mut vals);
     a.with_ref(0, |slot| *slot = Value::arr(PhpArray::from_list(vals)));
     Ok(Value::Bool(true))
 }

@@ -4,7 +4,7 @@
 use minizts_core::{PhpStr, Value};
 use minizts_globals::{eg, Globals};
 
-use crate::builtins::math::with_mt_rand;
+use crate::builtins::math::shuffle_slice;
 use crate::builtins::Args;
 use crate::error::VmResult;
 
@@ -48,15 +48,6 @@ pub(super) fn strtok<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 /// PHP's `php_binary_string_shuffle` (the same draws as `shuffle`).
 pub(super) fn str_shuffle<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let mut s = a.str(g, 0)?.to_vec();
-    if s.len() > 1 {
-        with_mt_rand(g, |mt| {
-            let mut left = s.len();
-            while left > 1 {
-                left -= 1;
-                let j = mt.uniform_range(0, left as i64) as usize;
-                s.swap(left, j);
-            }
-        });
-    }
+    shuffle_slice(g, &mut s);
     Ok(Value::Str(PhpStr::new(s)))
 }
