@@ -16,6 +16,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Int(n) => self.const_int(*n),
             ExprKind::Float(f) => self.const_float(*f),
             ExprKind::Str(s) => self.const_str(s),
+            ExprKind::Var("GLOBALS") => {
+                let dst = self.temp()?;
+                self.emit(Op::FetchGlobals { dst });
+                Ok(Src::reg(dst))
+            }
             ExprKind::Var(name) => Ok(Src::reg(self.cv(name)?)),
             ExprKind::Const(name) => self.constant(name),
             _ => {
@@ -32,17 +37,21 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.at(e.pos);
         let mark = self.mark();
         match &e.kind {
+            ExprKind::Var("GLOBALS") => {
+                self.emit(Op::FetchGlobals { dst });
+            }
             ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::Const(_) => {
                 let v = self.expr(e)?;
                 self.emit(Op::Move { dst, src: v });
             }
-            ExprKind::VarVar(name) => {
+            ExprKind::VarVar { name, global } => {
                 let name = self.expr(name)?;
                 self.at(e.pos);
                 self.emit(Op::FetchVarVar {
                     dst,
                     name,
                     quiet: false,
+                    global: *global,
                 });
             }
             ExprKind::Interp(parts) => self.interpolate(parts, dst)?,
@@ -153,7 +162,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             ExprKind::Empty(var) => {
                 let v = match var.kind {
-                    ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. } => self.quiet(var)?,
+                    ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } => self.quiet(var)?,
                     _ => self.expr(var)?,
                 };
                 self.emit(Op::Not { dst, src: v });
@@ -236,7 +245,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Call { name, args } if is_foldable(name, args) => {
                 // `strlen("x");` as a statement: nothing to do at run time.
             }
-            ExprKind::Var(_) | ExprKind::VarVar(_) => {
+            ExprKind::Var(_) | ExprKind::VarVar { .. } => {
                 // A statement `$x;` still reads $x (and warns if unset).
                 let v = self.expr(e)?;
                 let t = self.temp()?;
@@ -324,7 +333,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             BinaryOp::Coalesce => {
                 match lhs.kind {
-                    ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. } => {
+                    ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } => {
                         let v = self.quiet(lhs)?;
                         self.emit(Op::Move { dst, src: v });
                     }
@@ -523,7 +532,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             let r = start.plus(i as u16);
             let mark = self.mark();
             match &a.value.kind {
-                ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. } if by_ref(i) => {
+                ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } if by_ref(i) => {
                     self.reference_into(a.value, r)?
                 }
                 // PHP passes a call's result (with a notice minizts does
@@ -824,7 +833,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     fn isset_one(&mut self, var: &'a Expr<'a>, dst: Reg) -> Result<()> {
         let mark = self.mark();
         match var.kind {
-            ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. } => {
+            ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } => {
                 let v = self.quiet(var)?;
                 self.emit(Op::IsSet { dst, src: v });
             }
@@ -841,13 +850,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// Reads a variable or element without warnings (null if missing).
     pub(crate) fn quiet(&mut self, e: &'a Expr<'a>) -> Result<Src> {
         match &e.kind {
+            ExprKind::Var("GLOBALS") => self.expr(e),
             ExprKind::Var(name) => {
                 let var = self.cv(name)?;
                 let t = self.temp()?;
                 self.emit(Op::Quiet { dst: t, var });
                 Ok(Src::reg(t))
             }
-            ExprKind::VarVar(name) => {
+            ExprKind::VarVar { name, global } => {
                 let name = self.expr(name)?;
                 let t = self.temp()?;
                 self.at(e.pos);
@@ -855,6 +865,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     dst: t,
                     name,
                     quiet: true,
+                    global: *global,
                 });
                 Ok(Src::reg(t))
             }

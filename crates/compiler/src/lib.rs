@@ -370,8 +370,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     fn compile_main(&mut self, stmts: &'a [ast::Stmt<'a>], last_line: u32) -> Result<()> {
         let mut builder = OpArrayBuilder::new("{main}", 1, last_line);
         let mut names = vars::VarNames::default();
-        names.add("argv");
-        names.add("argc");
+        for name in minizts_core::superglobals::REQUEST_START {
+            names.add(name);
+        }
         for s in stmts {
             vars::collect_stmt(s, &mut names);
         }
@@ -506,7 +507,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let plain: hashbrown::HashSet<&'a str> = if names.by_name {
             hashbrown::HashSet::new()
         } else {
-            names.iter().filter(|n| !refs.contains(n)).collect()
+            names
+                .iter()
+                .filter(|n| !refs.contains(n) && !minizts_core::superglobals::is_auto_global(n))
+                .collect()
         };
         cg!(self.g).active.push(builder);
         let saved_plain = std::mem::replace(&mut self.plain_vars, plain);
@@ -535,6 +539,21 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     fn function_body(&mut self, f: &'a FunctionDecl<'a>) -> Result<()> {
         self.emit_param_checks(f);
+        // The auto-globals the body names are the global ones, bound on
+        // entry as `global $_SERVER;` would bind them.
+        let cvs: Vec<&'a str> = cg!(self.g, |cg| {
+            let b = cg.active.last().expect("function op array");
+            minizts_core::superglobals::AUTO_GLOBALS
+                .iter()
+                .copied()
+                .filter(|n| b.find_cv(n).is_some())
+                .collect()
+        });
+        for name in cvs {
+            let var = self.cv(name)?;
+            let k = self.const_str_index(name.as_bytes())?;
+            self.emit(Op::BindGlobal { var, name: k });
+        }
         // Default values, evaluated when the argument is missing.
         for (i, p) in f.params.iter().enumerate() {
             if let Some(default) = p.default {

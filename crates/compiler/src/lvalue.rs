@@ -64,11 +64,15 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     fn var_reg(&mut self, root: &'a Expr<'a>) -> Result<Reg> {
         match &root.kind {
             ExprKind::Var(name) => self.cv(name),
-            ExprKind::VarVar(name) => {
+            ExprKind::VarVar { name, global } => {
                 let name = self.expr(name)?;
                 let dst = self.temp()?;
                 self.at(root.pos);
-                self.emit(Op::BindVarVar { dst, name });
+                self.emit(Op::BindVarVar {
+                    dst,
+                    name,
+                    global: *global,
+                });
                 Ok(dst)
             }
             _ => self.error("Cannot use temporary expression in write context"),
@@ -84,7 +88,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     keys.push(*index);
                     cur = base;
                 }
-                ExprKind::Var(_) | ExprKind::VarVar(_) => {
+                ExprKind::Var(_) | ExprKind::VarVar { .. } => {
                     keys.reverse();
                     if keys.len() > 255 {
                         return self.error("minizts: array access nested too deeply");
@@ -142,7 +146,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.emit(Op::Assign { var, src: v });
                 Ok(v)
             }
-            ExprKind::VarVar(_) => {
+            ExprKind::VarVar { .. } => {
                 let var = self.var_reg(target)?;
                 let v = self.expr(value)?;
                 self.at(target.pos);
@@ -173,7 +177,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let mut line = self.list_line(target);
                 self.check_list(items, &mut line)?;
                 let path = match &value.kind {
-                    ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { index: Some(_), .. } => {
+                    ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { index: Some(_), .. } => {
                         self.dim_path(value)?
                     }
                     ExprKind::Call { .. } | ExprKind::CallValue { .. } => {
@@ -212,7 +216,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     pub(crate) fn assign_from(&mut self, target: &'a Expr<'a>, v: Src) -> Result<()> {
         let mark = self.mark();
         match &target.kind {
-            ExprKind::Var(_) | ExprKind::VarVar(_) => {
+            ExprKind::Var(_) | ExprKind::VarVar { .. } => {
                 let var = self.var_reg(target)?;
                 self.emit(Op::Assign { var, src: v });
             }
@@ -394,10 +398,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let var = self.cv(name)?;
                 self.emit(Op::AssignRef { var, src: r });
             }
-            ExprKind::VarVar(name) => {
+            ExprKind::VarVar { name, global } => {
                 let name = self.expr(name)?;
                 self.at(target.pos);
-                self.emit(Op::AssignRefVarVar { name, src: r });
+                self.emit(Op::AssignRefVarVar {
+                    name,
+                    src: r,
+                    global: *global,
+                });
             }
             ExprKind::Index { .. } => {
                 let path = self.dim_path(target)?;
@@ -423,11 +431,15 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let var = self.cv(name)?;
                 self.emit(Op::MakeRef { dst, var });
             }
-            ExprKind::VarVar(name) => {
+            ExprKind::VarVar { name, global } => {
                 let mark = self.mark();
                 let name = self.expr(name)?;
                 self.at(e.pos);
-                self.emit(Op::BindVarVar { dst, name });
+                self.emit(Op::BindVarVar {
+                    dst,
+                    name,
+                    global: *global,
+                });
                 self.release(mark);
             }
             ExprKind::Index { .. } => {
@@ -487,7 +499,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         let op = bin_op(op);
         match &target.kind {
-            ExprKind::Var(_) | ExprKind::VarVar(_) => {
+            ExprKind::Var(_) | ExprKind::VarVar { .. } => {
                 let var = self.var_reg(target)?;
                 let v = self.expr(value)?;
                 self.at(target.pos);
@@ -531,7 +543,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     pub(crate) fn inc_dec(&mut self, target: &'a Expr<'a>, kind: IncDec, dst: Reg) -> Result<()> {
         match &target.kind {
-            ExprKind::Var(_) | ExprKind::VarVar(_) => {
+            ExprKind::Var(_) | ExprKind::VarVar { .. } => {
                 let mark = self.mark();
                 let var = self.var_reg(target)?;
                 self.emit(Op::IncDecVar { var, kind, dst });
@@ -562,9 +574,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let var = self.cv(name)?;
                 self.emit(Op::UnsetVar { var });
             }
-            ExprKind::VarVar(name) => {
+            ExprKind::VarVar { name, global } => {
                 let name = self.expr(name)?;
-                self.emit(Op::UnsetVarVar { name });
+                self.emit(Op::UnsetVarVar { name, global: *global });
             }
             ExprKind::Index { index: None, .. } => return self.error("Cannot use [] for unsetting"),
             ExprKind::Index { .. } => {

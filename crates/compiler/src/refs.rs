@@ -162,7 +162,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 }
             }
             ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Const(_) | ExprKind::Var(_) => {}
-            ExprKind::VarVar(name) | ExprKind::CallableFromValue(name) => self.refs_expr(name, out),
+            ExprKind::VarVar { name, .. } | ExprKind::CallableFromValue(name) => self.refs_expr(name, out),
             ExprKind::CallableFromName(_) => {}
             ExprKind::Interp(parts) => {
                 for p in parts.iter() {

@@ -121,7 +121,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let mark = self.mark();
                 let t = self.temp()?;
                 match e.kind {
-                    ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. } => self.reference_into(e, t)?,
+                    ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } => self.reference_into(e, t)?,
                     _ => self.expr_into(e, t)?,
                 }
                 self.at(e.pos);

@@ -141,9 +141,12 @@ pub fn collect_stmt<'a>(s: &'a Stmt<'a>, out: &mut VarNames<'a>) {
 pub fn collect_expr<'a>(e: &'a Expr<'a>, out: &mut VarNames<'a>) {
     match &e.kind {
         ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Const(_) => {}
+        // `$GLOBALS` is no variable of the function (`FETCH_GLOBALS`).
+        ExprKind::Var("GLOBALS") => {}
         ExprKind::Var(name) => out.add(name),
-        ExprKind::VarVar(name) => {
-            out.by_name = true;
+        ExprKind::VarVar { name, global } => {
+            // `$GLOBALS[name]` reaches the global scope, not this one.
+            out.by_name |= !global;
             collect_expr(name, out);
         }
         ExprKind::Interp(parts) => {

@@ -11,6 +11,7 @@ pub mod bytecode;
 pub mod gc;
 pub mod numfmt;
 pub mod string;
+pub mod superglobals;
 pub mod value;
 
 pub use array::{Key, KeyRef, PhpArray};

@@ -16,7 +16,7 @@ use hashbrown::HashMap;
 use minizts_core::bytecode::{FuncId, Function, Op, Reg, Script};
 use minizts_core::numfmt::MtRand;
 use minizts_core::value::Closure;
-use minizts_core::{PhpRef, PhpStr, Value};
+use minizts_core::{PhpArray, PhpRef, PhpStr, Value};
 
 /// Why the VM should stop at its next check (PHP's `EG(vm_interrupt)`).
 /// The VM tests `pending` at every backward jump and call; whoever sets it
@@ -506,8 +506,9 @@ pub struct ExecutorGlobals {
     /// Constants defined this request (`define`, `const`).
     pub constants: HashMap<Box<[u8]>, Value>,
     /// Global variables that top-level code has no register for (created
-    /// by `global $x` in a function), by name.
-    pub extra_globals: HashMap<Box<[u8]>, PhpRef>,
+    /// by `global $x` in a function or by name), each a `Value::Ref`, in
+    /// the order they were made (the order `$GLOBALS` lists them in).
+    pub extra_globals: PhpArray,
     /// Static variables of named functions: `statics[func][slot]`.
     pub statics: Vec<Vec<Option<PhpRef>>>,
     /// `$argv` for the script.
@@ -626,7 +627,7 @@ impl ExecutorGlobals {
             runtime_cache: Vec::new(),
             functions: HashMap::new(),
             constants: HashMap::new(),
-            extra_globals: HashMap::new(),
+            extra_globals: PhpArray::new(),
             statics: Vec::new(),
             argv: Vec::new(),
             output: Output::new(Sink::Stdout(Vec::new())),
@@ -683,7 +684,7 @@ impl ExecutorGlobals {
         self.runtime_cache.clear();
         self.functions.clear();
         self.constants.clear();
-        self.extra_globals.clear();
+        self.extra_globals = PhpArray::new();
         self.statics.clear();
         self.argv.clear();
         self.pcre = None;

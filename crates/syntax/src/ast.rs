@@ -180,8 +180,12 @@ pub enum ExprKind<'a> {
     /// `$name` (the name without the `$`).
     Var(&'a str),
     /// `$$name`, `${expr}`: the variable whose name is the value of the
-    /// expression.
-    VarVar(&'a Expr<'a>),
+    /// expression. `global` for `$GLOBALS[expr]`, which since PHP 8.1 is
+    /// not an element of an array but the global variable of that name.
+    VarVar {
+        name: &'a Expr<'a>,
+        global: bool,
+    },
     /// `[…]` or `array(…)`; as an assignment target, destructuring.
     Array(&'a [ArrayItem<'a>]),
     /// `base[index]`; `base[]` (index `None`) only as a write target.

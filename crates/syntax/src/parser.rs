@@ -415,6 +415,15 @@ impl<'a> Builder<'a> {
         )
     }
 
+    /// `base[index]`; `$GLOBALS[name]` is the global variable `name`
+    /// (PHP 8.1), which every context reaches by name.
+    pub fn index(&self, pos: usize, base: &'a Expr<'a>, index: Option<&'a Expr<'a>>) -> &'a Expr<'a> {
+        match (&base.kind, index) {
+            (ExprKind::Var("GLOBALS"), Some(name)) => self.expr(pos, ExprKind::VarVar { name, global: true }),
+            _ => self.expr(pos, ExprKind::Index { base, index }),
+        }
+    }
+
     /// PHP 8.1's compile-time error for writing `$GLOBALS` as a whole
     /// (also as a `list()` or `foreach` target, or in `unset`).
     pub fn no_globals_write(&self, target: &'a Expr<'a>) -> ParseResult<'a, ()> {
@@ -568,7 +577,7 @@ impl<'a> Builder<'a> {
         }
         let writable = matches!(
             (&target.kind, kind),
-            (ExprKind::Var(_) | ExprKind::VarVar(_) | ExprKind::Index { .. }, _)
+            (ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. }, _)
                 | (ExprKind::Array(_), AssignKind::Plain)
         );
         if writable {
@@ -579,7 +588,7 @@ impl<'a> Builder<'a> {
                     if !matches!(
                         value.kind,
                         ExprKind::Var(_)
-                            | ExprKind::VarVar(_)
+                            | ExprKind::VarVar { .. }
                             | ExprKind::Index { .. }
                             | ExprKind::Call { .. }
                             | ExprKind::CallValue { .. }
@@ -815,9 +824,9 @@ impl<'a> Builder<'a> {
                                 index,
                             } if !n.contains('\\') => {
                                 let var = self.expr(*pos as usize, ExprKind::Var(n));
-                                self.expr(e.pos as usize, ExprKind::Index { base: var, index })
+                                self.index(e.pos as usize, var, index)
                             }
-                            _ => self.expr(base + i, ExprKind::VarVar(e)),
+                            _ => self.expr(base + i, ExprKind::VarVar { name: e, global: false }),
                         };
                         parts.push(InterpPart::Expr(e));
                     }
@@ -922,16 +931,7 @@ impl<'a> Builder<'a> {
         if raw.get(j) != Some(&b']') {
             return user_error(base + j, "syntax error, unexpected string content, expecting \"]\"");
         }
-        Ok((
-            self.expr(
-                base + start,
-                ExprKind::Index {
-                    base: var,
-                    index: Some(key),
-                },
-            ),
-            j + 1,
-        ))
+        Ok((self.index(base + start, var, Some(key)), j + 1))
     }
 }
 

@@ -1274,6 +1274,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::BindVarVar { .. }
                 | Op::AssignRefVarVar { .. }
                 | Op::UnsetVarVar { .. }
+                | Op::FetchGlobals { .. }
                 | Op::FetchDimList { .. }
                 | Op::AssignDim { .. }
                 | Op::AssignDimRef { .. }

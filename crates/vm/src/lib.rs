@@ -170,18 +170,68 @@ fn start<G: Globals>(g: G, script: &Script) -> VmResult<Value> {
     }
     let main = script.main();
     let base = main_frame(g, script)?;
-    let argv: Vec<Value> = eg!(g).argv.iter().map(|s| Value::Str(s.clone())).collect();
-    let argc = argv.len() as i64;
-    for (name, v) in [
-        ("argv", Value::arr(PhpArray::from_list(argv))),
-        ("argc", Value::Int(argc)),
-    ] {
-        if let Some(i) = main.cv_names.iter().position(|n| &**n == name) {
+    for (i, name) in main.cv_names.iter().enumerate() {
+        if let Some(v) = request_global(g, name) {
             // SAFETY: `i` is a CV of the main function, inside its window.
             unsafe { *base.add(i) = v };
         }
     }
     exec::execute(g)
+}
+
+/// The value global `name` starts a request with, if it is one PHP's CLI
+/// makes (see `minizts_core::superglobals`).
+pub(crate) fn request_global<G: Globals>(g: G, name: &str) -> Option<Value> {
+    let argv = || -> Vec<Value> { eg!(g).argv.iter().map(|s| Value::Str(s.clone())).collect() };
+    let env = || {
+        let mut a = PhpArray::new();
+        for (k, v) in std::env::vars_os() {
+            let v = Value::Str(PhpStr::from(v.as_encoded_bytes()));
+            a.insert(minizts_core::Key::from_bytes(k.as_encoded_bytes()), v);
+        }
+        a
+    };
+    Some(match name {
+        "argv" => Value::arr(PhpArray::from_list(argv())),
+        "argc" => Value::Int(eg!(g).argv.len() as i64),
+        "_GET" | "_POST" | "_COOKIE" | "_FILES" | "_REQUEST" => Value::arr(PhpArray::new()),
+        "_ENV" => Value::arr(env()),
+        "_SERVER" => {
+            let mut server = env();
+            let script = eg!(g).argv.first().cloned().unwrap_or_else(PhpStr::empty);
+            for key in ["PHP_SELF", "SCRIPT_NAME", "SCRIPT_FILENAME", "PATH_TRANSLATED"] {
+                server.insert(
+                    minizts_core::Key::from_bytes(key.as_bytes()),
+                    Value::Str(script.clone()),
+                );
+            }
+            server.insert(
+                minizts_core::Key::from_bytes(b"DOCUMENT_ROOT"),
+                Value::Str(PhpStr::empty()),
+            );
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            server.insert(
+                minizts_core::Key::from_bytes(b"REQUEST_TIME_FLOAT"),
+                Value::Float(now.as_secs_f64()),
+            );
+            server.insert(
+                minizts_core::Key::from_bytes(b"REQUEST_TIME"),
+                Value::Int(now.as_secs() as i64),
+            );
+            server.insert(
+                minizts_core::Key::from_bytes(b"argv"),
+                Value::arr(PhpArray::from_list(argv())),
+            );
+            server.insert(
+                minizts_core::Key::from_bytes(b"argc"),
+                Value::Int(eg!(g).argv.len() as i64),
+            );
+            Value::arr(server)
+        }
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -21,20 +21,41 @@ use minizts_globals::{eg, Globals};
 
 use crate::error::{error, VmResult};
 
-/// The running frame, as far as its variables go.
+/// Which variables a name is looked up in.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Which {
+    /// The running function's (`$$name`, `compact`, `extract`).
+    Local,
+    /// The global scope's, from any function (`$GLOBALS[name]`, `global`).
+    Global,
+}
+
+/// A frame, as far as its variables go; `base` is null for the global
+/// scope once the top-level code has returned (a shutdown function),
+/// when only the globals created by name are left.
 struct Scope {
     base: *mut Value,
     function: *const Function,
     main: bool,
 }
 
-fn scope<G: Globals>(g: G) -> Scope {
+fn scope<G: Globals>(g: G, which: Which) -> Scope {
     eg!(g, |eg| {
-        let f = eg.frames.last().expect("a running frame");
-        Scope {
-            base: f.base,
-            function: f.function,
-            main: f.func == 0,
+        let f = match which {
+            Which::Local => eg.frames.last(),
+            Which::Global => eg.frames.first().filter(|f| f.func == 0),
+        };
+        match f {
+            Some(f) => Scope {
+                base: f.base,
+                function: f.function,
+                main: f.func == 0,
+            },
+            None => Scope {
+                base: std::ptr::null_mut(),
+                function: std::ptr::null(),
+                main: true,
+            },
         }
     })
 }
@@ -46,10 +67,12 @@ fn hidden(name: &[u8]) -> bool {
 }
 
 impl Scope {
-    fn function(&self) -> &Function {
+    /// The frame's function; `None` for the global scope without its
+    /// frame.
+    fn function(&self) -> Option<&Function> {
         // SAFETY: a frame's function belongs to the running script, which
         // outlives every frame of the request.
-        unsafe { &*self.function }
+        unsafe { self.function.as_ref() }
     }
 
     /// Register `i` of the frame's window.
@@ -59,7 +82,7 @@ impl Scope {
     /// otherwise borrowed while the result is used.
     #[allow(clippy::mut_from_ref)] // as `cv`
     unsafe fn reg(&self, i: usize) -> &mut Value {
-        debug_assert!(i < self.function().num_regs as usize);
+        debug_assert!(self.function().is_some_and(|f| i < f.num_regs as usize));
         // SAFETY: forwarded to the caller; the window is reserved on the VM
         // stack (whose chunks never move) while the frame runs.
         unsafe { &mut *self.base.add(i) }
@@ -72,7 +95,7 @@ impl Scope {
         if hidden(name) {
             return None;
         }
-        let i = self.function().cv_names.iter().position(|n| n.as_bytes() == name)?;
+        let i = self.function()?.cv_names.iter().position(|n| n.as_bytes() == name)?;
         // SAFETY: CVs are the window's first registers; the VM borrows no
         // register across the builtin or instruction calling this.
         Some(unsafe { self.reg(i) })
@@ -81,7 +104,7 @@ impl Scope {
     /// The function's hidden symbols array, if it has one.
     #[allow(clippy::mut_from_ref)]
     fn symbols(&self) -> Option<&mut PhpArray> {
-        let i = self.function().symbols?;
+        let i = self.function()?.symbols?;
         // SAFETY: the symbols CV is a CV of this function (the compiler
         // made it), and nothing else refers to it.
         let slot = unsafe { self.reg(i as usize) };
@@ -104,13 +127,13 @@ fn set_value(slot: &Value) -> Option<Value> {
 }
 
 /// The value of the variable named `name`, or `None` if it is not set.
-pub(crate) fn fetch<G: Globals>(g: G, name: &[u8]) -> Option<Value> {
-    let s = scope(g);
+pub(crate) fn fetch<G: Globals>(g: G, which: Which, name: &[u8]) -> Option<Value> {
+    let s = scope(g, which);
     if let Some(slot) = s.cv(name) {
         return set_value(slot);
     }
     if s.main {
-        return eg!(g, |eg| eg.extra_globals.get(name).map(PhpRef::get));
+        return extra_global(g, name).map(|r| r.get());
     }
     let v = s.symbols()?.get_str(name)?;
     Some(v.deref_clone())
@@ -118,17 +141,26 @@ pub(crate) fn fetch<G: Globals>(g: G, name: &[u8]) -> Option<Value> {
 
 /// The variable named `name` as a reference, created (null) if it does
 /// not exist: a CV becomes a reference, as `$r = &$x` makes it one.
-pub(crate) fn bind<G: Globals>(g: G, name: &[u8]) -> PhpRef {
-    let s = scope(g);
+pub(crate) fn bind<G: Globals>(g: G, which: Which, name: &[u8]) -> PhpRef {
+    let s = scope(g, which);
     if let Some(slot) = s.cv(name) {
         return crate::gc::slot_ref(g, slot);
     }
     if s.main {
-        if let Some(r) = eg!(g).extra_globals.get(name) {
-            return r.clone();
+        if let Some(r) = extra_global(g, name) {
+            return r;
         }
-        let r = crate::gc::new_ref(g, Value::Null);
-        eg!(g).extra_globals.insert(name.into(), r.clone());
+        // `_ENV` and `_REQUEST` are made when first reached, as PHP makes
+        // its just-in-time auto-globals when it first compiles a use.
+        let initial = std::str::from_utf8(name)
+            .ok()
+            .filter(|n| minizts_core::superglobals::is_auto_global(n))
+            .and_then(|n| crate::request_global(g, n))
+            .unwrap_or(Value::Null);
+        let r = crate::gc::new_ref(g, initial);
+        eg!(g)
+            .extra_globals
+            .insert(Key::from_bytes(name), Value::Ref(r.clone()));
         return r;
     }
     match s.symbols() {
@@ -144,12 +176,12 @@ pub(crate) fn bind<G: Globals>(g: G, name: &[u8]) -> PhpRef {
 }
 
 /// Binds the variable named `name` to `r` (`$$name = &$x`).
-pub(crate) fn bind_to<G: Globals>(g: G, name: &[u8], r: PhpRef) {
-    let s = scope(g);
+pub(crate) fn bind_to<G: Globals>(g: G, which: Which, name: &[u8], r: PhpRef) {
+    let s = scope(g, which);
     if let Some(slot) = s.cv(name) {
         *slot = Value::Ref(r);
     } else if s.main {
-        eg!(g).extra_globals.insert(name.into(), r);
+        eg!(g).extra_globals.insert(Key::from_bytes(name), Value::Ref(r));
     } else if let Some(table) = s.symbols() {
         table.insert(Key::from_bytes(name), Value::Ref(r));
     }
@@ -158,7 +190,7 @@ pub(crate) fn bind_to<G: Globals>(g: G, name: &[u8], r: PhpRef) {
 /// Assigns `v` to the variable named `name` (through its reference, if it
 /// is one), creating it.
 pub(crate) fn assign<G: Globals>(g: G, name: &[u8], v: Value) {
-    let s = scope(g);
+    let s = scope(g, Which::Local);
     if let Some(slot) = s.cv(name) {
         match slot {
             Value::Ref(r) => r.set(v),
@@ -166,16 +198,16 @@ pub(crate) fn assign<G: Globals>(g: G, name: &[u8], v: Value) {
         }
         return;
     }
-    bind(g, name).set(v);
+    bind(g, Which::Local, name).set(v);
 }
 
 /// `unset($$name)`.
-pub(crate) fn unset<G: Globals>(g: G, name: &[u8]) {
-    let s = scope(g);
+pub(crate) fn unset<G: Globals>(g: G, which: Which, name: &[u8]) {
+    let s = scope(g, which);
     if let Some(slot) = s.cv(name) {
         *slot = Value::Undef;
     } else if s.main {
-        eg!(g).extra_globals.remove(name);
+        eg!(g).extra_globals.remove(&Key::from_bytes(name));
     } else if let Some(table) = s.symbols() {
         table.remove(&Key::from_bytes(name));
     }
@@ -183,35 +215,65 @@ pub(crate) fn unset<G: Globals>(g: G, name: &[u8]) {
 
 /// Every set variable of the running function, in PHP's order (its CVs,
 /// then those created by name), as `get_defined_vars` gives them.
-pub(crate) fn all<G: Globals>(g: G) -> Vec<(PhpStr, Value)> {
-    let s = scope(g);
-    let f = s.function();
+pub(crate) fn all<G: Globals>(g: G, which: Which) -> Vec<(PhpStr, Value)> {
     let mut out = Vec::new();
-    for (i, name) in f.cv_names.iter().enumerate() {
+    each(g, which, |name, v| out.push((name, v.deref_clone())));
+    out
+}
+
+/// The global variables as reading `$GLOBALS` gives them: a copy of the
+/// symbol table in which a variable that is a reference shared with
+/// something else stays that reference (as `zend_array_dup` keeps it).
+pub(crate) fn globals<G: Globals>(g: G) -> PhpArray {
+    let mut out = PhpArray::new();
+    each(g, Which::Global, |name, v| {
+        let v = match v {
+            Value::Ref(r) if r.count() > 1 => Value::Ref(r.clone()),
+            v => v.deref_clone(),
+        };
+        out.insert(Key::from_php_str(name), v);
+    });
+    out
+}
+
+/// Calls `f` with each set variable of the scope and its slot (`f` must
+/// not reach EG: it runs inside EG's borrow for the globals made by name).
+fn each<G: Globals>(g: G, which: Which, mut f: impl FnMut(PhpStr, &Value)) {
+    let s = scope(g, which);
+    let cvs = s.function().map_or(&[][..], |f| &f.cv_names[..]);
+    for (i, name) in cvs.iter().enumerate() {
         if hidden(name.as_bytes()) {
             continue;
         }
         // SAFETY: `i` is a CV of this function; nothing borrows it.
-        if let Some(v) = set_value(unsafe { s.reg(i) }) {
-            out.push((PhpStr::from(name.as_bytes()), v));
+        let slot = unsafe { s.reg(i) };
+        if !matches!(slot, Value::Undef) {
+            f(PhpStr::from(name.as_bytes()), slot);
         }
     }
-    if s.main {
-        eg!(g, |eg| {
-            for (name, r) in &eg.extra_globals {
-                out.push((PhpStr::from(&name[..]), r.get()));
-            }
-        });
-    } else if let Some(table) = s.symbols() {
+    let by_name = |table: &PhpArray, f: &mut dyn FnMut(PhpStr, &Value)| {
         for (k, v) in table.iter() {
             let name = match k {
                 minizts_core::array::KeyRef::Str(s) => s.clone(),
                 minizts_core::array::KeyRef::Int(n) => PhpStr::from(n.to_string().as_str()),
             };
-            out.push((name, v.deref_clone()));
+            f(name, v);
         }
+    };
+    if s.main {
+        // `f` only copies values out; it does not reach EG.
+        eg!(g, |eg| by_name(&eg.extra_globals, &mut f));
+    } else if let Some(table) = s.symbols() {
+        by_name(table, &mut f);
     }
-    out
+}
+
+/// The global created by name `name`, if there is one.
+fn extra_global<G: Globals>(g: G, name: &[u8]) -> Option<PhpRef> {
+    eg!(g, |eg| match eg.extra_globals.get(&Key::from_bytes(name)) {
+        Some(Value::Ref(r)) => Some(r.clone()),
+        _ => None,
+    })
 }
 
 /// The arguments the running function was called with, as
@@ -230,10 +292,10 @@ pub(crate) fn args<G: Globals>(g: G, what: &str) -> VmResult<Vec<Value>> {
             f.argc as usize,
         )
     });
-    if s.main {
-        return error(format!("{what}() cannot be called from the global scope"));
-    }
-    let f = s.function();
+    let f = match s.function() {
+        Some(f) if !s.main => f,
+        _ => return error(format!("{what}() cannot be called from the global scope")),
+    };
     let variadic = f.params.last().is_some_and(|p| p.variadic);
     let fixed = if variadic { f.params.len() - 1 } else { f.params.len() };
     let mut out = Vec::with_capacity(argc);

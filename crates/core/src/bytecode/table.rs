@@ -516,17 +516,23 @@ instructions! {
         UnsetVar "UNSET" "{var}" { var: reg }
         /// `dst` = the variable whose name is the string value of `name`
         /// (`$$name`, `${expr}`), with the "undefined variable" warning
-        /// unless `quiet`.
-        FetchVarVar "FETCH_VAR_VAR" "{dst} = ${name}" { dst: reg, name: src, quiet: bool }
+        /// unless `quiet`. With `global`, the global variable of that
+        /// name (`$GLOBALS[name]`), as in all four by-name instructions.
+        FetchVarVar "FETCH_VAR_VAR" "{dst} = ${name} global={global}" { dst: reg, name: src, quiet: bool, global: bool }
         /// Makes the variable named by `name` a reference (creating it,
         /// null, if it does not exist) and puts the reference in `dst`, so
         /// that the variable instructions write it through `dst`.
-        BindVarVar "BIND_VAR_VAR" "{dst} = &${name}" { dst: reg, name: src }
+        BindVarVar "BIND_VAR_VAR" "{dst} = &${name} global={global}" { dst: reg, name: src, global: bool }
         /// `$$name = &…`: binds the variable named by `name` to the
         /// reference in `src`.
-        AssignRefVarVar "ASSIGN_REF_VAR_VAR" "${name} = &{src}" { name: src, src: reg }
+        AssignRefVarVar "ASSIGN_REF_VAR_VAR" "${name} = &{src} global={global}" { name: src, src: reg, global: bool }
         /// `unset($$name)`
-        UnsetVarVar "UNSET_VAR_VAR" "${name}" { name: src }
+        UnsetVarVar "UNSET_VAR_VAR" "${name} global={global}" { name: src, global: bool }
+
+        /// `dst` = a copy of every global variable, as reading `$GLOBALS`
+        /// as a whole gives (PHP 8.1: a read-only copy of the symbol
+        /// table).
+        FetchGlobals "FETCH_GLOBALS" "{dst}" { dst: reg }
 
         /// `dst = base[key]`, warning as PHP does on a missing key or
         /// offset.

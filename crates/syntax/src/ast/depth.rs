@@ -113,7 +113,7 @@ fn expr_children<'n, 'a>(x: &'n Expr<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
     }
     match &x.kind {
         ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::Const(_) => {}
-        ExprKind::VarVar(y) | ExprKind::CallableFromValue(y) => e!(y),
+        ExprKind::VarVar { name: y, .. } | ExprKind::CallableFromValue(y) => e!(y),
         ExprKind::CallableFromName(_) => {}
         ExprKind::Interp(parts) => {
             for p in parts.iter() {

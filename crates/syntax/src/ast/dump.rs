@@ -264,10 +264,15 @@ pub fn expr(out: &mut String, e: &Expr<'_>) {
         ExprKind::Var(n) => {
             let _ = write!(out, "${n}");
         }
-        ExprKind::VarVar(name) => {
+        ExprKind::VarVar { name, global: false } => {
             out.push_str("${");
             expr(out, name);
             out.push('}');
+        }
+        ExprKind::VarVar { name, global: true } => {
+            out.push_str("$GLOBALS[");
+            expr(out, name);
+            out.push(']');
         }
         ExprKind::Array(items) => {
             out.push('[');

@@ -43,7 +43,7 @@ fn compact<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 /// `out`; `arg` is the argument's index, for the warning.
 fn compact_one<G: Globals>(g: G, name: &Value, arg: usize, out: &mut PhpArray, depth: usize) {
     match name {
-        Value::Str(s) => match scope::fetch(g, s) {
+        Value::Str(s) => match scope::fetch(g, scope::Which::Local, s) {
             Some(v) => out.insert(minizts_core::array::Key::from_php_str(s.clone()), v),
             None => warning(
                 g,
@@ -133,7 +133,7 @@ fn extract<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
             minizts_core::array::KeyRef::Str(s) => (s.to_vec(), false),
             minizts_core::array::KeyRef::Int(n) => (n.to_string().into_bytes(), true),
         };
-        let exists = || !numeric && scope::fetch(g, &key).is_some();
+        let exists = || !numeric && scope::fetch(g, scope::Which::Local, &key).is_some();
         let name = match kind {
             _ if numeric && !matches!(kind, EXTR_PREFIX_ALL | EXTR_PREFIX_INVALID) => continue,
             EXTR_OVERWRITE => key.clone(),
@@ -163,7 +163,7 @@ fn extract<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 
 fn get_defined_vars<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
     let mut out = PhpArray::new();
-    for (name, v) in scope::all(g) {
+    for (name, v) in scope::all(g, scope::Which::Local) {
         out.insert(minizts_core::array::Key::from_php_str(name), v);
     }
     Ok(Value::arr(out))

@@ -338,39 +338,48 @@ pub(super) unsafe fn step<G: Globals>(
         Op::UnsetVar { var } => {
             *reg!(var) = Value::Undef;
         }
-        Op::FetchVarVar { dst, name, quiet } => {
+        Op::FetchVarVar {
+            dst,
+            name,
+            quiet,
+            global,
+        } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let v = match crate::scope::fetch(g, &name) {
+            let v = match crate::scope::fetch(g, which(global), &name) {
                 Some(v) => v,
                 None => {
                     if !quiet {
-                        warning(g, &format!("Undefined variable ${}", String::from_utf8_lossy(&name)));
+                        let what = if global { "global variable" } else { "variable" };
+                        warning(g, &format!("Undefined {what} ${}", String::from_utf8_lossy(&name)));
                     }
                     Value::Null
                 }
             };
             set!(dst, v);
         }
-        Op::BindVarVar { dst, name } => {
+        Op::BindVarVar { dst, name, global } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let r = crate::scope::bind(g, &name);
+            let r = crate::scope::bind(g, which(global), &name);
             set!(dst, Value::Ref(r));
         }
-        Op::AssignRefVarVar { name, src } => {
+        Op::AssignRefVarVar { name, src, global } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
             let r = match rv!(src) {
                 Value::Ref(r) => r.clone(),
                 v => crate::gc::new_ref(g, v.deref_clone()),
             };
-            crate::scope::bind_to(g, &name, r);
+            crate::scope::bind_to(g, which(global), &name, r);
         }
-        Op::UnsetVarVar { name } => {
+        Op::UnsetVarVar { name, global } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            crate::scope::unset(g, &name);
+            crate::scope::unset(g, which(global), &name);
+        }
+        Op::FetchGlobals { dst } => {
+            set!(dst, Value::arr(crate::scope::globals(g)));
         }
 
         Op::FetchDim { dst, base: b, key } => {
@@ -894,14 +903,14 @@ pub(super) unsafe fn step<G: Globals>(
             let Value::Str(name) = &func.consts.values()[name as usize] else {
                 unreachable!("a global's name is a string constant")
             };
-            let r = global_ref(g, script, name);
+            let r = global_ref(g, name);
             *reg!(var) = Value::Ref(r);
         }
         Op::BindGlobalByName { name } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let r = global_ref(g, script, &name);
-            crate::scope::bind_to(g, &name, r);
+            let r = global_ref(g, &name);
+            crate::scope::bind_to(g, crate::scope::Which::Local, &name, r);
         }
         Op::BindStatic { var, slot, target } => {
             let existing = eg!(g, |eg| {
@@ -1288,23 +1297,17 @@ pub(super) unsafe fn enter<G: Globals>(
 
 /// The reference for global variable `name` (a top-level variable, made a
 /// reference so a function can share it).
-fn global_ref<G: Globals>(g: G, script: &minizts_core::bytecode::Script, name: &PhpStr) -> PhpRef {
-    let main = script.main();
-    let name_str = String::from_utf8_lossy(name);
-    let slot_index = main.cv_names.iter().position(|n| **n == *name_str);
-    let main_base = eg!(g).frames.first().filter(|f| f.func == 0).map(|f| f.base);
-    if let (Some(i), Some(base)) = (slot_index, main_base) {
-        // SAFETY: the main frame lives as long as the request and its
-        // window holds every top-level variable.
-        let slot = unsafe { &mut *base.add(i) };
-        return crate::gc::slot_ref(g, slot);
+fn global_ref<G: Globals>(g: G, name: &PhpStr) -> PhpRef {
+    crate::scope::bind(g, crate::scope::Which::Global, name)
+}
+
+/// The scope an instruction's `global` flag names.
+fn which(global: bool) -> crate::scope::Which {
+    if global {
+        crate::scope::Which::Global
+    } else {
+        crate::scope::Which::Local
     }
-    if let Some(r) = eg!(g).extra_globals.get(name.as_bytes()) {
-        return r.clone();
-    }
-    let r = crate::gc::new_ref(g, Value::Null);
-    eg!(g).extra_globals.insert(name.as_bytes().into(), r.clone());
-    r
 }
 
 /// "Unhandled match case …": the value as PHP's `smart_str_append_scalar`
