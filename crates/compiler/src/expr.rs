@@ -55,6 +55,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 });
             }
             ExprKind::Interp(parts) => self.interpolate(parts, dst)?,
+            ExprKind::Eval(code) => {
+                let code = self.expr(code)?;
+                self.at(e.pos);
+                self.emit(Op::Eval { dst, code });
+            }
             ExprKind::Array(items) => self.array_literal(items, dst)?,
             ExprKind::Index { base, index } => {
                 let Some(index) = index else {

@@ -47,12 +47,43 @@ pub enum CompileErrorKind {
 
 type Result<T> = std::result::Result<T, CompileError>;
 
+/// What a compiled script is to its request.
+#[derive(Debug, Clone, Copy)]
+pub struct Unit<'f> {
+    /// The name messages will print.
+    pub file: &'f str,
+    /// The id its first function takes (see `Script::first_func`).
+    pub first_func: FuncId,
+    /// Its first runtime-cache slot.
+    pub first_cache_slot: u32,
+    /// The code of an `eval()`: its top-level code runs in the caller's
+    /// scope.
+    pub eval: bool,
+}
+
+impl<'f> Unit<'f> {
+    /// A request's script.
+    pub fn script(file: &'f str) -> Unit<'f> {
+        Unit {
+            file,
+            first_func: 0,
+            first_cache_slot: 0,
+            eval: false,
+        }
+    }
+}
+
 /// Parses and compiles `src`; `file` is the name messages will print.
 pub fn compile<G: Globals>(g: G, src: &[u8], file: &str) -> Result<Arc<Script>> {
+    compile_unit(g, src, Unit::script(file))
+}
+
+/// Parses and compiles `src` as `unit`.
+pub fn compile_unit<G: Globals>(g: G, src: &[u8], unit: Unit<'_>) -> Result<Arc<Script>> {
     // The arena belongs to CG between compilations; this compilation
     // borrows it and gives it back reset.
     let mut arena = std::mem::take(&mut cg!(g).arena);
-    let result = compile_in(g, &arena, src, file);
+    let result = compile_in(g, &arena, src, unit);
     arena.reset();
     cg!(g).arena = arena;
     cg!(g, |cg| {
@@ -65,7 +96,8 @@ pub fn compile<G: Globals>(g: G, src: &[u8], file: &str) -> Result<Arc<Script>> 
     result
 }
 
-fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -> Result<Arc<Script>> {
+fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], unit: Unit<'_>) -> Result<Arc<Script>> {
+    let file = unit.file;
     let lines = LineIndex::new(src);
     let ast = minizts_syntax::parse(arena, src).map_err(|e| CompileError {
         kind: if e.fatal {
@@ -78,12 +110,14 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
     })?;
     cg!(g, |cg| {
         cg.active.clear();
-        cg.cache_slots = 0;
+        cg.cache_slots = unit.first_cache_slot;
         cg.interned = Default::default();
     });
     let mut c = Compiler {
         g,
         file,
+        first_func: unit.first_func,
+        eval: unit.eval,
         lines: &lines,
         line: 1,
         decls: HashMap::new(),
@@ -108,10 +142,11 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], file: &str) -
         .into_iter()
         .map(|f| f.expect("every function id is filled"))
         .collect();
-    bind_early_calls(&mut functions, &c.early);
+    bind_early_calls(&mut functions, unit.first_func, &c.early);
     let (strings, cache_slots) = cg!(g, |cg| (std::mem::take(&mut cg.interned), cg.cache_slots));
     Ok(Arc::new(Script {
         file: file.into(),
+        first_func: unit.first_func,
         functions,
         early_functions: c.early,
         strings,
@@ -131,10 +166,11 @@ pub(crate) fn function_key(name: &str) -> Vec<u8> {
 /// `CallDirect` where the argument count needs no run-time handling.
 /// Calls of other functions (conditional or nested declarations) keep
 /// the run-time lookup through the cache.
-fn bind_early_calls(functions: &mut [Function], early: &[FuncId]) {
+fn bind_early_calls(functions: &mut [Function], first: FuncId, early: &[FuncId]) {
+    let index = |id: FuncId| (id - first) as usize;
     let by_name: HashMap<Vec<u8>, FuncId> = early
         .iter()
-        .map(|&id| (function_key(&functions[id as usize].name), id))
+        .map(|&id| (function_key(&functions[index(id)].name), id))
         .collect();
     // Decided on the finished functions first (a call may name its own
     // function), then written.
@@ -145,7 +181,7 @@ fn bind_early_calls(functions: &mut [Function], early: &[FuncId]) {
                 let Some(&func) = by_name.get(&*f.sites[site as usize].key) else {
                     continue;
                 };
-                if functions[func as usize].takes_plainly(argc as usize) {
+                if functions[index(func)].takes_plainly(argc as usize) {
                     let direct = Op::CallDirect {
                         dst,
                         site,
@@ -187,7 +223,12 @@ struct Compiler<'a, 'l, G: Globals> {
     /// Every named function in the file (first declaration of a name), so
     /// calls know which parameters are by reference.
     decls: HashMap<Vec<u8>, &'a FunctionDecl<'a>>,
-    /// Finished functions by id (0 is the top-level code).
+    /// The id of `functions[0]` (see `Unit::first_func`).
+    first_func: FuncId,
+    /// Compiling an `eval()`'s code.
+    eval: bool,
+    /// Finished functions by id less `first_func` (0 is the top-level
+    /// code).
     functions: Vec<Option<Function>>,
     /// Functions PHP declares before running the script.
     early: Vec<FuncId>,
@@ -369,9 +410,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// Compiles the top-level code as function 0.
     fn compile_main(&mut self, stmts: &'a [ast::Stmt<'a>], last_line: u32) -> Result<()> {
         let mut builder = OpArrayBuilder::new("{main}", 1, last_line);
+        builder.is_eval = self.eval;
         let mut names = vars::VarNames::default();
-        for name in minizts_core::superglobals::REQUEST_START {
-            names.add(name);
+        // An eval's variables are its caller's, bound when it starts.
+        if !self.eval {
+            for name in minizts_core::superglobals::REQUEST_START {
+                names.add(name);
+            }
         }
         for s in stmts {
             vars::collect_stmt(s, &mut names);
@@ -406,6 +451,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         self.line = last_line;
         let null = self.const_null()?;
+        if self.eval {
+            self.emit(Op::DetachScope {});
+        }
         self.emit(Op::Return { src: null });
         self.resolve_gotos()?;
         let mut builder = cg!(self.g).active.pop().expect("main op array");
@@ -421,7 +469,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         if f.name != "{closure}" && cg!(self.g).function_table.contains_key(key.as_slice()) {
             return self.error(format!("Cannot redeclare {}()", f.name));
         }
-        let id = self.functions.len() as FuncId;
+        let id = self.first_func + self.functions.len() as FuncId;
         self.functions.push(None);
         let start = self.line_of(f.pos);
         let end = self.line_of(f.end_pos);
@@ -533,7 +581,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         result?;
         peephole::shorten_returns(&mut builder.code, &mut builder.lines, builder.cv_names.len());
         peephole::specialise(&mut builder.code);
-        self.functions[id as usize] = Some(builder.finish());
+        self.functions[(id - self.first_func) as usize] = Some(builder.finish());
         Ok(id)
     }
 

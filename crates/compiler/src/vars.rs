@@ -195,6 +195,11 @@ pub fn collect_expr<'a>(e: &'a Expr<'a>, out: &mut VarNames<'a>) {
             args.iter().for_each(|a| collect_expr(a.value, out));
         }
         ExprKind::Closure(f) => captures(f).iter().for_each(|c| out.add(c.name)),
+        // The code reaches the scope's variables by name.
+        ExprKind::Eval(code) => {
+            out.by_name = true;
+            collect_expr(code, out);
+        }
         ExprKind::Unary { expr, .. }
         | ExprKind::Cast { expr, .. }
         | ExprKind::Print(expr)

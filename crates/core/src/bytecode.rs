@@ -370,6 +370,9 @@ pub struct Function {
     pub extra_args: Option<u16>,
     /// The declared return type (checked by `VERIFY_RETURN`).
     pub return_type: Option<TypeDecl>,
+    /// The top-level code of an `eval()`: it runs in its caller's scope,
+    /// so the variables it reaches by name are the caller's.
+    pub is_eval: bool,
 }
 
 impl Function {
@@ -412,9 +415,14 @@ pub type FuncId = u32;
 /// A whole compiled script: immutable after compilation, shareable.
 pub struct Script {
     /// The file name PHP prints in messages (an absolute path, or
-    /// "Standard input code" / "Command line code").
+    /// "Standard input code" / "Command line code"; "FILE(LINE) : eval()'d
+    /// code" for an `eval()`).
     pub file: Box<str>,
-    /// Function 0 is the top-level code.
+    /// The id of `functions[0]`, the top-level code. Ids are the
+    /// request's, not the script's: a request's script takes ids from 0,
+    /// and each `eval()` compiles a script whose ids follow those the
+    /// request already has, so that ids in code never need translating.
+    pub first_func: FuncId,
     pub functions: Vec<Function>,
     /// Named functions declared unconditionally at top level: PHP declares
     /// them before the script runs, so they can be called before their
@@ -422,13 +430,20 @@ pub struct Script {
     pub early_functions: Vec<FuncId>,
     /// The bytes every interned constant points to.
     pub strings: InternedStrings,
-    /// Size of the per-thread runtime cache (call and constant sites).
+    /// The end of the script's runtime-cache slots (call and constant
+    /// sites): as with function ids, a request's slots are numbered
+    /// across its scripts, so this is the size the cache must have.
     pub cache_slots: u32,
 }
 
 impl Script {
     pub fn main(&self) -> &Function {
         &self.functions[0]
+    }
+
+    /// The function with request-wide id `id`, if it is this script's.
+    pub fn function(&self, id: FuncId) -> Option<&Function> {
+        self.functions.get(id.checked_sub(self.first_func)? as usize)
     }
 
     /// A readable listing of every function (`minizts dump`); builtins
@@ -501,6 +516,7 @@ mod tests {
             symbols: None,
             extra_args: None,
             return_type: None,
+            is_eval: false,
         }
     }
 

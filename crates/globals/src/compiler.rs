@@ -68,6 +68,8 @@ pub struct OpArrayBuilder {
     pub num_statics: u16,
     pub bound_cvs: Vec<u16>,
     pub is_closure: bool,
+    /// The top-level code of an `eval()` (see `Function::is_eval`).
+    pub is_eval: bool,
     pub line_start: u32,
     pub line_end: u32,
     pub symbols: Option<u16>,
@@ -98,6 +100,7 @@ impl OpArrayBuilder {
             num_statics: 0,
             bound_cvs: Vec::new(),
             is_closure: false,
+            is_eval: false,
             line_start,
             line_end,
             symbols: None,
@@ -236,6 +239,7 @@ impl OpArrayBuilder {
             symbols: self.symbols,
             extra_args: self.extra_args,
             return_type: self.return_type,
+            is_eval: self.is_eval,
         };
         if let Err(e) = function.verify() {
             panic!("the compiler emitted code the VM cannot run, in {}: {e}", function.name);

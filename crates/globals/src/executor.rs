@@ -499,7 +499,9 @@ pub struct ExecutorGlobals {
     pub native_depth: u32,
 
     // The request.
-    pub script: Option<Arc<Script>>,
+    /// The request's script and those its `eval()`s compiled, with their
+    /// functions by id.
+    pub code: crate::code::Code,
     pub runtime_cache: Vec<CacheEntry>,
     /// User functions declared this request (lowercase name).
     pub functions: HashMap<Box<[u8]>, FuncId>,
@@ -623,7 +625,7 @@ impl ExecutorGlobals {
             frames: Vec::new(),
             interrupt: Interrupt::default(),
             native_depth: 0,
-            script: None,
+            code: Default::default(),
             runtime_cache: Vec::new(),
             functions: HashMap::new(),
             constants: HashMap::new(),
@@ -651,10 +653,9 @@ impl ExecutorGlobals {
     /// Prepares for running `script` (PHP's `init_executor`).
     pub fn request_startup(&mut self, script: Arc<Script>, sink: Sink) {
         self.runtime_cache.clear();
-        self.runtime_cache
-            .resize(script.cache_slots as usize, CacheEntry::Empty);
-        self.statics = script.functions.iter().map(|_| Vec::new()).collect();
-        self.script = Some(script);
+        self.statics.clear();
+        self.code.clear();
+        self.add_script(script);
         self.output = Output::new(sink);
         self.saved_settings = Some(self.settings.clone());
         self.basic = BasicGlobals::default();
@@ -665,6 +666,23 @@ impl ExecutorGlobals {
         self.next_object_handle = 1;
         self.native_depth = 0;
         self.interrupt.clear();
+    }
+
+    /// Makes `script` (the request's, or an `eval()`'s) runnable: its
+    /// functions by id, their static variables, its cache slots.
+    pub fn add_script(&mut self, script: Arc<Script>) {
+        self.runtime_cache.resize(
+            (script.cache_slots as usize).max(self.runtime_cache.len()),
+            CacheEntry::Empty,
+        );
+        self.statics
+            .resize_with(self.statics.len() + script.functions.len(), Vec::new);
+        self.code.add(script);
+    }
+
+    /// The request's script.
+    pub fn script(&self) -> Option<&Arc<Script>> {
+        self.code.main()
     }
 
     /// Frames whose room a thread keeps between requests.
@@ -696,7 +714,7 @@ impl ExecutorGlobals {
         if let Some(settings) = self.saved_settings.take() {
             self.settings = settings;
         }
-        self.script = None;
+        self.code.clear();
         sink
     }
 }

@@ -26,6 +26,7 @@
 #![deny(clippy::multiple_unsafe_ops_per_block)]
 
 pub mod access;
+pub mod code;
 pub mod compiler;
 pub mod executor;
 pub mod lock;

@@ -251,6 +251,8 @@ pub enum ExprKind<'a> {
     },
     Isset(&'a [&'a Expr<'a>]),
     Empty(&'a Expr<'a>),
+    /// `eval(code)`: compiles and runs the string in the current scope.
+    Eval(&'a Expr<'a>),
     Cast {
         to: CastType,
         expr: &'a Expr<'a>,

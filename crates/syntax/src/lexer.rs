@@ -81,6 +81,8 @@ pub enum Token<'s> {
     Isset,
     #[token("empty", ignore(case))]
     Empty,
+    #[token("eval", ignore(case))]
+    Eval,
     #[token("exit", ignore(case))]
     Exit,
     #[token("die", ignore(case))]
@@ -122,7 +124,7 @@ pub enum Token<'s> {
     /// PHP keywords for features minizts leaves out (docs/language.md); the
     /// parser reports them as unsupported rather than as odd identifiers.
     #[regex(
-        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|include|include_once|require|require_once|yield|abstract|final|private|protected|public|readonly|insteadof|eval)",
+        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|include|include_once|require|require_once|yield|abstract|final|private|protected|public|readonly|insteadof)",
         |lex| as_str(lex.slice())
     )]
     Unsupported(&'s str),
@@ -771,6 +773,7 @@ impl fmt::Display for Token<'_> {
             Unset => "unset",
             Isset => "isset",
             Empty => "empty",
+            Eval => "eval",
             Exit => "exit",
             Die => "die",
             Const => "const",

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use minizts_core::bytecode::{FuncId, Reg, Script};
+use minizts_core::bytecode::{FuncId, Function, Reg};
 use minizts_core::value::{Closure, ClosureKind};
 use minizts_core::{PhpArray, Value};
 use minizts_globals::executor::{CacheEntry, FunctionRef};
@@ -37,8 +37,8 @@ pub fn lookup_function<G: Globals>(g: G, lower: &[u8]) -> Option<FunctionRef> {
 
 /// Resolves call site `site` of function `func` (through the runtime
 /// cache).
-pub fn resolve_site<G: Globals>(g: G, script: &Script, func: FuncId, site: u16) -> VmResult<FuncId> {
-    let s = &script.functions[func as usize].sites[site as usize];
+pub fn resolve_site<G: Globals>(g: G, func: &Function, site: u16) -> VmResult<FuncId> {
+    let s = &func.sites[site as usize];
     if let CacheEntry::Function(id) = eg!(g).runtime_cache[s.cache_slot as usize] {
         return Ok(id);
     }
@@ -92,10 +92,11 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
 }
 
 /// Whether parameter `i` of `callee` is by reference.
-pub fn param_by_ref<G: Globals>(_g: G, script: &Script, callee: &Callee, i: usize) -> bool {
+pub fn param_by_ref<G: Globals>(g: G, callee: &Callee, i: usize) -> bool {
     match callee {
         Callee::User { func, .. } => {
-            let params = &script.functions[*func as usize].params;
+            // SAFETY: used within the call.
+            let params = &unsafe { crate::code::known(g, *func) }.params;
             match params.get(i) {
                 Some(p) => p.by_ref,
                 None => params.last().is_some_and(|p| p.variadic && p.by_ref),
@@ -107,10 +108,11 @@ pub fn param_by_ref<G: Globals>(_g: G, script: &Script, callee: &Callee, i: usiz
 
 /// PHP's error for a value that is not a variable passed to parameter `i`
 /// of `callee`, a by-reference one. A variadic rest has no name to give.
-pub fn cannot_pass_by_reference<T>(script: &Script, callee: &Callee, i: usize) -> VmResult<T> {
+pub fn cannot_pass_by_reference<G: Globals, T>(g: G, callee: &Callee, i: usize) -> VmResult<T> {
     let (name, param) = match callee {
         Callee::User { func, .. } => {
-            let f = &script.functions[*func as usize];
+            // SAFETY: used within the call.
+            let f = unsafe { crate::code::known(g, *func) };
             let name = if f.is_closure { "{closure}" } else { &f.name };
             (name, f.params.get(i).filter(|p| !p.variadic).map(|p| &*p.name))
         }
@@ -138,7 +140,6 @@ pub fn cannot_pass_by_reference<T>(script: &Script, callee: &Callee, i: usize) -
 #[inline]
 pub unsafe fn push_frame<G: Globals>(
     g: G,
-    script: &Script,
     func: FuncId,
     args: *mut Value,
     chunk: *mut Value,
@@ -147,7 +148,8 @@ pub unsafe fn push_frame<G: Globals>(
     closure: Option<Rc<Closure>>,
     native: bool,
 ) -> VmResult<()> {
-    let f = &script.functions[func as usize];
+    // SAFETY: used while the frame is pushed.
+    let f = unsafe { crate::code::known(g, func) };
     if eg!(g).frames.len() >= 1_000_000 {
         return fatal("Maximum call stack size reached. Infinite recursion?");
     }
@@ -156,10 +158,9 @@ pub unsafe fn push_frame<G: Globals>(
     let too_few = argc < f.required as usize;
     // The message names the call site, which is the current frame's until
     // the callee's frame is pushed.
-    let caller_line = if too_few {
-        crate::error::current_location(g).map_or(0, |l| l.line)
-    } else {
-        0
+    let (caller_file, caller_line) = match too_few.then(|| crate::error::current_location(g)).flatten() {
+        Some(l) => (l.file, l.line),
+        None => (Box::from(""), 0),
     };
     let fixed = if variadic { nparams - 1 } else { nparams };
     let keep = if variadic && argc > fixed {
@@ -247,8 +248,8 @@ pub unsafe fn push_frame<G: Globals>(
             )
         } else {
             format!(
-                "Too few arguments to function {name}(), {argc} passed in {} on line {caller_line} and {how} {} expected",
-                script.file, f.required
+                "Too few arguments to function {name}(), {argc} passed in {caller_file} on line {caller_line} and {how} {} expected",
+                f.required
             )
         };
         // PHP reports it at the function, with the call in the trace.
@@ -263,7 +264,7 @@ pub unsafe fn push_frame<G: Globals>(
         );
         if let VmError::Uncaught { at, .. } = &mut *err {
             *at = Some(Location {
-                file: script.file.clone(),
+                file: crate::code::file_of(g, func),
                 line: f.line_start,
             });
         }
@@ -309,7 +310,6 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
             // callback) stops here at a limit: a callback without loops or
             // calls of its own never reaches the VM's checks.
             crate::limits::safe_point(g)?;
-            let script = eg!(g).script.clone().expect("a running script");
             if eg!(g).native_depth >= MAX_NATIVE_DEPTH {
                 return fatal(format!(
                     "Maximum function nesting level of '{MAX_NATIVE_DEPTH}' reached, aborting!"
@@ -318,12 +318,13 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
             // The new frame goes above the current frame's window.
             let (at, chunk) = eg!(g, |eg| {
                 let top = eg.frames.last().expect("a calling frame");
-                let n = script.functions[top.func as usize].num_regs as usize;
+                let n = eg.code.get(top.func).expect("the calling frame's function").num_regs as usize;
                 // SAFETY: the top frame's window is `base..base+n`.
                 (unsafe { eg.stack.after(top.base, n) }, top.chunk)
             });
             let argc = args.len();
-            let f = &script.functions[*func as usize];
+            // SAFETY: used within the call.
+            let f = unsafe { crate::code::known(g, *func) };
             for (i, a) in args.iter().enumerate() {
                 let by_ref = match f.params.get(i) {
                     Some(p) => p.by_ref,
@@ -358,7 +359,7 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
                 unsafe { *at.add(i) = v };
             }
             // SAFETY: the arguments were just written to `at..at+argc`.
-            unsafe { push_frame(g, &script, *func, at, chunk, argc, Reg::NONE, closure.clone(), true)? };
+            unsafe { push_frame(g, *func, at, chunk, argc, Reg::NONE, closure.clone(), true)? };
             eg!(g).native_depth += 1;
             let r = execute(g);
             eg!(g).native_depth -= 1;
@@ -370,14 +371,18 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
 }
 
 /// Declares user function `func` under its name.
-pub fn declare_function<G: Globals>(g: G, script: &Script, func: FuncId) -> VmResult<()> {
-    let f = &script.functions[func as usize];
+pub fn declare_function<G: Globals>(g: G, func: FuncId) -> VmResult<()> {
+    // SAFETY: used within this call.
+    let f = unsafe { crate::code::known(g, func) };
     let key: Box<[u8]> = minizts_syntax::names::to_bytes(&f.name).to_ascii_lowercase().into();
-    if let Some(&prev) = eg!(g).functions.get(&key) {
-        let prev = &script.functions[prev as usize];
+    let prev = eg!(g).functions.get(&key).copied();
+    if let Some(prev) = prev {
+        // SAFETY: as `f`.
+        let line = unsafe { crate::code::known(g, prev) }.line_start;
         return fatal(format!(
-            "Cannot redeclare {}() (previously declared in {}:{})",
-            f.name, script.file, prev.line_start
+            "Cannot redeclare {}() (previously declared in {}:{line})",
+            f.name,
+            crate::code::file_of(g, prev)
         ));
     }
     eg!(g).functions.insert(key, func);

@@ -131,12 +131,12 @@ fn label(bit: i64) -> &'static str {
 /// The location of the instruction the current frame is executing.
 pub fn current_location<G: Globals>(g: G) -> Option<Location> {
     eg!(g, |eg| {
-        let script = eg.script.as_ref()?;
         let frame = eg.frames.last()?;
-        let f = script.functions.get(frame.func as usize)?;
+        let unit = eg.code.unit_of(frame.func)?;
+        let f = unit.function(frame.func)?;
         let line = f.line_at(frame.pc).unwrap_or(f.line_end);
         Some(Location {
-            file: script.file.clone(),
+            file: unit.file.clone(),
             line,
         })
     })
@@ -295,6 +295,11 @@ impl VmError {
                     Some(at) => (&*at.file, at.line),
                     None => ("Unknown", 0),
                 };
+                // Uncaught, a parse error reads as the compile-time one
+                // (PHP's `zend_exception_error`).
+                if *class == "ParseError" {
+                    return Some(format!("Parse error: {message} in {file} on line {line}\n"));
+                }
                 // As PHP's `Exception::__toString` words an argument's type
                 // error.
                 let defined =
@@ -377,19 +382,23 @@ pub fn locate_in_builtin<G: Globals>(g: G, mut err: Box<VmError>, name: &str, ar
 /// `file(line): function(args)`.
 pub fn stack_trace<G: Globals>(g: G) -> Vec<String> {
     eg!(g, |eg| {
-        let Some(script) = eg.script.as_ref() else {
-            return Vec::new();
-        };
         let mut lines = Vec::new();
         // Frame i was called from frame i-1 at that frame's saved pc.
         for i in (1..eg.frames.len()).rev() {
             let callee = &eg.frames[i];
             let caller = &eg.frames[i - 1];
-            let Some(f) = script.functions.get(callee.func as usize) else {
+            let (Some(f), Some(unit)) = (eg.code.get(callee.func), eg.code.unit_of(caller.func)) else {
                 continue;
             };
-            let cf = &script.functions[caller.func as usize];
+            let Some(cf) = unit.function(caller.func) else {
+                continue;
+            };
             let line = cf.line_at(caller.pc).unwrap_or(0);
+            if f.is_eval {
+                // PHP names an eval's frame by the construct.
+                lines.push(format!("{}({line}): eval()", unit.file));
+                continue;
+            }
             let mut args = Vec::new();
             for (a, p) in f.params.iter().enumerate().take(callee.argc as usize) {
                 // SAFETY: the frame's window is live (its frame is on the
@@ -402,7 +411,7 @@ pub fn stack_trace<G: Globals>(g: G) -> Vec<String> {
                 }
             }
             let name = if f.is_closure { "{closure}" } else { &f.name };
-            lines.push(format!("{}({line}): {name}({})", script.file, args.join(", ")));
+            lines.push(format!("{}({line}): {name}({})", unit.file, args.join(", ")));
         }
         lines
     })

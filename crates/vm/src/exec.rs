@@ -219,14 +219,14 @@ pub fn execute<G: Globals>(g: G) -> VmResult<Value> {
 /// The run loop (see the module docs). With `FAST` false every
 /// instruction takes its general path.
 fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
-    let script = eg!(g).script.clone().expect("a running script");
     let (func, mut base, start_pc) = eg!(g, |eg| {
         let frame = eg.frames.last().expect("a frame to run");
-        let func = &script.functions[frame.func as usize];
+        // SAFETY: a frame's function is one of the request's, which
+        // outlive its frames and this loop.
+        let func: &Function = unsafe { &*frame.function };
         let start = func.index_of(frame.pc).expect("a frame starts inside its code");
         (func, frame.base, start)
     });
-    let fns: *const Function = script.functions.as_ptr();
     // Where the general path leaves the value of a `native` frame's return.
     let mut done = Value::Null;
     let mut code: *const Op = func.code.as_ptr();
@@ -515,13 +515,23 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
     // it).
     #[collapse_debuginfo(yes)]
     macro_rules! fast_enter {
-        ($callee:expr, $fid:expr, $dst:expr, $args:expr, $argc:expr) => {{
-            let callee: &Function = $callee;
+        // `$lookup` finds the callee and its id through `$eg`, in the
+        // same EG access as the frame push (`None`: the general path).
+        ($eg:ident => $lookup:expr, $dst:expr, $args:expr, $argc:expr) => {{
             // SAFETY: until the block ends, nothing in it reaches EG but
             // through `eg`: the guard is named only because a closure could
             // not leave the loop.
             let mut access = unsafe { EgAccess::new(g) };
-            let eg = access.get();
+            let $eg = access.get();
+            let found: Option<(minizts_core::bytecode::FuncId, &Function)> = $lookup;
+            let Some((fid, callee)) = found.map(|(id, f)| (id, f as *const Function)) else {
+                drop(access);
+                slow!();
+            };
+            // SAFETY: the request's functions outlive its frames and this
+            // loop (EG's code drops them only at request shutdown).
+            let callee: &Function = unsafe { &*callee };
+            let eg = $eg;
             if eg.interrupt.pending.load(Ordering::Relaxed) {
                 drop(access);
                 slow!();
@@ -562,7 +572,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             // holds no frame; the length then covers it.
             unsafe {
                 frames.add(n).write(Frame {
-                    func: $fid,
+                    func: fid,
                     function: callee,
                     base: at,
                     chunk: caller.chunk,
@@ -979,26 +989,24 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     func: fid,
                     ..
                 } => {
-                    debug_assert!((fid as usize) < script.functions.len());
-                    // SAFETY: only the compiler's `bind_early_calls` writes
-                    // `CallDirect`, with the id of one of the script's functions.
-                    let callee = unsafe { &*fns.add(fid as usize) };
-                    fast_enter!(callee, fid, dst, args, argc)
+                    // (`bind_early_calls` writes `CallDirect` only with the
+                    // id of a function of the caller's script.)
+                    fast_enter!(eg => eg.code.get(fid).map(|f| (fid, f)), dst, args, argc)
                 }
                 Op::CallUser { dst, site, args, argc } => {
-                    let cached = eg!(g, |eg| {
+                    fast_enter!(eg => {
                         // SAFETY: the top frame's function is the running
-                        // one, of the running script.
+                        // one.
                         let func = unsafe { &*eg.frames.last().expect("a frame").function };
-                        eg.runtime_cache[func.sites[site as usize].cache_slot as usize].clone()
-                    });
-                    let CacheEntry::Function(fid) = cached else { slow!() };
-                    // SAFETY: the cache holds ids of the script's functions.
-                    let callee = unsafe { &*fns.add(fid as usize) };
-                    if !callee.takes_plainly(argc as usize) {
-                        slow!();
-                    }
-                    fast_enter!(callee, fid, dst, args, argc)
+                        match eg.runtime_cache[func.sites[site as usize].cache_slot as usize] {
+                            CacheEntry::Function(id) => eg
+                                .code
+                                .get(id)
+                                .filter(|f| f.takes_plainly(argc as usize))
+                                .map(|f| (id, f)),
+                            _ => None,
+                        }
+                    }, dst, args, argc)
                 }
                 // A return of a value that owns nothing from a frame a call in
                 // bytecode pushed, whose window holds nothing but scalars and
@@ -1275,6 +1283,8 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::AssignRefVarVar { .. }
                 | Op::UnsetVarVar { .. }
                 | Op::FetchGlobals { .. }
+                | Op::Eval { .. }
+                | Op::DetachScope { .. }
                 | Op::FetchDimList { .. }
                 | Op::AssignDim { .. }
                 | Op::AssignDimRef { .. }
@@ -1323,7 +1333,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
         let at = cur!();
         // SAFETY: the executing instruction is the top frame's, on its
         // window.
-        let next = unsafe { slow::step(g, &script, base, at, &mut done) };
+        let next = unsafe { slow::step(g, base, at, &mut done) };
         // A general path may have raised a diagnostic for the user error
         // handler, which runs here, before the next instruction.
         if next.is_ok() && eg!(g).interrupt.pending.load(Ordering::Relaxed) {

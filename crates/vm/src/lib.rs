@@ -7,9 +7,11 @@
 
 pub mod builtins;
 pub mod call;
+mod code;
 mod dim;
 pub mod dtoa;
 pub mod error;
+mod eval;
 pub mod exec;
 pub mod extensions;
 mod gc;
@@ -166,7 +168,7 @@ fn main_frame<G: Globals>(g: G, script: &Script) -> VmResult<*mut Value> {
 
 fn start<G: Globals>(g: G, script: &Script) -> VmResult<Value> {
     for &f in &script.early_functions {
-        call::declare_function(g, script, f)?;
+        call::declare_function(g, f)?;
     }
     let main = script.main();
     let base = main_frame(g, script)?;

@@ -106,7 +106,7 @@ pub(crate) fn set_time_limit<G: Globals>(g: G, after: std::time::Duration) {
     eg!(g, |eg| match eg.time_limit {
         Some(id) => crate::timer::rearm(id, after),
         None if !after.is_zero() => {
-            let file = eg.script.as_ref().map_or("Unknown", |s| &s.file);
+            let file = eg.script().map_or("Unknown", |s| &s.file);
             // SAFETY: the flag lives in this thread's executor globals,
             // which outlive the request; `run_request`'s guard disarms
             // the timer before the request ends, on every path, a panic's

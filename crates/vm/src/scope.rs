@@ -42,7 +42,12 @@ struct Scope {
 fn scope<G: Globals>(g: G, which: Which) -> Scope {
     eg!(g, |eg| {
         let f = match which {
-            Which::Local => eg.frames.last(),
+            // An `eval()`'s code reaches its caller's variables (its own
+            // are bound to them, see `eval`).
+            Which::Local => eg.frames.iter().rev().find(|f| {
+                // SAFETY: a frame's function is one of the request's.
+                !unsafe { &*f.function }.is_eval
+            }),
             Which::Global => eg.frames.first().filter(|f| f.func == 0),
         };
         match f {

@@ -142,16 +142,18 @@ fn function_name(f: &minizts_core::bytecode::Function) -> &str {
 fn called_in<G: Globals>(g: G) -> String {
     minizts_globals::eg!(g, |eg| {
         let n = eg.frames.len();
-        let (Some(script), true) = (eg.script.as_ref(), n >= 2) else {
-            return String::new();
-        };
-        if eg.frames[n - 1].native {
+        if n < 2 || eg.frames[n - 1].native {
             return String::new();
         }
         let caller = &eg.frames[n - 2];
-        let cf = &script.functions[caller.func as usize];
-        let line = cf.line_at(caller.pc).unwrap_or(0);
-        format!(", called in {} on line {line}", script.file)
+        let Some(unit) = eg.code.unit_of(caller.func) else {
+            return String::new();
+        };
+        let line = unit
+            .function(caller.func)
+            .and_then(|cf| cf.line_at(caller.pc))
+            .unwrap_or(0);
+        format!(", called in {} on line {line}", unit.file)
     })
 }
 

@@ -533,6 +533,14 @@ instructions! {
         /// as a whole gives (PHP 8.1: a read-only copy of the symbol
         /// table).
         FetchGlobals "FETCH_GLOBALS" "{dst}" { dst: reg }
+        /// `dst = eval(code)`: compiles the string value of `code` and
+        /// runs it in this frame's scope, as a call whose result is what
+        /// its top-level code returns.
+        Eval "EVAL" "{dst} = eval({code})" { dst: reg, code: src }
+        /// Before an `eval()`'s code returns: its variables that were not
+        /// bound to the caller's (new ones, made while it ran) become the
+        /// caller's (PHP's `zend_detach_symbol_table`).
+        DetachScope "DETACH_SCOPE" "" {}
 
         /// `dst = base[key]`, warning as PHP does on a missing key or
         /// offset.

@@ -403,6 +403,11 @@ pub fn expr(out: &mut String, e: &Expr<'_>) {
             expr(out, e);
             out.push(')');
         }
+        ExprKind::Eval(e) => {
+            out.push_str("(eval ");
+            expr(out, e);
+            out.push(')');
+        }
         ExprKind::Cast { to, expr: inner } => {
             let _ = write!(out, "(cast {to:?} ");
             expr(out, inner);

@@ -20,7 +20,7 @@ use minizts_core::array::KeyRef;
 use minizts_core::numfmt::{self, Number};
 use minizts_core::value::{identical, loose_equals};
 use minizts_core::{Key, PhpArray, PhpStr, Value};
-use minizts_globals::{eg, Globals};
+use minizts_globals::Globals;
 
 use crate::builtins::Args;
 use crate::call::call_resolved;
@@ -1037,11 +1037,7 @@ fn array_walk<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     a.array(0)?;
     let callback = a.callable(g, 1)?;
     let extra = a.has(2).then(|| a.get(2));
-    let script = eg!(g).script.clone();
-    let by_ref = match script {
-        Some(script) => crate::call::param_by_ref(g, &script, &callback, 0),
-        None => false,
-    };
+    let by_ref = crate::call::param_by_ref(g, &callback, 0);
     // Walk by position in the live array, as PHP's hash iterator does:
     // elements the callback adds are visited, removed ones are not.
     let mut pos = 0;

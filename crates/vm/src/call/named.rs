@@ -2,7 +2,7 @@
 //! callee's parameters, as PHP's `zend_handle_named_arg` does.
 
 use minizts_core::{KeyRef, PhpArray, Value};
-use minizts_globals::{eg, Globals};
+use minizts_globals::Globals;
 
 use crate::call::Callee;
 use crate::error::{error, throw, VmError, VmResult};
@@ -12,8 +12,8 @@ use crate::error::{error, throw, VmError, VmResult};
 pub(crate) fn params_of<G: Globals>(g: G, callee: &Callee) -> Vec<(String, bool, bool, bool)> {
     match callee {
         Callee::User { func, .. } => {
-            let script = eg!(g).script.clone().expect("a running script");
-            let f = &script.functions[*func as usize];
+            // SAFETY: used here only.
+            let f = unsafe { crate::code::known(g, *func) };
             f.params
                 .iter()
                 .map(|p| (p.name.to_string(), p.by_ref, p.has_default, p.variadic))
@@ -37,8 +37,8 @@ pub(crate) fn params_of<G: Globals>(g: G, callee: &Callee) -> Vec<(String, bool,
 pub(crate) fn callee_name<G: Globals>(g: G, callee: &Callee) -> String {
     match callee {
         Callee::User { func, .. } => {
-            let script = eg!(g).script.clone().expect("a running script");
-            let f = &script.functions[*func as usize];
+            // SAFETY: used here only.
+            let f = unsafe { crate::code::known(g, *func) };
             if f.is_closure {
                 "{closure}".into()
             } else {
@@ -105,10 +105,10 @@ pub fn arguments_from_array<G: Globals>(g: G, callee: &Callee, arr: &PhpArray) -
                 // PHP reports it at the function, as a missing argument.
                 let mut e = crate::error::locate(g, e);
                 if let (VmError::Uncaught { at, .. }, Callee::User { func, .. }) = (&mut *e, callee) {
-                    let script = eg!(g).script.clone().expect("a running script");
                     *at = Some(crate::error::Location {
-                        file: script.file.clone(),
-                        line: script.functions[*func as usize].line_start,
+                        file: crate::code::file_of(g, *func),
+                        // SAFETY: used here only.
+                        line: unsafe { crate::code::known(g, *func) }.line_start,
                     });
                 }
                 return Err(e);

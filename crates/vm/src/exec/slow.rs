@@ -9,7 +9,7 @@
 
 use std::rc::Rc;
 
-use minizts_core::bytecode::{BinOp, FuncId, Function, IncDec, Op, Reg, Script, Src};
+use minizts_core::bytecode::{BinOp, FuncId, Function, IncDec, Op, Reg, Src};
 use minizts_core::value::{compare, identical, loose_equals, Closure, NestingError};
 use minizts_core::{Key, PhpArray, PhpRef, PhpStr, Value};
 use minizts_globals::executor::{CacheEntry, StackOverflow};
@@ -26,19 +26,13 @@ use crate::{builtins, ops, output};
 /// loop goes on (a `native` frame's return puts its value in `done`).
 ///
 /// # Safety
-/// `at` is an instruction of the top frame's function (of `script`) and
+/// `at` is an instruction of the top frame's function and
 /// `base` that frame's window: the run loop's
 /// invariants (every operand inside the window and the pool, every jump
 /// target inside the code, checked by the verifier).
 #[inline(never)]
-pub(super) unsafe fn step<G: Globals>(
-    g: G,
-    script: &Script,
-    base: *mut Value,
-    at: *const Op,
-    done: &mut Value,
-) -> VmResult<Next> {
-    // SAFETY: the top frame's function is the running one, of `script`.
+pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, done: &mut Value) -> VmResult<Next> {
+    // SAFETY: the top frame's function is the running one.
     let func: &Function = unsafe { &*eg!(g, |eg| eg.frames.last().expect("a frame").function) };
     let code: &[Op] = &func.code;
     let consts: &[Value] = func.consts.values();
@@ -160,12 +154,14 @@ pub(super) unsafe fn step<G: Globals>(
             unsafe { std::slice::from_raw_parts(base.byte_add(keys.raw() * 8), $depth as usize) }
         }};
     }
-    // A function's frame was pushed: the loop goes on at its start.
+    // Function `callee`'s frame was pushed: the loop goes on at its
+    // start.
     #[collapse_debuginfo(yes)]
     macro_rules! entered {
-        ($fid:expr) => {
-            return Ok(Next::frame(script.functions[$fid as usize].code.as_ptr()))
-        };
+        ($callee:expr) => {{
+            let callee: &Function = $callee;
+            return Ok(Next::frame(callee.code.as_ptr()));
+        }};
     }
     // A fused loop bottom (`IncJmpLt` and the others): steps `var` by one
     // like `$i++`/`$i--` and jumps back to `target` if the test (PHP's
@@ -377,6 +373,18 @@ pub(super) unsafe fn step<G: Globals>(
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
             crate::scope::unset(g, which(global), &name);
+        }
+        Op::Eval { dst, code } => {
+            save_pc(g, cur!());
+            let code = tri!(crate::ops::to_str(g, &opnd!(code)));
+            let fid = tri!(crate::eval::compile(g, &code));
+            tri!(check_limits(g));
+            tri!(crate::eval::enter(g, fid, dst));
+            // SAFETY: the request's functions outlive its frames.
+            entered!(unsafe { crate::code::known(g, fid) });
+        }
+        Op::DetachScope {} => {
+            crate::eval::detach(g, func, base);
         }
         Op::FetchGlobals { dst } => {
             set!(dst, Value::arr(crate::scope::globals(g)));
@@ -608,27 +616,28 @@ pub(super) unsafe fn step<G: Globals>(
         }
 
         Op::CallUser { dst, site, args, argc } => {
-            let fid = {
+            let (fid, callee) = {
                 let s = &func.sites[site as usize];
                 // The cache read ends before a miss resolves the site
                 // (which reaches EG again).
-                let cached = match eg!(g).runtime_cache[s.cache_slot as usize] {
-                    CacheEntry::Function(id) => Some(id),
+                let cached = eg!(g, |eg| match eg.runtime_cache[s.cache_slot as usize] {
+                    CacheEntry::Function(id) => eg.code.get(id).map(|f| (id, f as *const Function)),
                     _ => None,
-                };
+                });
                 match cached {
-                    Some(id) => id,
+                    // SAFETY: the request's functions outlive its frames.
+                    Some((id, f)) => (id, unsafe { &*f }),
                     None => {
                         save_pc(g, cur!());
-                        let caller = eg!(g).frames.last().map_or(0, |f| f.func);
-                        tri!(call::resolve_site(g, script, caller, site))
+                        let id = tri!(call::resolve_site(g, func, site));
+                        // SAFETY: as above.
+                        (id, unsafe { crate::code::known(g, id) })
                     }
                 }
             };
             tri!(check_limits(g));
             // SAFETY: the argument registers are in the window.
             let at_args = unsafe { base.byte_add(args.raw() * 8) };
-            let callee = &script.functions[fid as usize];
             let n = argc as usize;
             if callee.takes_plainly(n) {
                 // SAFETY: the arguments are the top registers of the
@@ -637,9 +646,9 @@ pub(super) unsafe fn step<G: Globals>(
             } else {
                 save_pc(g, cur!());
                 // SAFETY: the arguments are the top registers of the window.
-                tri!(unsafe { call::push_frame(g, script, fid, at_args, chunk!(), n, dst, None, false) });
+                tri!(unsafe { call::push_frame(g, fid, at_args, chunk!(), n, dst, None, false) });
             }
-            entered!(fid);
+            entered!(callee);
         }
         Op::CallDirect {
             dst,
@@ -651,10 +660,11 @@ pub(super) unsafe fn step<G: Globals>(
             tri!(check_limits(g));
             // SAFETY: the argument registers are in the window.
             let at_args = unsafe { base.byte_add(args.raw() * 8) };
-            let callee = &script.functions[fid as usize];
+            // SAFETY: the request's functions outlive its frames.
+            let callee = unsafe { crate::code::known(g, fid) };
             // SAFETY: the arguments are the top registers of the window.
             tri!(unsafe { enter(g, at, callee, fid, dst, at_args, argc as usize) });
-            entered!(fid);
+            entered!(callee);
         }
         Op::CallBuiltin { dst, id, args, argc } => {
             // SAFETY: the operands are the window's registers.
@@ -696,10 +706,9 @@ pub(super) unsafe fn step<G: Globals>(
                     // SAFETY: the argument registers are in the window.
                     let at_args = unsafe { base.byte_add(args.raw() * 8) };
                     // SAFETY: the arguments are the top registers.
-                    tri!(unsafe {
-                        call::push_frame(g, script, fid, at_args, chunk!(), argc as usize, dst, closure, false)
-                    });
-                    entered!(fid);
+                    tri!(unsafe { call::push_frame(g, fid, at_args, chunk!(), argc as usize, dst, closure, false) });
+                    // SAFETY: the request's functions outlive its frames.
+                    entered!(unsafe { crate::code::known(g, fid) });
                 }
                 Callee::Builtin(id) => {
                     // SAFETY: as for `CallBuiltin`.
@@ -745,10 +754,10 @@ pub(super) unsafe fn step<G: Globals>(
                 // `var` is `dst` when the compiler passes a value that
                 // is not a variable (`sort([1])`): PHP's error if the
                 // parameter is by reference.
-                Ok(c) if dst == var && call::param_by_ref(g, script, &c, argno as usize) => {
-                    tri!(call::cannot_pass_by_reference(script, &c, argno as usize))
+                Ok(c) if dst == var && call::param_by_ref(g, &c, argno as usize) => {
+                    tri!(call::cannot_pass_by_reference(g, &c, argno as usize))
                 }
-                Ok(c) => call::param_by_ref(g, script, &c, argno as usize),
+                Ok(c) => call::param_by_ref(g, &c, argno as usize),
                 // The call itself reports a bad callee.
                 Err(_) => false,
             };
@@ -868,7 +877,7 @@ pub(super) unsafe fn step<G: Globals>(
 
         Op::DeclareFunction { func: f } => {
             save_pc(g, cur!());
-            tri!(call::declare_function(g, script, f));
+            tri!(call::declare_function(g, f));
         }
         Op::MakeClosure {
             dst,
@@ -881,7 +890,8 @@ pub(super) unsafe fn step<G: Globals>(
                 eg.next_object_handle += 1;
                 eg.next_object_handle - 1
             });
-            let statics = vec![None; script.functions[f as usize].num_statics as usize];
+            // SAFETY: used here only.
+            let statics = vec![None; unsafe { crate::code::known(g, f) }.num_statics as usize];
             *reg!(dst) = Value::Closure(Rc::new(Closure {
                 func: f,
                 bound,
@@ -1190,10 +1200,7 @@ fn resolve<'a, G: Globals>(g: G, at: *const Op, v: &'a Value, s: Src) -> Operand
 #[inline(never)]
 fn undefined_variable<G: Globals>(g: G, reg: usize) {
     let name = eg!(g, |eg| {
-        let func = eg
-            .frames
-            .last()
-            .and_then(|f| eg.script.as_ref()?.functions.get(f.func as usize));
+        let func = eg.frames.last().and_then(|f| eg.code.get(f.func));
         func.and_then(|f| f.cv_names.get(reg))
             .map_or_else(|| "?".into(), |n| n.to_string())
     });

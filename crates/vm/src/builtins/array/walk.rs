@@ -7,7 +7,7 @@
 
 use minizts_core::value::PhpRef;
 use minizts_core::{Key, PhpArray, Value};
-use minizts_globals::{eg, Globals};
+use minizts_globals::Globals;
 
 use crate::builtins::Args;
 use crate::call::{call_resolved, Callee};
@@ -187,11 +187,7 @@ pub(super) fn array_walk_recursive<G: Globals>(g: G, a: &mut Args) -> VmResult<V
     a.array(0)?;
     let callback = a.callable(g, 1)?;
     let extra = a.has(2).then(|| a.get(2));
-    let script = eg!(g).script.clone();
-    let by_ref = match script {
-        Some(script) => crate::call::param_by_ref(g, &script, &callback, 0),
-        None => false,
-    };
+    let by_ref = crate::call::param_by_ref(g, &callback, 0);
     let mut walk = Walk {
         callback: &callback,
         extra,

@@ -21,8 +21,8 @@ fn call_sending<G: Globals>(g: G, callee: &Callee, args: Vec<Value>) -> VmResult
     };
     let user_by_ref = |i: usize| match callee {
         Callee::User { func, .. } => {
-            let script = eg!(g).script.clone().expect("a running script");
-            let params = &script.functions[*func as usize].params;
+            // SAFETY: used within the call.
+            let params = &unsafe { crate::code::known(g, *func) }.params;
             match params.get(i) {
                 Some(p) => p.by_ref,
                 None => params.last().is_some_and(|p| p.variadic && p.by_ref),

@@ -13,9 +13,8 @@
 
 use std::collections::HashSet;
 use std::rc::Rc;
-use std::sync::Arc;
 
-use minizts_core::bytecode::{Op, Script};
+use minizts_core::bytecode::{Function, Op};
 use minizts_core::numfmt;
 use minizts_core::value::{Closure, ClosureKind};
 use minizts_core::{Key, KeyRef, PhpArray, PhpRef, PhpStr, Value};
@@ -31,8 +30,6 @@ struct Printer<G> {
     out: Vec<u8>,
     /// Arrays and closures being printed, by address.
     active: HashSet<*const ()>,
-    /// The running script, for closures' debug properties.
-    script: Option<Arc<Script>>,
     /// `precision` (print_r prints floats as strings do).
     precision: i32,
     /// Where float digits come from (`--dtoa`).
@@ -60,14 +57,11 @@ const MAX_PRINT_DEPTH: usize = 10_000;
 
 impl<G: Globals> Printer<G> {
     fn new(g: G) -> Printer<G> {
-        let (script, precision, limit) = eg!(g, |eg| {
-            (eg.script.clone(), eg.settings.precision, eg.settings.memory_limit)
-        });
+        let (precision, limit) = eg!(g, |eg| (eg.settings.precision, eg.settings.memory_limit));
         Printer {
             g,
             out: Vec::new(),
             active: HashSet::new(),
-            script,
             precision,
             dtoa: crate::dtoa::source(g),
             circular: 0,
@@ -144,18 +138,15 @@ impl<G: Globals> Printer<G> {
     }
 
     fn closure_props(&self, c: &Closure) -> PhpArray {
-        match &self.script {
-            Some(script) => {
-                // A named function's closure shows the function's statics.
-                if c.kind == ClosureKind::Named {
-                    return eg!(self.g, |eg| {
-                        closure_debug_info(script, c, eg.statics.get(c.func as usize).map(Vec::as_slice))
-                    });
-                }
-                closure_debug_info(script, c, None)
-            }
-            None => PhpArray::new(),
-        }
+        eg!(self.g, |eg| {
+            let f = eg.code.get(c.func);
+            // A named function's closure shows the function's statics.
+            let statics = match c.kind {
+                ClosureKind::Named => eg.statics.get(c.func as usize).map(Vec::as_slice),
+                _ => None,
+            };
+            closure_debug_info(f, c, statics)
+        })
     }
 
     // --- var_dump ---------------------------------------------------------
@@ -423,7 +414,7 @@ fn shown(v: &Value) -> Value {
 /// them: `static` (the `use` variables, then the `static` variables: their
 /// values, or before the first call their initial values) and `parameter`
 /// (`"$name"` or `"&$name"` => `"<required>"` / `"<optional>"`).
-fn closure_debug_info(script: &Script, c: &Closure, named_statics: Option<&[Option<PhpRef>]>) -> PhpArray {
+fn closure_debug_info(f: Option<&Function>, c: &Closure, named_statics: Option<&[Option<PhpRef>]>) -> PhpArray {
     let mut props = PhpArray::new();
     let param_key = |by_ref: bool, name: &str| {
         let mut key = Vec::with_capacity(name.len() + 2);
@@ -449,7 +440,7 @@ fn closure_debug_info(script: &Script, c: &Closure, named_statics: Option<&[Opti
         }
         return props;
     }
-    let Some(f) = script.functions.get(c.func as usize) else {
+    let Some(f) = f else {
         return props;
     };
     if c.kind == ClosureKind::Named {
