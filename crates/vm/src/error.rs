@@ -9,6 +9,7 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 
+use minizts_core::bytecode::Op;
 use minizts_core::Value;
 use std::sync::atomic::Ordering;
 
@@ -378,11 +379,23 @@ pub fn locate_in_builtin<G: Globals>(g: G, mut err: Box<VmError>, name: &str, ar
     locate(g, err)
 }
 
-/// PHP's stack trace lines for the frames below the current one:
-/// `file(line): function(args)`.
-pub fn stack_trace<G: Globals>(g: G) -> Vec<String> {
+/// A frame of a backtrace: the call, and where it was made from (`None`:
+/// by a builtin, PHP's "[internal function]").
+pub(crate) struct TraceFrame {
+    pub at: Option<(Box<str>, u32)>,
+    pub function: String,
+    pub args: Vec<Value>,
+    /// `eval()`'s frame, which PHP lists without arguments.
+    pub eval: bool,
+}
+
+/// The calls below the current point, innermost first (PHP's
+/// `zend_fetch_debug_backtrace`). A user function a builtin called back
+/// comes from "[internal function]", followed by the builtin's own call
+/// when the instruction that called it shows which builtin it was.
+pub(crate) fn trace_frames<G: Globals>(g: G) -> Vec<TraceFrame> {
     eg!(g, |eg| {
-        let mut lines = Vec::new();
+        let mut out = Vec::new();
         // Frame i was called from frame i-1 at that frame's saved pc.
         for i in (1..eg.frames.len()).rev() {
             let callee = &eg.frames[i];
@@ -394,9 +407,14 @@ pub fn stack_trace<G: Globals>(g: G) -> Vec<String> {
                 continue;
             };
             let line = cf.line_at(caller.pc).unwrap_or(0);
+            let site = Some((unit.file.clone(), line));
             if f.is_eval {
-                // PHP names an eval's frame by the construct.
-                lines.push(format!("{}({line}): eval()", unit.file));
+                out.push(TraceFrame {
+                    at: site,
+                    function: "eval".into(),
+                    args: Vec::new(),
+                    eval: true,
+                });
                 continue;
             }
             let mut args = Vec::new();
@@ -406,15 +424,68 @@ pub fn stack_trace<G: Globals>(g: G) -> Vec<String> {
                 let v = unsafe { &*callee.base.add(a) };
                 match v {
                     // A variadic parameter's values, as they were passed.
-                    Value::Arr(rest) if p.variadic => args.extend(rest.values().map(trace_arg)),
-                    v => args.push(trace_arg(v)),
+                    Value::Arr(rest) if p.variadic => args.extend(rest.values().map(Value::deref_clone)),
+                    v => args.push(v.deref_clone()),
                 }
             }
-            let name = if f.is_closure { "{closure}" } else { &f.name };
-            lines.push(format!("{}({line}): {name}({})", unit.file, args.join(", ")));
+            // Those past the parameters, where the function keeps them.
+            if let Some(cv) = f.extra_args.filter(|_| callee.argc as usize > f.params.len()) {
+                // SAFETY: a CV of the frame's live window.
+                if let Value::Arr(rest) = unsafe { &*callee.base.add(cv as usize) } {
+                    args.extend(rest.values().map(Value::deref_clone));
+                }
+            }
+            let function = if f.is_closure { "{closure}" } else { &f.name }.to_string();
+            // SAFETY: a frame's saved pc is an instruction of its code.
+            let called_by = match unsafe { *caller.pc } {
+                Op::CallBuiltin { id, args, argc, .. } if callee.native => Some((id, args, argc)),
+                _ => None,
+            };
+            // A callback of a builtin comes from inside it; other native
+            // calls (an error handler) from the instruction they run at.
+            out.push(TraceFrame {
+                at: if called_by.is_some() { None } else { site.clone() },
+                function,
+                args,
+                eval: false,
+            });
+            if let Some((id, args, argc)) = called_by {
+                // The builtin's arguments are still in the caller's
+                // registers while it runs.
+                let args = (0..argc as usize)
+                    // SAFETY: the argument registers are in the caller's
+                    // live window.
+                    .map(|k| unsafe { &*caller.base.byte_add(args.raw() * 8).add(k) }.deref_clone())
+                    .collect();
+                out.push(TraceFrame {
+                    at: site,
+                    function: crate::builtins::info(id).name.to_string(),
+                    args,
+                    eval: false,
+                });
+            }
         }
-        lines
+        out
     })
+}
+
+/// PHP's stack trace lines for the frames below the current one:
+/// `file(line): function(args)`.
+pub fn stack_trace<G: Globals>(g: G) -> Vec<String> {
+    trace_frames(g).iter().map(trace_line).collect()
+}
+
+/// A frame as a trace line (without its `#n `).
+pub(crate) fn trace_line(f: &TraceFrame) -> String {
+    let site = match &f.at {
+        Some((file, line)) => format!("{file}({line})"),
+        None => "[internal function]".into(),
+    };
+    if f.eval {
+        return format!("{site}: eval()");
+    }
+    let args: Vec<String> = f.args.iter().map(trace_arg).collect();
+    format!("{site}: {}({})", f.function, args.join(", "))
 }
 
 fn trace_arg(v: &Value) -> String {

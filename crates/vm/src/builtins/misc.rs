@@ -14,9 +14,11 @@ use minizts_globals::{eg, memory, Globals};
 use crate::builtins::Args;
 use crate::error::{warning, VmResult};
 
+mod backtrace;
 mod callback;
 mod errors;
 mod gc;
+use backtrace::{debug_backtrace, debug_print_backtrace};
 pub(crate) use callback::run_shutdown_functions;
 use callback::{call_user_func, call_user_func_array, register_shutdown_function};
 use errors::{error_clear_last, error_get_last, restore_error_handler, set_error_handler, trigger_error};
@@ -57,6 +59,8 @@ crate::builtin_table! {
     "user_error", ["message", "error_level"], 1, 0, trigger_error;
     "error_get_last", [], 0, 0, error_get_last;
     "error_clear_last", [], 0, 0, error_clear_last;
+    "debug_backtrace", ["options", "limit"], 0, 0, debug_backtrace;
+    "debug_print_backtrace", ["options", "limit"], 0, 0, debug_print_backtrace;
 }
 
 /// The version minizts reports (`PHP_VERSION`, `phpversion()`).
@@ -135,6 +139,8 @@ pub(crate) fn constants() -> Vec<(&'static str, Value)> {
         ("E_DEPRECATED", Value::Int(8192)),
         ("E_USER_DEPRECATED", Value::Int(16384)),
         ("E_ALL", Value::Int(32767)),
+        ("DEBUG_BACKTRACE_PROVIDE_OBJECT", Value::Int(1)),
+        ("DEBUG_BACKTRACE_IGNORE_ARGS", Value::Int(2)),
         // Strings.
         ("STR_PAD_RIGHT", Value::Int(1)),
         ("STR_PAD_LEFT", Value::Int(0)),
