@@ -17,10 +17,12 @@ use crate::error::{warning, VmResult};
 mod callback;
 mod errors;
 mod gc;
+mod ini;
 pub(crate) use callback::run_shutdown_functions;
 use callback::{call_user_func, call_user_func_array, register_shutdown_function};
 use errors::{error_clear_last, error_get_last, restore_error_handler, set_error_handler, trigger_error};
 use gc::{gc_collect_cycles, gc_disable, gc_enable, gc_enabled, gc_mem_caches, gc_status};
+use ini::parse_ini_string;
 
 crate::builtin_table! {
     "define", ["constant_name", "value", "case_insensitive"], 2, 0, define;
@@ -57,6 +59,7 @@ crate::builtin_table! {
     "user_error", ["message", "error_level"], 1, 0, trigger_error;
     "error_get_last", [], 0, 0, error_get_last;
     "error_clear_last", [], 0, 0, error_clear_last;
+    "parse_ini_string", ["ini_string", "process_sections", "scanner_mode"], 1, 0, parse_ini_string;
 }
 
 /// The version minizts reports (`PHP_VERSION`, `phpversion()`).
@@ -212,6 +215,7 @@ pub(crate) fn constants() -> Vec<(&'static str, Value)> {
         "JSON_ERROR_INVALID_PROPERTY_NAME",
         "JSON_ERROR_UTF16",
     ];
+    out.extend(ini::CONSTANTS.iter().map(|&(name, v)| (name, Value::Int(v))));
     out.extend(
         JSON_ERROR_NAMES
             .iter()
