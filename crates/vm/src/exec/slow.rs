@@ -963,7 +963,10 @@ pub(super) unsafe fn step<G: Globals>(
                     }
                     None => {
                         save_pc(g, cur!());
-                        tri!(error(format!("Undefined constant \"{}\"", s.name)))
+                        match builtins::deprecated_constant(g, &s.key) {
+                            Some(v) => v,
+                            None => tri!(error(format!("Undefined constant \"{}\"", s.name))),
+                        }
                     }
                 },
             };
