@@ -331,12 +331,23 @@ pub fn register<G: Globals>(g: G) {
     });
 }
 
+/// The value of a deprecated internal constant, reporting its use: they
+/// are not folded by the compiler, so that each fetch reports, as PHP's
+/// (which does not cache them) does.
+pub(crate) fn deprecated_constant<G: Globals>(g: G, name: &[u8]) -> Option<Value> {
+    let &(name, value) = misc::DEPRECATED_CONSTANTS.iter().find(|(n, _)| n.as_bytes() == name)?;
+    deprecated(g, &format!("Constant {name} is deprecated"));
+    Some(Value::Int(value))
+}
+
 /// `define()` and `const`: a constant for the rest of the request.
 pub fn define_constant<G: Globals>(g: G, name: &[u8], v: Value) -> VmResult<bool> {
     if let Value::Closure(_) = v {
         return type_error("define(): Argument #2 ($value) cannot be an object, Closure given");
     }
-    let exists = eg!(g).constants.contains_key(name) || cg!(g).constant_table.contains_key(name);
+    let exists = eg!(g).constants.contains_key(name)
+        || cg!(g).constant_table.contains_key(name)
+        || misc::DEPRECATED_CONSTANTS.iter().any(|(n, _)| n.as_bytes() == name);
     if exists {
         warning(
             g,

@@ -18,11 +18,15 @@ mod backtrace;
 mod callback;
 mod errors;
 mod gc;
+mod ini;
+mod version;
 use backtrace::{debug_backtrace, debug_print_backtrace};
 pub(crate) use callback::run_shutdown_functions;
 use callback::{call_user_func, call_user_func_array, register_shutdown_function};
 use errors::{error_clear_last, error_get_last, restore_error_handler, set_error_handler, trigger_error};
 use gc::{gc_collect_cycles, gc_disable, gc_enable, gc_enabled, gc_mem_caches, gc_status};
+use ini::parse_ini_string;
+use version::version_compare;
 
 crate::builtin_table! {
     "define", ["constant_name", "value", "case_insensitive"], 2, 0, define;
@@ -61,10 +65,19 @@ crate::builtin_table! {
     "error_clear_last", [], 0, 0, error_clear_last;
     "debug_backtrace", ["options", "limit"], 0, 0, debug_backtrace;
     "debug_print_backtrace", ["options", "limit"], 0, 0, debug_print_backtrace;
+    "gethostname", [], 0, 0, gethostname;
+    "get_included_files", [], 0, 0, get_included_files;
+    "get_required_files", [], 0, 0, get_included_files;
+    "version_compare", ["version1", "version2", "operator"], 2, 0, version_compare;
+    "parse_ini_string", ["ini_string", "process_sections", "scanner_mode"], 1, 0, parse_ini_string;
 }
 
 /// The version minizts reports (`PHP_VERSION`, `phpversion()`).
 const PHP_VERSION: &str = "8.2.0-minizts";
+
+/// The internal constants PHP 8.1 deprecated (`file()`'s flags that never
+/// did anything).
+pub(crate) const DEPRECATED_CONSTANTS: &[(&str, i64)] = &[("FILE_BINARY", 0), ("FILE_TEXT", 0)];
 
 /// The internal constants, folded by the compiler.
 pub(crate) fn constants() -> Vec<(&'static str, Value)> {
@@ -218,6 +231,44 @@ pub(crate) fn constants() -> Vec<(&'static str, Value)> {
         "JSON_ERROR_INVALID_PROPERTY_NAME",
         "JSON_ERROR_UTF16",
     ];
+    // syslog's (from the C library; minizts has no syslog functions).
+    let log = [
+        ("LOG_EMERG", libc::LOG_EMERG),
+        ("LOG_ALERT", libc::LOG_ALERT),
+        ("LOG_CRIT", libc::LOG_CRIT),
+        ("LOG_ERR", libc::LOG_ERR),
+        ("LOG_WARNING", libc::LOG_WARNING),
+        ("LOG_NOTICE", libc::LOG_NOTICE),
+        ("LOG_INFO", libc::LOG_INFO),
+        ("LOG_DEBUG", libc::LOG_DEBUG),
+        ("LOG_KERN", libc::LOG_KERN),
+        ("LOG_USER", libc::LOG_USER),
+        ("LOG_MAIL", libc::LOG_MAIL),
+        ("LOG_DAEMON", libc::LOG_DAEMON),
+        ("LOG_AUTH", libc::LOG_AUTH),
+        ("LOG_SYSLOG", libc::LOG_SYSLOG),
+        ("LOG_LPR", libc::LOG_LPR),
+        ("LOG_NEWS", libc::LOG_NEWS),
+        ("LOG_UUCP", libc::LOG_UUCP),
+        ("LOG_CRON", libc::LOG_CRON),
+        ("LOG_AUTHPRIV", libc::LOG_AUTHPRIV),
+        ("LOG_LOCAL0", libc::LOG_LOCAL0),
+        ("LOG_LOCAL1", libc::LOG_LOCAL1),
+        ("LOG_LOCAL2", libc::LOG_LOCAL2),
+        ("LOG_LOCAL3", libc::LOG_LOCAL3),
+        ("LOG_LOCAL4", libc::LOG_LOCAL4),
+        ("LOG_LOCAL5", libc::LOG_LOCAL5),
+        ("LOG_LOCAL6", libc::LOG_LOCAL6),
+        ("LOG_LOCAL7", libc::LOG_LOCAL7),
+        ("LOG_PID", libc::LOG_PID),
+        ("LOG_CONS", libc::LOG_CONS),
+        ("LOG_ODELAY", libc::LOG_ODELAY),
+        ("LOG_NDELAY", libc::LOG_NDELAY),
+        ("LOG_NOWAIT", libc::LOG_NOWAIT),
+        ("LOG_PERROR", libc::LOG_PERROR),
+    ];
+    out.extend(log.iter().map(|&(name, v)| (name, Value::Int(i64::from(v)))));
+    out.extend(ini::CONSTANTS.iter().map(|&(name, v)| (name, Value::Int(v))));
     out.extend(
         JSON_ERROR_NAMES
             .iter()
@@ -239,7 +290,10 @@ fn define<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 fn defined<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let name = a.str(g, 0)?;
     let found = eg!(g).constants.contains_key(name.as_bytes())
-        || minizts_globals::cg!(g).constant_table.contains_key(name.as_bytes());
+        || minizts_globals::cg!(g).constant_table.contains_key(name.as_bytes())
+        || DEPRECATED_CONSTANTS
+            .iter()
+            .any(|(n, _)| n.as_bytes() == name.as_bytes());
     Ok(Value::Bool(found))
 }
 
@@ -260,7 +314,8 @@ fn constant<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     };
     let found = special
         .or_else(|| eg!(g).constants.get(bare).cloned())
-        .or_else(|| minizts_globals::cg!(g).constant_table.get(bare).cloned());
+        .or_else(|| minizts_globals::cg!(g).constant_table.get(bare).cloned())
+        .or_else(|| crate::builtins::deprecated_constant(g, bare));
     match found {
         Some(v) => Ok(v),
         None => crate::error::error(format!("Undefined constant \"{}\"", String::from_utf8_lossy(&name))),
@@ -521,4 +576,33 @@ fn phpversion<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         }
     }
     Ok(Value::str(PHP_VERSION))
+}
+
+fn gethostname<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
+    // PHP's buffer: HOST_NAME_MAX and the terminator.
+    let mut buf = [0u8; 256];
+    // SAFETY: the length passed is the buffer's.
+    let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if r != 0 {
+        let e = std::io::Error::last_os_error();
+        let code = e.raw_os_error().unwrap_or(0);
+        let text = e.to_string();
+        let text = text.split(" (os error").next().unwrap_or(&text);
+        warning(g, &format!("unable to fetch host [{code}]: {text}"));
+        return Ok(Value::Bool(false));
+    }
+    let len = buf.iter().position(|&c| c == 0).unwrap_or(buf.len());
+    Ok(Value::str(&buf[..len]))
+}
+
+/// `get_included_files`: minizts includes nothing, so the main script
+/// alone, when it was a file (not `-r` code or standard input).
+fn get_included_files<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
+    let file = eg!(g).script().map(|s| s.file.clone());
+    let files = file
+        .filter(|f| f.starts_with('/'))
+        .map(|f| Value::str(f.as_bytes()))
+        .into_iter()
+        .collect();
+    Ok(Value::arr(PhpArray::from_list(files)))
 }

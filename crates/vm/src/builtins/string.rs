@@ -8,7 +8,7 @@
 //! submodules: searching and splitting (`search`), replacing (`replace`),
 //! formatting and base conversion (`format`), HTML entities (`entities`),
 //! escaping and text layout (`html`), comparisons and text metrics
-//! (`compare`).
+//! (`compare`), the metaphone key (`metaphone`).
 
 use std::rc::Rc;
 
@@ -24,14 +24,15 @@ mod entities;
 mod escape;
 mod format;
 mod html;
+mod metaphone;
 mod path;
 mod replace;
 mod search;
 mod tokens;
 
 use compare::{
-    levenshtein, similar_text, soundex, strcasecmp, strcmp, strnatcasecmp, strnatcmp, strncasecmp, strncmp,
-    substr_compare,
+    count_chars, levenshtein, similar_text, soundex, strcasecmp, strcmp, strnatcasecmp, strnatcmp, strncasecmp,
+    strncmp, substr_compare,
 };
 use csv::str_getcsv;
 use entities::{
@@ -40,7 +41,8 @@ use entities::{
 use escape::{addcslashes, escapeshellarg, escapeshellcmd, str_rot13, stripcslashes};
 pub(crate) use format::format;
 use format::{bin2hex, bindec, decbin, dechex, decoct, hex2bin, hexdec, number_format, octdec, sprintf, vsprintf};
-use html::{addslashes, nl2br, quotemeta, stripslashes, wordwrap};
+use html::{addslashes, hebrev, nl2br, quotemeta, stripslashes, wordwrap};
+use metaphone::metaphone;
 use path::{basename, dirname, pathinfo};
 use replace::{str_ireplace, str_replace, strtr, substr_replace};
 use search::{
@@ -117,6 +119,9 @@ crate::builtin_table! {
     "similar_text", ["string1", "string2", "percent"], 2, 4, similar_text;
     "levenshtein", ["string1", "string2", "insertion_cost", "replacement_cost", "deletion_cost"], 2, 0, levenshtein;
     "soundex", ["string"], 1, 0, soundex;
+    "metaphone", ["string", "max_phonemes"], 1, 0, metaphone;
+    "count_chars", ["string", "mode"], 1, 0, count_chars;
+    "hebrev", ["string", "max_chars_per_line"], 1, 0, hebrev;
     "nl2br", ["string", "use_xhtml"], 1, 0, nl2br;
     "wordwrap", ["string", "width", "break", "cut_long_words"], 1, 0, wordwrap;
     "htmlspecialchars", ["string", "flags", "encoding", "double_encode"], 1, 0, htmlspecialchars;

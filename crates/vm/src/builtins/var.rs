@@ -13,13 +13,14 @@ use crate::error::{warning, VmResult};
 mod dump;
 mod json;
 
-use dump::{print_r, var_dump, var_export};
+use dump::{debug_zval_dump, print_r, var_dump, var_export};
 use json::{json_decode, json_encode, json_last_error, json_last_error_msg};
 
 crate::builtin_table! {
     "gettype", ["value"], 1, 0, gettype;
     "get_debug_type", ["value"], 1, 0, get_debug_type;
     "var_dump", ["value", "...values"], 1, 0, var_dump;
+    "debug_zval_dump", ["value", "...values"], 1, 0, debug_zval_dump;
     "print_r", ["value", "return"], 1, 0, print_r;
     "var_export", ["value", "return"], 1, 0, var_export;
     "json_encode", ["value", "flags", "depth"], 1, 0, json_encode;

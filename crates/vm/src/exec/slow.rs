@@ -982,7 +982,10 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                     }
                     None => {
                         save_pc(g, cur!());
-                        tri!(error(format!("Undefined constant \"{}\"", s.name)))
+                        match builtins::deprecated_constant(g, &s.key) {
+                            Some(v) => v,
+                            None => tri!(error(format!("Undefined constant \"{}\"", s.name))),
+                        }
                     }
                 },
             };

@@ -1,5 +1,5 @@
 //! Comparisons and text metrics: strcmp and friends, natural order,
-//! substr_compare, similar_text, levenshtein, soundex.
+//! substr_compare, similar_text, levenshtein, soundex, count_chars.
 //!
 //! PHP 8.2's comparisons return the difference of the first differing
 //! bytes (glibc's `memcmp`), and -1/0/1 when one string is a prefix of
@@ -347,6 +347,34 @@ pub(super) fn soundex<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     }
     out.resize(4, b'0');
     Ok(Value::Str(out.into()))
+}
+
+/// `count_chars`: how often each byte occurs, as an array (modes 0 to
+/// 2: all bytes, those used, those unused) or a string (3: the bytes
+/// used, 4: those unused).
+pub(super) fn count_chars<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let s = a.str(g, 0)?;
+    let mode = a.opt_int(g, 1, 0)?;
+    if !(0..=4).contains(&mode) {
+        return a.value_error(1, "must be between 0 and 4 (inclusive)");
+    }
+    let mut counts = [0i64; 256];
+    for &c in s.iter() {
+        counts[usize::from(c)] += 1;
+    }
+    let keep = |n: i64| match mode {
+        1 | 3 => n != 0,
+        2 | 4 => n == 0,
+        _ => true,
+    };
+    if mode >= 3 {
+        let bytes: Vec<u8> = (0..=255u8).filter(|&c| keep(counts[usize::from(c)])).collect();
+        return Ok(Value::str(bytes));
+    }
+    let pairs = (0..256usize)
+        .filter(|&c| keep(counts[c]))
+        .map(|c| (minizts_core::Key::Int(c as i64), Value::Int(counts[c])));
+    Ok(Value::arr(minizts_core::PhpArray::from_pairs(pairs)))
 }
 
 #[cfg(test)]

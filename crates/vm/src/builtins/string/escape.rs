@@ -117,8 +117,31 @@ fn reject_nul<G: Globals>(g: G, a: &Args) -> VmResult<minizts_core::PhpStr> {
     Ok(s)
 }
 
+/// The longest command line the system takes (`sysconf(_SC_ARG_MAX)`,
+/// as php_exec's startup reads it), which bounds both escapes.
+fn cmd_max_len() -> usize {
+    // SAFETY: sysconf only reads a system limit.
+    let n = unsafe { libc::sysconf(libc::_SC_ARG_MAX) };
+    usize::try_from(n).unwrap_or(4096)
+}
+
+/// PHP's fatal error when a string to escape, or its escape, is longer
+/// than a command line can be.
+fn check_len(len: usize, limit: usize, what: &str, name: &str) -> VmResult<()> {
+    if len > limit {
+        return crate::error::fatal(format!(
+            "{name}(): {what} exceeds the allowed length of {} bytes",
+            cmd_max_len()
+        ));
+    }
+    Ok(())
+}
+
 pub(super) fn escapeshellarg<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let s = reject_nul(g, a)?;
+    let max = cmd_max_len();
+    // The limit leaves room for the two quotes and the terminating NUL.
+    check_len(s.len(), max.saturating_sub(3), "Argument", a.name())?;
     let mut out = safe_alloc(g, s.len(), 4, 2)?;
     out.push(b'\'');
     // The C locale's mblen refuses bytes past ASCII: PHP drops them.
@@ -130,11 +153,14 @@ pub(super) fn escapeshellarg<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> 
         }
     }
     out.push(b'\'');
+    check_len(out.len(), max.saturating_add(1), "Escaped argument", a.name())?;
     Ok(str_value(out))
 }
 
 pub(super) fn escapeshellcmd<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let s = reject_nul(g, a)?;
+    let max = cmd_max_len();
+    check_len(s.len(), max.saturating_sub(3), "Command", a.name())?;
     let mut out = safe_alloc(g, s.len(), 2, 0)?;
     // The position of the quote that closes the one being passed over:
     // paired quotes stay, a lone one is escaped.
@@ -166,5 +192,6 @@ pub(super) fn escapeshellcmd<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> 
             _ => out.push(c),
         }
     }
+    check_len(out.len(), max.saturating_add(1), "Escaped command", a.name())?;
     Ok(str_value(out))
 }

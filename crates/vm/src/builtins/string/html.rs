@@ -1,5 +1,5 @@
 //! Escaping and text layout: nl2br, wordwrap, addslashes, stripslashes,
-//! quotemeta (the entity functions are in `entities`).
+//! quotemeta, hebrev (the entity functions are in `entities`).
 
 use minizts_core::Value;
 use minizts_globals::Globals;
@@ -177,4 +177,141 @@ pub(super) fn quotemeta<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         out.push(c);
     }
     Ok(str_value(out))
+}
+
+/// `hebrev`: logical Hebrew (ISO-8859-8 letters 224..250) to visual,
+/// then broken into lines of at most `max_chars_per_line`, as
+/// ext/standard/string.c does it, byte for byte.
+pub(super) fn hebrev<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let s = a.str(g, 0)?;
+    let max_chars = a.opt_int(g, 1, 0)?;
+    Ok(str_value(hebrev_bytes(&s, max_chars)))
+}
+
+fn hebrev_bytes(s: &[u8], max_chars: i64) -> Vec<u8> {
+    let len = s.len();
+    if len == 0 {
+        return Vec::new();
+    }
+    let is_heb = |c: u8| (224..=250).contains(&c);
+    let blank = |c: u8| c == b' ' || c == b'\t';
+    let newline = |c: u8| c == b'\n' || c == b'\r';
+    // The C string's terminator is read too.
+    let at = |i: usize| s.get(i).copied().unwrap_or(0);
+    let mut heb = vec![0u8; len + 1];
+    let mut target = len; // one past the next byte written, going down
+    let mut put = |c: u8| {
+        if target > 0 {
+            target -= 1;
+            heb[target] = c;
+        }
+    };
+    let (mut start, mut end) = (0usize, 0usize);
+    let mut hebrew_block = is_heb(s[0]);
+    loop {
+        if hebrew_block {
+            while end < len - 1 {
+                let c = at(end + 1);
+                if !(is_heb(c) || blank(c) || c.is_ascii_punctuation() || c == b'\n') {
+                    break;
+                }
+                end += 1;
+            }
+            for &c in &s[start..=end.min(len - 1)] {
+                put(match c {
+                    b'(' => b')',
+                    b')' => b'(',
+                    b'[' => b']',
+                    b']' => b'[',
+                    b'{' => b'}',
+                    b'}' => b'{',
+                    b'<' => b'>',
+                    b'>' => b'<',
+                    b'\\' => b'/',
+                    b'/' => b'\\',
+                    c => c,
+                });
+            }
+        } else {
+            while end < len - 1 && !is_heb(at(end + 1)) && at(end + 1) != b'\n' {
+                end += 1;
+            }
+            while end > start {
+                let c = s[end];
+                if !(blank(c) || c.is_ascii_punctuation()) || c == b'/' || c == b'-' {
+                    break;
+                }
+                end -= 1;
+            }
+            // Copied backwards into a buffer filled backwards: the block
+            // keeps its order.
+            if start <= end {
+                for &c in s[start..=end].iter().rev() {
+                    put(c);
+                }
+            }
+        }
+        hebrew_block = !hebrew_block;
+        // An empty block left `end` one before `start`.
+        start = end + 1;
+        if end >= len - 1 {
+            break;
+        }
+    }
+    heb.truncate(len);
+    heb.push(0);
+
+    let mut out = Vec::with_capacity(len);
+    let (mut begin, mut end) = (len - 1, len - 1);
+    loop {
+        let mut count: i64 = 0;
+        while (max_chars == 0 || (max_chars > 0 && count < max_chars)) && begin > 0 {
+            count += 1;
+            begin -= 1;
+            if newline(heb[begin]) {
+                while begin > 0 && newline(heb[begin - 1]) {
+                    begin -= 1;
+                    count += 1;
+                }
+                break;
+            }
+        }
+        if max_chars >= 0 && count == max_chars {
+            // Try not to break a word.
+            let (mut n, mut b) = (count, begin);
+            while n > 0 {
+                if blank(heb[b]) || newline(heb[b]) {
+                    break;
+                }
+                b += 1;
+                n -= 1;
+            }
+            if n > 0 {
+                begin = b;
+            }
+        }
+        let orig = begin;
+        if blank(heb[begin]) {
+            heb[begin] = b'\n';
+        }
+        while begin <= end && newline(heb[begin]) {
+            begin += 1;
+        }
+        if begin <= end {
+            out.extend_from_slice(&heb[begin..=end]);
+        }
+        let mut i = orig;
+        while i <= end && newline(heb[i]) {
+            out.push(heb[i]);
+            i += 1;
+        }
+        begin = orig;
+        if begin == 0 {
+            break;
+        }
+        begin -= 1;
+        end = begin;
+    }
+    out.truncate(len);
+    out
 }

@@ -1,5 +1,6 @@
-//! `var_dump`, `print_r` and `var_export`, byte for byte as PHP 8.2's
-//! `php_var_dump`, `zend_print_zval_r` and `php_var_export_ex`.
+//! `var_dump`, `print_r`, `var_export` and `debug_zval_dump`, byte for
+//! byte as PHP 8.2's `php_var_dump`, `zend_print_zval_r`,
+//! `php_var_export_ex` and `php_debug_zval_dump`.
 //!
 //! All three build their text in memory and write it (or return it) at
 //! the end. An array reached again while it is being printed (only
@@ -257,6 +258,97 @@ impl<G: Globals> Printer<G> {
             self.spaces(level - 1);
         }
         self.push(b"}\n");
+    }
+
+    // --- debug_zval_dump --------------------------------------------------
+
+    /// `php_debug_zval_dump(v, level)`: var_dump's format with the
+    /// refcounts, which are minizts's own counts of the same holders
+    /// (variables, array slots, the argument being dumped).
+    fn zval_dump(&mut self, v: &Value, level: usize) {
+        if level > 1 {
+            self.spaces(level - 1);
+        }
+        match v {
+            Value::Ref(r) => {
+                self.push(b"reference refcount(");
+                self.int(r.count() as i64);
+                self.push(b") {\n");
+                let inner = r.borrow();
+                self.zval_dump(&inner, level + 2);
+                self.dump_close(level);
+            }
+            Value::Str(s) => {
+                self.push(b"string(");
+                self.int(s.len() as i64);
+                self.push(b") \"");
+                self.push(s);
+                if s.is_interned() {
+                    self.push(b"\" interned\n");
+                } else {
+                    self.push(b"\" refcount(");
+                    self.int(s.strong_count() as i64);
+                    self.push(b")\n");
+                }
+            }
+            Value::Arr(arr) => {
+                let p = Rc::as_ptr(arr) as *const ();
+                if !self.enter(p) {
+                    self.push(b"*RECURSION*\n");
+                    return;
+                }
+                self.push(b"array(");
+                self.int(arr.len() as i64);
+                self.push(b") refcount(");
+                self.int(Rc::strong_count(arr) as i64);
+                self.push(b"){\n");
+                self.zval_elements(arr, level);
+                self.leave(p);
+                self.dump_close(level);
+            }
+            Value::Closure(c) => {
+                let p = Rc::as_ptr(c) as *const ();
+                if !self.enter(p) {
+                    self.push(b"*RECURSION*\n");
+                    return;
+                }
+                let props = self.closure_props(c);
+                self.push(b"object(Closure)#");
+                self.int(i64::from(c.handle));
+                self.push(b" (");
+                self.int(props.len() as i64);
+                self.push(b") refcount(");
+                self.int(Rc::strong_count(c) as i64);
+                self.push(b"){\n");
+                self.zval_elements(&props, level);
+                self.leave(p);
+                self.dump_close(level);
+            }
+            // Scalars carry no count: printed as var_dump does.
+            other => self.dump_body(other, level, false),
+        }
+    }
+
+    fn zval_elements(&mut self, arr: &PhpArray, level: usize) {
+        for (k, v) in arr.iter() {
+            if !self.step() {
+                return;
+            }
+            self.spaces(level + 1);
+            match k {
+                KeyRef::Int(n) => {
+                    self.push(b"[");
+                    self.int(n);
+                    self.push(b"]=>\n");
+                }
+                KeyRef::Str(s) => {
+                    self.push(b"[\"");
+                    self.push(s);
+                    self.push(b"\"]=>\n");
+                }
+            }
+            self.zval_dump(v, level + 2);
+        }
     }
 
     // --- print_r ------------------------------------------------------------
@@ -520,6 +612,18 @@ pub(super) fn var_export<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     }
     if ret {
         return Ok(Value::Str(PhpStr::new(p.out)));
+    }
+    crate::output::write(g, &p.out);
+    Ok(Value::Null)
+}
+
+pub(super) fn debug_zval_dump<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let mut p = Printer::new(g);
+    for i in 0..a.len() {
+        p.zval_dump(&a.value(i), 1);
+    }
+    if p.gave_up {
+        return p.gave_up();
     }
     crate::output::write(g, &p.out);
     Ok(Value::Null)
