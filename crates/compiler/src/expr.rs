@@ -22,6 +22,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 Ok(Src::reg(dst))
             }
             ExprKind::Var(name) => Ok(Src::reg(self.cv(name)?)),
+            // The line of the token itself, not of the instruction being
+            // emitted (an element of a multi-line array literal).
+            ExprKind::Const("__LINE__") => self.const_int(self.line_of(e.pos) as i64),
             ExprKind::Const(name) => self.constant(name),
             _ => {
                 let t = self.temp()?;

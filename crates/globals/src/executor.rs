@@ -497,6 +497,10 @@ pub struct ExecutorGlobals {
     pub interrupt: Interrupt,
     /// How many nested VM loops run (builtins calling back into scripts).
     pub native_depth: u32,
+    /// Set once the main script has finished: shutdown functions run with
+    /// only its frame left (it holds the globals), and no script code is
+    /// active while a builtin runs as one (PHP's "[no active file]").
+    pub script_ended: bool,
 
     // The request.
     /// The request's script and those its `eval()`s compiled, with their
@@ -647,6 +651,7 @@ impl ExecutorGlobals {
             memory_base: 0,
             pcre: None,
             shutdown_functions: Vec::new(),
+            script_ended: false,
         }
     }
 
@@ -665,6 +670,7 @@ impl ExecutorGlobals {
         self.exit_status = 0;
         self.next_object_handle = 1;
         self.native_depth = 0;
+        self.script_ended = false;
         self.interrupt.clear();
     }
 

@@ -905,7 +905,7 @@ impl<'s> Lexer<'s> {
     pub fn with_ends(src: &'s [u8], ends: Rc<StringEnds>) -> Lexer<'s> {
         Lexer {
             src,
-            html_start: 0,
+            html_start: shebang_end(src),
             mode: Mode::Html,
             queued: None,
             brackets: Vec::new(),
@@ -1199,4 +1199,13 @@ impl LineIndex {
             Err(i) => i as u32,
         }
     }
+}
+
+/// Where a script's text starts: after a first line `#!…` (with its
+/// newline), which PHP's CLI skips in the file it runs.
+fn shebang_end(src: &[u8]) -> usize {
+    if !src.starts_with(b"#!") {
+        return 0;
+    }
+    src.iter().position(|&c| c == b'\n').map_or(src.len(), |i| i + 1)
 }

@@ -250,8 +250,27 @@ pub(crate) fn sensitive_param(name: &str, i: usize) -> bool {
     SENSITIVE.contains(&(name, i))
 }
 
-/// Calls builtin `id` (checking the argument count as PHP does).
+/// How a builtin is being called.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum CallSite {
+    /// By its name, from script code.
+    Named,
+    /// Through a callable value (`$f()`), from script code.
+    Dynamic,
+    /// As a callback, from inside another builtin or the engine: its
+    /// frame comes from PHP's "[internal function]".
+    Callback,
+}
+
+/// Calls builtin `id` by name from script code.
 pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
+    call_at(g, id, args, CallSite::Named)
+}
+
+/// Calls builtin `id` from `site` (checking the argument count as PHP
+/// does, then, for a call other than by name, that the builtin does not
+/// work on the scope that names it).
+pub fn call_at<G: Globals>(g: G, id: u16, args: &mut [Value], site: CallSite) -> VmResult<Value> {
     crate::limits::publish_line(g);
     let r = if id as usize >= COUNT {
         crate::extensions::call(g, id as usize - COUNT, args)
@@ -259,20 +278,23 @@ pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
         let info = INFOS[id as usize];
         let n = args.len();
         let arity_ok = n >= info.min as usize && info.max().is_none_or(|max| n <= max);
-        let r = if arity_ok {
-            Dispatch::<G>::FNS[id as usize](g, &mut Args { v: args, info })
-        } else {
+        let r = if !arity_ok {
             builtin_arity(info.name, info.min as usize, info.max(), n)
+        } else if site != CallSite::Named && scope_bound(info.name) {
+            crate::error::error(format!("Cannot call {}() dynamically", info.name))
+        } else {
+            Dispatch::<G>::FNS[id as usize](g, &mut Args { v: args, info })
         };
         // An error the builtin throws has the builtin's own frame at the
         // top of its stack trace, as PHP's internal functions have, except
         // for those PHP compiles to instructions of their own (which it
-        // does only for a call with the right number of arguments).
+        // does only for a call by name with the right number of
+        // arguments).
         r.map_err(|e| {
-            if arity_ok && COMPILED_BY_PHP.contains(&info.name) {
+            if arity_ok && site == CallSite::Named && COMPILED_BY_PHP.contains(&info.name) {
                 e
             } else {
-                crate::error::locate_in_builtin(g, e, info.name, args)
+                crate::error::locate_in_builtin(g, e, info.name, args, site == CallSite::Callback)
             }
         })
     };

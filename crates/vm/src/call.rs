@@ -70,14 +70,9 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
             let name = name.strip_prefix(b"\\").unwrap_or(name);
             match lookup_function(g, &name.to_ascii_lowercase()) {
                 Some(FunctionRef::User(func)) => Ok(Callee::User { func, closure: None }),
-                Some(FunctionRef::Builtin(id)) => {
-                    let builtin = crate::builtins::info(id).name;
-                    if crate::builtins::scope_bound(builtin) {
-                        // They work on the scope that names them.
-                        return error(format!("Cannot call {builtin}() dynamically"));
-                    }
-                    Ok(Callee::Builtin(id))
-                }
+                // (A scope-bound builtin is a valid callback; calling it
+                // is the error, see `builtins::call_at`.)
+                Some(FunctionRef::Builtin(id)) => Ok(Callee::Builtin(id)),
                 None => error(format!(
                     "Call to undefined function {}()",
                     String::from_utf8_lossy(name)
@@ -304,7 +299,7 @@ pub fn call_callable<G: Globals>(g: G, callable: &Value, args: Vec<Value>) -> Vm
 /// Calls an already resolved callee with `args` from native code.
 pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) -> VmResult<Value> {
     match callee {
-        Callee::Builtin(id) => crate::builtins::call(g, *id, &mut args),
+        Callee::Builtin(id) => crate::builtins::call_at(g, *id, &mut args, crate::builtins::CallSite::Callback),
         Callee::User { func, closure } => {
             // A builtin that calls back (a sort's comparator, array_map's
             // callback) stops here at a limit: a callback without loops or

@@ -132,6 +132,9 @@ fn label(bit: i64) -> &'static str {
 /// The location of the instruction the current frame is executing.
 pub fn current_location<G: Globals>(g: G) -> Option<Location> {
     eg!(g, |eg| {
+        if eg.script_ended && eg.frames.len() == 1 {
+            return None;
+        }
         let frame = eg.frames.last()?;
         let unit = eg.code.unit_of(frame.func)?;
         let f = unit.function(frame.func)?;
@@ -348,17 +351,24 @@ pub fn locate<G: Globals>(g: G, mut err: Box<VmError>) -> Box<VmError> {
 }
 
 /// [`locate`] for an error thrown by builtin `name` called with `args`
-/// from the current frame: the trace starts with the builtin's call.
-pub fn locate_in_builtin<G: Globals>(g: G, mut err: Box<VmError>, name: &str, args: &[Value]) -> Box<VmError> {
+/// from the current frame, or (`from_native`) by another builtin or the
+/// engine: the trace starts with the builtin's call.
+pub fn locate_in_builtin<G: Globals>(
+    g: G,
+    mut err: Box<VmError>,
+    name: &str,
+    args: &[Value],
+    from_native: bool,
+) -> Box<VmError> {
     if err.is_located() {
         return err;
     }
     if let VmError::Uncaught { at, trace, .. } = &mut *err {
         let here = current_location(g);
-        let site = here.as_ref().map_or_else(
-            || "[internal function]".to_string(),
-            |l| format!("{}({})", l.file, l.line),
-        );
+        let site = match &here {
+            Some(l) if !from_native => format!("{}({})", l.file, l.line),
+            _ => "[internal function]".to_string(),
+        };
         let args: Vec<String> = args
             .iter()
             .enumerate()
@@ -371,12 +381,64 @@ pub fn locate_in_builtin<G: Globals>(g: G, mut err: Box<VmError>, name: &str, ar
             })
             .collect();
         let mut lines = vec![format!("{site}: {name}({})", args.join(", "))];
+        if from_native {
+            // The builtin that called it back has no frame of its own.
+            lines.extend(
+                here.as_ref()
+                    .and_then(|l| builtin_running(g, l))
+                    .as_ref()
+                    .map(trace_line),
+            );
+        }
         lines.extend(stack_trace(g));
         *at = here;
         *trace = lines;
         return err;
     }
     locate(g, err)
+}
+
+/// The builtin call the current frame is making, at `here`, if its
+/// instruction is one.
+fn builtin_running<G: Globals>(g: G, here: &Location) -> Option<TraceFrame> {
+    eg!(g, |eg| {
+        let frame = eg.frames.last()?;
+        // SAFETY: a frame's saved pc is an instruction of its code.
+        let Op::CallBuiltin { id, args, argc, .. } = (unsafe { *frame.pc }) else {
+            return None;
+        };
+        let args = (0..argc as usize)
+            // SAFETY: the argument registers are in the frame's live
+            // window while the builtin runs.
+            .map(|k| unsafe { &*frame.base.byte_add(args.raw() * 8).add(k) }.deref_clone())
+            .collect();
+        Some(TraceFrame {
+            at: Some((here.file.clone(), here.line)),
+            function: crate::builtins::info(id).name.to_string(),
+            args,
+            eval: false,
+        })
+    })
+}
+
+/// [`locate`] for an error thrown by builtin `name` that the engine itself
+/// called after the script ended (a shutdown function): no script code
+/// is running, PHP's "[no active file]" at line 0.
+pub fn locate_after_script(mut err: Box<VmError>, name: &str, args: &[Value]) -> Box<VmError> {
+    if let VmError::Uncaught {
+        at: at @ None, trace, ..
+    } = &mut *err
+    {
+        *at = Some(Location {
+            file: "[no active file]".into(),
+            line: 0,
+        });
+        if trace.is_empty() {
+            let args: Vec<String> = args.iter().map(trace_arg).collect();
+            *trace = vec![format!("[internal function]: {name}({})", args.join(", "))];
+        }
+    }
+    err
 }
 
 /// A frame of a backtrace: the call, and where it was made from (`None`:

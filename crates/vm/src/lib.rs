@@ -137,6 +137,7 @@ fn shutdown_frame<G: Globals>(g: G, script: &Script) -> VmResult<()> {
         let keep = eg.frames.first().is_some_and(|f| f.func == 0);
         eg.frames.truncate(keep as usize);
         eg.native_depth = 0;
+        eg.script_ended = true;
         keep
     });
     if !has_main {

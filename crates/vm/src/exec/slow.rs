@@ -713,7 +713,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 Callee::Builtin(id) => {
                     // SAFETY: as for `CallBuiltin`.
                     let slice = unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) };
-                    let r = builtins::call(g, id, slice);
+                    let r = builtins::call_at(g, id, slice, builtins::CallSite::Dynamic);
                     clear_args(slice);
                     let r = tri!(r);
                     tri!(check_limits(g));
@@ -740,7 +740,18 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             } else {
                 list.values().map(Value::deref_clone).collect()
             };
-            let r = tri!(call::call_resolved(g, &target, values));
+            let r = match target {
+                // Called from the script, not from native code (a named
+                // call with a spread comes here too, so it counts as
+                // dynamic).
+                Callee::Builtin(id) => {
+                    let mut values = values;
+                    builtins::call_at(g, id, &mut values, builtins::CallSite::Dynamic)
+                }
+                Callee::User { .. } => call::call_resolved(g, &target, values),
+            };
+            let r = tri!(r);
+            tri!(check_limits(g));
             set!(dst, r);
         }
         Op::SendVarEx {

@@ -97,13 +97,20 @@ pub(crate) fn run_shutdown_functions<G: Globals>(g: G) -> VmResult<()> {
         };
         i += 1;
         let callee = crate::call::resolve_callable(g, &callback)?;
+        let builtin = match callee {
+            Callee::Builtin(id) => Some((crate::builtins::info(id).name, args.clone())),
+            Callee::User { .. } => None,
+        };
         match call_sending(g, &callee, args) {
             Ok(_) => {}
             Err(e) => {
                 if let VmError::Exit = *e {
                     return Err(e);
                 }
-                return Err(crate::error::locate(g, e));
+                return Err(match builtin {
+                    Some((name, args)) => crate::error::locate_after_script(e, name, &args),
+                    None => crate::error::locate(g, e),
+                });
             }
         }
     }
