@@ -369,18 +369,7 @@ pub fn locate_in_builtin<G: Globals>(
             Some(l) if !from_native => format!("{}({})", l.file, l.line),
             _ => "[internal function]".to_string(),
         };
-        let args: Vec<String> = args
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                if crate::builtins::sensitive_param(name, i) {
-                    "Object(SensitiveParameterValue)".to_string()
-                } else {
-                    trace_arg(v)
-                }
-            })
-            .collect();
-        let mut lines = vec![format!("{site}: {name}({})", args.join(", "))];
+        let mut lines = vec![builtin_call_line(&site, name, args)];
         if from_native {
             // The builtin that called it back has no frame of its own.
             lines.extend(
@@ -398,6 +387,33 @@ pub fn locate_in_builtin<G: Globals>(
     locate(g, err)
 }
 
+/// A trace line for builtin `name` called with `args` from `site` (its
+/// sensitive parameters hidden).
+fn builtin_call_line(site: &str, name: &str, args: &[Value]) -> String {
+    let args: Vec<String> = args
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if crate::builtins::sensitive_param(name, i) {
+                "Object(SensitiveParameterValue)".to_string()
+            } else {
+                trace_arg(v)
+            }
+        })
+        .collect();
+    format!("{site}: {name}({})", args.join(", "))
+}
+
+/// The arguments of a `CallBuiltin` that `frame` is running: they stay
+/// in its registers while the builtin runs.
+fn builtin_args(frame: &minizts_globals::executor::Frame, args: minizts_core::bytecode::Reg, argc: u8) -> Vec<Value> {
+    (0..argc as usize)
+        // SAFETY: the argument registers are in the frame's live window
+        // (its frame is on the stack).
+        .map(|k| unsafe { &*frame.base.byte_add(args.raw() * 8).add(k) }.deref_clone())
+        .collect()
+}
+
 /// The builtin call the current frame is making, at `here`, if its
 /// instruction is one.
 fn builtin_running<G: Globals>(g: G, here: &Location) -> Option<TraceFrame> {
@@ -407,15 +423,10 @@ fn builtin_running<G: Globals>(g: G, here: &Location) -> Option<TraceFrame> {
         let Op::CallBuiltin { id, args, argc, .. } = (unsafe { *frame.pc }) else {
             return None;
         };
-        let args = (0..argc as usize)
-            // SAFETY: the argument registers are in the frame's live
-            // window while the builtin runs.
-            .map(|k| unsafe { &*frame.base.byte_add(args.raw() * 8).add(k) }.deref_clone())
-            .collect();
         Some(TraceFrame {
             at: Some((here.file.clone(), here.line)),
             function: crate::builtins::info(id).name.to_string(),
-            args,
+            args: builtin_args(frame, args, argc),
             eval: false,
         })
     })
@@ -434,8 +445,7 @@ pub fn locate_after_script(mut err: Box<VmError>, name: &str, args: &[Value]) ->
             line: 0,
         });
         if trace.is_empty() {
-            let args: Vec<String> = args.iter().map(trace_arg).collect();
-            *trace = vec![format!("[internal function]: {name}({})", args.join(", "))];
+            *trace = vec![builtin_call_line("[internal function]", name, args)];
         }
     }
     err
@@ -512,17 +522,10 @@ pub(crate) fn trace_frames<G: Globals>(g: G) -> Vec<TraceFrame> {
                 eval: false,
             });
             if let Some((id, args, argc)) = called_by {
-                // The builtin's arguments are still in the caller's
-                // registers while it runs.
-                let args = (0..argc as usize)
-                    // SAFETY: the argument registers are in the caller's
-                    // live window.
-                    .map(|k| unsafe { &*caller.base.byte_add(args.raw() * 8).add(k) }.deref_clone())
-                    .collect();
                 out.push(TraceFrame {
                     at: site,
                     function: crate::builtins::info(id).name.to_string(),
-                    args,
+                    args: builtin_args(caller, args, argc),
                     eval: false,
                 });
             }
