@@ -15,6 +15,7 @@ import concurrent.futures
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -97,6 +98,24 @@ def run(cmd, cwd, timeout):
 def fatal_line(stderr):
     m = FATAL.search(stderr)
     return m.group(3).strip() if m else None
+
+
+def mirror_folder(src, folder):
+    """Copies a test folder's other files (what its tests include or
+    read: `.inc` files and sub-folders) next to where the tests' scripts
+    are written, as run-tests.php runs a test beside them."""
+    here, there = os.path.join(src, folder), os.path.join(WORK, "work", folder)
+    os.makedirs(there, exist_ok=True)
+    for name in os.listdir(here):
+        if name.endswith(".phpt"):
+            continue
+        a, b = os.path.join(here, name), os.path.join(there, name)
+        if os.path.exists(b):
+            continue
+        if os.path.isdir(a):
+            shutil.copytree(a, b, symlinks=True, ignore=shutil.ignore_patterns("*.phpt"))
+        else:
+            shutil.copy2(a, b)
 
 
 def judge(rel, full, args):
@@ -244,6 +263,8 @@ def main():
         else:
             chosen.append((rel, full))
 
+    for folder in sorted({os.path.dirname(rel) for rel, _ in chosen}):
+        mirror_folder(src, folder)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(lambda t: judge(t[0], t[1], args), chosen))
     results.sort(key=lambda r: r["test"])

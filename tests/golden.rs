@@ -2,7 +2,8 @@
 //! `minizts run` with every globals strategy; the runs must agree byte for
 //! byte (stdout, stderr, exit code), the stdout must equal `NAME.out`, the
 //! exit code `NAME.exit` (0 if absent), and every line of `NAME.err` must
-//! appear in the stderr (`%FILE%` stands for the script's absolute path).
+//! appear in the stderr (`%FILE%` stands for the script's absolute path,
+//! `%DIR%` for its folder's).
 //! All failures are reported at once; `MINIZTS_TEST_GLOBALS=tls,nts`
 //! narrows the strategies for a quick local run. `MINIZTS_REGEN=1` rewrites `.out` and
 //! `.exit` from minizts's results (review the diff before committing);
@@ -61,10 +62,12 @@ fn check(script: &Path, regen: bool) -> Option<String> {
         problems.push(format!("  exit code {code}, expected {want_code}"));
     }
     if let Ok(err) = std::fs::read_to_string(script.with_extension("err")) {
-        let abs = script.canonicalize().unwrap().display().to_string();
+        let abs = script.canonicalize().unwrap();
+        let abs_dir = abs.parent().unwrap().display().to_string();
+        let abs = abs.display().to_string();
         let stderr = String::from_utf8_lossy(&out.stderr);
         for line in err.lines().filter(|l| !l.trim().is_empty()) {
-            let line = line.replace("%FILE%", &abs);
+            let line = line.replace("%FILE%", &abs).replace("%DIR%", &abs_dir);
             if !stderr.contains(&line) {
                 problems.push(format!("  stderr lacks: {line}"));
             }

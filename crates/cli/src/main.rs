@@ -180,6 +180,7 @@ fn apply_settings(eg: &mut minizts_globals::ExecutorGlobals, defines: &[String])
                     .parse()
                     .map_err(|_| format!("bad error_reporting: {value}"))?
             }
+            "include_path" => settings.include_path = value.to_string(),
             // Loaded before the engine starts (see `extension_paths`).
             "extension" | "extension_dir" => {}
             // Settings PHP has and minizts does not need are accepted.

@@ -63,6 +63,16 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.at(e.pos);
                 self.emit(Op::Eval { dst, code });
             }
+            ExprKind::Include { kind, path } => {
+                let path = self.expr(path)?;
+                self.at(e.pos);
+                self.emit(Op::Include {
+                    dst,
+                    path,
+                    once: kind.once(),
+                    required: kind.required(),
+                });
+            }
             ExprKind::Array(items) => self.array_literal(items, dst)?,
             ExprKind::Index { base, index } => {
                 let Some(index) = index else {

@@ -56,9 +56,21 @@ pub struct Unit<'f> {
     pub first_func: FuncId,
     /// Its first runtime-cache slot.
     pub first_cache_slot: u32,
+    /// What the top-level code is.
+    pub kind: UnitKind,
+}
+
+/// The three kinds of compiled script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitKind {
+    /// A request's script: its top-level code is the global scope.
+    Script,
     /// The code of an `eval()`: its top-level code runs in the caller's
-    /// scope.
-    pub eval: bool,
+    /// scope and returns null unless it says otherwise.
+    Eval,
+    /// An included file: runs in the caller's scope like an `eval()`, and
+    /// returns 1 unless it says otherwise.
+    Include,
 }
 
 impl<'f> Unit<'f> {
@@ -68,7 +80,7 @@ impl<'f> Unit<'f> {
             file,
             first_func: 0,
             first_cache_slot: 0,
-            eval: false,
+            kind: UnitKind::Script,
         }
     }
 }
@@ -117,7 +129,12 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], unit: Unit<'_
         g,
         file,
         first_func: unit.first_func,
-        eval: unit.eval,
+        caller_scope: unit.kind != UnitKind::Script,
+        implicit_return: if unit.kind == UnitKind::Include {
+            ImplicitReturn::One
+        } else {
+            ImplicitReturn::Null
+        },
         lines: &lines,
         line: 1,
         decls: HashMap::new(),
@@ -133,6 +150,7 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], unit: Unit<'_
         binding_call_result: false,
         plain_vars: hashbrown::HashSet::new(),
         halt_offset: ast.halt_offset,
+        strict_types: ast.strict_types,
     };
     c.collect_decls(ast.stmts);
     let last_line = lines.line(src.len() as u32);
@@ -213,6 +231,13 @@ struct LoopCtx {
     id: u32,
 }
 
+/// The value top-level code gives when it ends without `return`.
+#[derive(Debug, Clone, Copy)]
+enum ImplicitReturn {
+    Null,
+    One,
+}
+
 struct Compiler<'a, 'l, G: Globals> {
     g: G,
     /// The file name messages print.
@@ -225,8 +250,13 @@ struct Compiler<'a, 'l, G: Globals> {
     decls: HashMap<Vec<u8>, &'a FunctionDecl<'a>>,
     /// The id of `functions[0]` (see `Unit::first_func`).
     first_func: FuncId,
-    /// Compiling an `eval()`'s code.
-    eval: bool,
+    /// Compiling code whose top level runs in its caller's scope (an
+    /// `eval()`'s or an included file's).
+    caller_scope: bool,
+    /// The file declares `strict_types=1`.
+    strict_types: bool,
+    /// What the top-level code returns when it ends without `return`.
+    implicit_return: ImplicitReturn,
     /// Finished functions by id less `first_func` (0 is the top-level
     /// code).
     functions: Vec<Option<Function>>,
@@ -410,10 +440,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// Compiles the top-level code as function 0.
     fn compile_main(&mut self, stmts: &'a [ast::Stmt<'a>], last_line: u32) -> Result<()> {
         let mut builder = OpArrayBuilder::new("{main}", 1, last_line);
-        builder.is_eval = self.eval;
+        builder.strict_types = self.strict_types;
+        builder.in_caller_scope = self.caller_scope;
         let mut names = vars::VarNames::default();
         // An eval's variables are its caller's, bound when it starts.
-        if !self.eval {
+        if !self.caller_scope {
             for name in minizts_core::superglobals::REQUEST_START {
                 names.add(name);
             }
@@ -450,11 +481,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
         }
         self.line = last_line;
-        let null = self.const_null()?;
-        if self.eval {
+        let result = match self.implicit_return {
+            ImplicitReturn::Null => self.const_null()?,
+            ImplicitReturn::One => self.const_int(1)?,
+        };
+        if self.caller_scope {
             self.emit(Op::DetachScope {});
         }
-        self.emit(Op::Return { src: null });
+        self.emit(Op::Return { src: result });
         self.resolve_gotos()?;
         let mut builder = cg!(self.g).active.pop().expect("main op array");
         peephole::shorten_returns(&mut builder.code, &mut builder.lines, builder.cv_names.len());
@@ -474,6 +508,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let start = self.line_of(f.pos);
         let end = self.line_of(f.end_pos);
         let mut builder = OpArrayBuilder::new(f.name, start, end);
+        builder.strict_types = self.strict_types;
         builder.is_closure = f.name == "{closure}";
 
         // Registers: parameters, then bound (`use`) variables, then every

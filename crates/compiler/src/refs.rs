@@ -196,6 +196,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             | ExprKind::Print(expr)
             | ExprKind::Empty(expr)
             | ExprKind::Eval(expr)
+            | ExprKind::Include { path: expr, .. }
             | ExprKind::Silence(expr) => self.refs_expr(expr, out),
             ExprKind::Match { subject, arms } => {
                 self.refs_expr(subject, out);

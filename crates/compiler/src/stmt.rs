@@ -144,7 +144,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     None => self.const_null()?,
                 };
                 let v = self.checked_return(v)?;
-                if self.eval && !self.in_function {
+                if self.caller_scope && !self.in_function {
                     self.emit(Op::DetachScope {});
                 }
                 self.emit(Op::Return { src: v });

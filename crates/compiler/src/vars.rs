@@ -196,7 +196,7 @@ pub fn collect_expr<'a>(e: &'a Expr<'a>, out: &mut VarNames<'a>) {
         }
         ExprKind::Closure(f) => captures(f).iter().for_each(|c| out.add(c.name)),
         // The code reaches the scope's variables by name.
-        ExprKind::Eval(code) => {
+        ExprKind::Eval(code) | ExprKind::Include { path: code, .. } => {
             out.by_name = true;
             collect_expr(code, out);
         }

@@ -370,9 +370,14 @@ pub struct Function {
     pub extra_args: Option<u16>,
     /// The declared return type (checked by `VERIFY_RETURN`).
     pub return_type: Option<TypeDecl>,
-    /// The top-level code of an `eval()`: it runs in its caller's scope,
-    /// so the variables it reaches by name are the caller's.
-    pub is_eval: bool,
+    /// The top-level code of an `eval()` or an included file: it runs in
+    /// its caller's scope, so the variables it reaches by name are the
+    /// caller's.
+    pub in_caller_scope: bool,
+    /// Its file declares `strict_types=1`: the calls it makes check
+    /// scalar parameter types strictly (user functions' and builtins'),
+    /// and so does its own return type (PHP's `ZEND_ACC_STRICT_TYPES`).
+    pub strict_types: bool,
 }
 
 impl Function {
@@ -516,7 +521,8 @@ mod tests {
             symbols: None,
             extra_args: None,
             return_type: None,
-            is_eval: false,
+            in_caller_scope: false,
+            strict_types: false,
         }
     }
 

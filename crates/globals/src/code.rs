@@ -1,9 +1,11 @@
-//! The request's code: its script and the scripts its `eval()`s compiled,
-//! and every function of them by request-wide id (PHP keeps an eval's
-//! op array alive while its functions and closures may run; here every
-//! script lives until request shutdown).
+//! The request's code: its script and the scripts its `eval()`s and
+//! `include`s compiled, and every function of them by request-wide id
+//! (PHP keeps an eval's op array alive while its functions and closures
+//! may run; here every script lives until request shutdown).
 
 use std::sync::Arc;
+
+use hashbrown::HashMap;
 
 use minizts_core::bytecode::{FuncId, Function, Script};
 
@@ -14,6 +16,12 @@ pub struct Code {
     units: Vec<Arc<Script>>,
     /// Function `id` of the request, pointing into one of `units`.
     functions: Vec<*const Function>,
+    /// Files `include` has opened, by resolved path in the order they
+    /// were first included, each with the id of its top-level code (PHP's
+    /// `EG(included_files)`; the compiled file is kept for the rest of the
+    /// request and run again by a later `include`, as opcache keeps it).
+    included: Vec<(Box<str>, FuncId)>,
+    included_index: HashMap<Box<str>, usize>,
 }
 
 impl Code {
@@ -57,10 +65,31 @@ impl Code {
         u.function(id).map(|_| u)
     }
 
+    /// The top-level code of file `path` if it was included already.
+    pub fn included(&self, path: &str) -> Option<FuncId> {
+        self.included_index.get(path).map(|&i| self.included[i].1)
+    }
+
+    /// Records that file `path`, whose top-level code is `func`, was
+    /// included.
+    pub fn add_included(&mut self, path: &str, func: FuncId) {
+        if !self.included_index.contains_key(path) {
+            self.included_index.insert(path.into(), self.included.len());
+            self.included.push((path.into(), func));
+        }
+    }
+
+    /// The included files, in the order they were first included.
+    pub fn included_files(&self) -> impl Iterator<Item = &str> {
+        self.included.iter().map(|(p, _)| &**p)
+    }
+
     /// Drops every script (request shutdown).
     pub fn clear(&mut self) {
         self.functions.clear();
         self.units.clear();
+        self.included.clear();
+        self.included_index.clear();
     }
 }
 

@@ -68,8 +68,12 @@ pub struct OpArrayBuilder {
     pub num_statics: u16,
     pub bound_cvs: Vec<u16>,
     pub is_closure: bool,
-    /// The top-level code of an `eval()` (see `Function::is_eval`).
-    pub is_eval: bool,
+    /// The top-level code of an `eval()` or an included file (see
+    /// `Function::in_caller_scope`).
+    pub in_caller_scope: bool,
+    /// Compiled under `declare(strict_types=1)` (see
+    /// `Function::strict_types`).
+    pub strict_types: bool,
     pub line_start: u32,
     pub line_end: u32,
     pub symbols: Option<u16>,
@@ -100,7 +104,8 @@ impl OpArrayBuilder {
             num_statics: 0,
             bound_cvs: Vec::new(),
             is_closure: false,
-            is_eval: false,
+            in_caller_scope: false,
+            strict_types: false,
             line_start,
             line_end,
             symbols: None,
@@ -239,7 +244,8 @@ impl OpArrayBuilder {
             symbols: self.symbols,
             extra_args: self.extra_args,
             return_type: self.return_type,
-            is_eval: self.is_eval,
+            in_caller_scope: self.in_caller_scope,
+            strict_types: self.strict_types,
         };
         if let Err(e) = function.verify() {
             panic!("the compiler emitted code the VM cannot run, in {}: {e}", function.name);

@@ -457,6 +457,9 @@ impl Output {
     }
 }
 
+/// PHP's built-in `include_path` on Debian (PHP_INCLUDE_PATH).
+pub const DEFAULT_INCLUDE_PATH: &str = ".:/usr/share/php";
+
 /// Settings PHP keeps in ini entries.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -468,6 +471,9 @@ pub struct Settings {
     pub max_execution_time: std::time::Duration,
     /// `error_reporting` (E_ALL by default).
     pub error_reporting: i64,
+    /// `include_path`: the folders a relative `include` searches, `:`
+    /// separated (`.` is the working directory).
+    pub include_path: String,
 }
 
 impl Default for Settings {
@@ -477,6 +483,7 @@ impl Default for Settings {
             memory_limit: Some(128 * 1024 * 1024),
             max_execution_time: std::time::Duration::ZERO,
             error_reporting: E_ALL,
+            include_path: DEFAULT_INCLUDE_PATH.to_string(),
         }
     }
 }

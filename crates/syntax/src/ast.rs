@@ -17,6 +17,9 @@ pub struct Script<'a> {
     /// Where the data after `__halt_compiler();` starts
     /// (`__COMPILER_HALT_OFFSET__`), if the script has one.
     pub halt_offset: Option<usize>,
+    /// `declare(strict_types=1)`: calls made from this file, and returns
+    /// from its functions, check declared scalar types strictly.
+    pub strict_types: bool,
 }
 
 /// A statement and the byte offset where it starts.
@@ -253,6 +256,12 @@ pub enum ExprKind<'a> {
     Empty(&'a Expr<'a>),
     /// `eval(code)`: compiles and runs the string in the current scope.
     Eval(&'a Expr<'a>),
+    /// `include path` and its three siblings: compiles the file and runs
+    /// it in the current scope.
+    Include {
+        kind: IncludeKind,
+        path: &'a Expr<'a>,
+    },
     Cast {
         to: CastType,
         expr: &'a Expr<'a>,
@@ -379,6 +388,37 @@ impl BinaryOp {
             Ge => ">=",
             Spaceship => "<=>",
         }
+    }
+}
+
+/// Which of PHP's four inclusion forms (`ZEND_INCLUDE_OR_EVAL`'s kinds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IncludeKind {
+    Include,
+    IncludeOnce,
+    Require,
+    RequireOnce,
+}
+
+impl IncludeKind {
+    /// The keyword, as messages and stack traces spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            IncludeKind::Include => "include",
+            IncludeKind::IncludeOnce => "include_once",
+            IncludeKind::Require => "require",
+            IncludeKind::RequireOnce => "require_once",
+        }
+    }
+
+    /// A file already included is not run again.
+    pub fn once(self) -> bool {
+        matches!(self, IncludeKind::IncludeOnce | IncludeKind::RequireOnce)
+    }
+
+    /// A file that cannot be opened is a fatal error, not a warning.
+    pub fn required(self) -> bool {
+        matches!(self, IncludeKind::Require | IncludeKind::RequireOnce)
     }
 }
 

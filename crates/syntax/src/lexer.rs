@@ -83,6 +83,14 @@ pub enum Token<'s> {
     Empty,
     #[token("eval", ignore(case))]
     Eval,
+    #[token("include", ignore(case))]
+    Include,
+    #[token("include_once", ignore(case))]
+    IncludeOnce,
+    #[token("require", ignore(case))]
+    Require,
+    #[token("require_once", ignore(case))]
+    RequireOnce,
     #[token("exit", ignore(case))]
     Exit,
     #[token("die", ignore(case))]
@@ -124,7 +132,7 @@ pub enum Token<'s> {
     /// PHP keywords for features minizts leaves out (docs/language.md); the
     /// parser reports them as unsupported rather than as odd identifiers.
     #[regex(
-        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|include|include_once|require|require_once|yield|abstract|final|private|protected|public|readonly|insteadof)",
+        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|yield|abstract|final|private|protected|public|readonly|insteadof)",
         |lex| as_str(lex.slice())
     )]
     Unsupported(&'s str),
@@ -774,6 +782,10 @@ impl fmt::Display for Token<'_> {
             Isset => "isset",
             Empty => "empty",
             Eval => "eval",
+            Include => "include",
+            IncludeOnce => "include_once",
+            Require => "require",
+            RequireOnce => "require_once",
             Exit => "exit",
             Die => "die",
             Const => "const",

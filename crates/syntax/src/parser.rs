@@ -92,6 +92,7 @@ pub fn parse<'a>(arena: &'a Bump, src: &'a [u8]) -> Result<Script<'a>, SyntaxErr
         Ok(stmts) => Ok(Script {
             stmts,
             halt_offset: halt.get(),
+            strict_types: b.strict_types.get(),
         }),
         Err(err) => {
             let at_script_end = match &err {
@@ -247,6 +248,8 @@ pub struct Builder<'a> {
     /// Whether a statement other than `declare` has been read (statements
     /// are reduced in source order).
     past_declares: Cell<bool>,
+    /// Set by `declare(strict_types=1)`.
+    strict_types: Cell<bool>,
 }
 
 impl<'a> Builder<'a> {
@@ -258,6 +261,7 @@ impl<'a> Builder<'a> {
             ends: Rc::default(),
             interpolation_depth: Cell::new(0),
             past_declares: Cell::new(false),
+            strict_types: Cell::new(false),
         }
     }
 
@@ -296,9 +300,9 @@ impl<'a> Builder<'a> {
     }
 
     /// `declare(name=value, …);` or with a block. `strict_types` is
-    /// checked as PHP checks it and then has no effect yet: declared types
-    /// keep coercive mode (docs/language.md); `ticks` and `encoding`
-    /// have none in PHP's CLI either without a tick function.
+    /// checked as PHP checks it and recorded for the script; `ticks` and
+    /// `encoding` have no effect in PHP's CLI either without a tick
+    /// function.
     pub fn declare(
         &self,
         pos: usize,
@@ -320,8 +324,9 @@ impl<'a> Builder<'a> {
                             "strict_types declaration must be the very first statement in the script",
                         );
                     }
-                    if !matches!(value.kind, ExprKind::Int(0 | 1)) {
-                        return fatal_error(at, "strict_types declaration must have 0 or 1 as its value");
+                    match value.kind {
+                        ExprKind::Int(n @ (0 | 1)) => self.strict_types.set(n == 1),
+                        _ => return fatal_error(at, "strict_types declaration must have 0 or 1 as its value"),
                     }
                 }
                 "ticks" | "encoding" if !literal => {

@@ -283,7 +283,14 @@ pub fn call_at<G: Globals>(g: G, id: u16, args: &mut [Value], site: CallSite) ->
         } else if site != CallSite::Named && scope_bound(info.name) {
             crate::error::error(format!("Cannot call {}() dynamically", info.name))
         } else {
-            Dispatch::<G>::FNS[id as usize](g, &mut Args { v: args, info })
+            Dispatch::<G>::FNS[id as usize](
+                g,
+                &mut Args {
+                    v: args,
+                    info,
+                    from_script: site != CallSite::Callback,
+                },
+            )
         };
         // An error the builtin throws has the builtin's own frame at the
         // top of its stack trace, as PHP's internal functions have, except
@@ -385,6 +392,10 @@ pub fn define_constant<G: Globals>(g: G, name: &[u8], v: Value) -> VmResult<bool
 pub struct Args<'a> {
     pub v: &'a mut [Value],
     pub info: &'static BuiltinInfo,
+    /// Called from script code (by name or through a callable), not as
+    /// another builtin's callback: the calling function's file decides
+    /// whether scalar parameters are strict.
+    pub from_script: bool,
 }
 
 impl Args<'_> {
@@ -431,6 +442,18 @@ impl Args<'_> {
         ))
     }
 
+    /// Whether scalar parameters take only their own type (and an int
+    /// for a float): the call came from code of a `strict_types=1` file.
+    /// Asked only when an argument is not of the type already, so the
+    /// usual call pays nothing for it.
+    fn strict<G: Globals>(&self, g: G) -> bool {
+        self.from_script
+            && minizts_globals::eg!(g, |eg| eg.frames.last().is_some_and(|f| {
+                // SAFETY: a frame's function is one of the request's.
+                unsafe { &*f.function }.strict_types
+            }))
+    }
+
     fn null_deprecated<G: Globals>(&self, g: G, i: usize, ty: &str) {
         deprecated(
             g,
@@ -451,6 +474,7 @@ impl Args<'_> {
         let v = self.value(i);
         match &*v {
             Value::Str(s) => Ok(s.clone()),
+            other if self.strict(g) => self.type_error(i, "string", other),
             Value::Int(_) | Value::Float(_) | Value::Bool(_) => crate::ops::to_str(g, &v),
             Value::Null | Value::Undef => {
                 self.null_deprecated(g, i, "string");
@@ -478,6 +502,7 @@ impl Args<'_> {
         let v = self.value(i);
         match &*v {
             Value::Int(n) => Ok(*n),
+            other if self.strict(g) => self.type_error(i, "int", other),
             Value::Float(f) => self.float_as_int(g, i, *f, &v),
             Value::Bool(b) => Ok(*b as i64),
             Value::Null | Value::Undef => {
@@ -527,6 +552,7 @@ impl Args<'_> {
         match &*v {
             Value::Float(f) => Ok(*f),
             Value::Int(n) => Ok(*n as f64),
+            other if self.strict(g) => self.type_error(i, "float", other),
             Value::Bool(b) => Ok(*b as i64 as f64),
             Value::Null | Value::Undef => {
                 self.null_deprecated(g, i, "float");
@@ -546,6 +572,7 @@ impl Args<'_> {
         match &*v {
             Value::Int(n) => Ok(Number::Int(*n)),
             Value::Float(f) => Ok(Number::Float(*f)),
+            other if self.strict(g) => self.type_error(i, "int|float", other),
             Value::Bool(b) => Ok(Number::Int(*b as i64)),
             Value::Null | Value::Undef => {
                 self.null_deprecated(g, i, "int|float");
@@ -563,6 +590,8 @@ impl Args<'_> {
     pub fn bool<G: Globals>(&self, g: G, i: usize) -> VmResult<bool> {
         let v = self.value(i);
         match &*v {
+            Value::Bool(b) => Ok(*b),
+            other if self.strict(g) => self.type_error(i, "bool", other),
             Value::Null | Value::Undef => {
                 self.null_deprecated(g, i, "bool");
                 Ok(false)

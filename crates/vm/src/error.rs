@@ -427,7 +427,7 @@ fn builtin_running<G: Globals>(g: G, here: &Location) -> Option<TraceFrame> {
             at: Some((here.file.clone(), here.line)),
             function: crate::builtins::info(id).name.to_string(),
             args: builtin_args(frame, args, argc),
-            eval: false,
+            kind: FrameKind::Call,
         })
     })
 }
@@ -457,8 +457,20 @@ pub(crate) struct TraceFrame {
     pub at: Option<(Box<str>, u32)>,
     pub function: String,
     pub args: Vec<Value>,
-    /// `eval()`'s frame, which PHP lists without arguments.
-    pub eval: bool,
+    pub kind: FrameKind,
+}
+
+/// What kind of call a trace frame is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FrameKind {
+    /// A function's call.
+    Call,
+    /// `eval()`'s code, which PHP lists without arguments.
+    Eval,
+    /// An included file's code: the keyword is the function, the file's
+    /// path its one argument (listed before the function by
+    /// `debug_backtrace`).
+    Include,
 }
 
 /// The calls below the current point, innermost first (PHP's
@@ -480,13 +492,25 @@ pub(crate) fn trace_frames<G: Globals>(g: G) -> Vec<TraceFrame> {
             };
             let line = cf.line_at(caller.pc).unwrap_or(0);
             let site = Some((unit.file.clone(), line));
-            if f.is_eval {
-                out.push(TraceFrame {
-                    at: site,
-                    function: "eval".into(),
-                    args: Vec::new(),
-                    eval: true,
-                });
+            if f.in_caller_scope {
+                // SAFETY: a frame's saved pc is an instruction of its code.
+                let frame = match unsafe { *caller.pc } {
+                    Op::Include { once, required, .. } => TraceFrame {
+                        at: site,
+                        function: crate::include::keyword(once, required).into(),
+                        args: vec![Value::str(
+                            eg.code.unit_of(callee.func).map_or("", |u| &*u.file).as_bytes(),
+                        )],
+                        kind: FrameKind::Include,
+                    },
+                    _ => TraceFrame {
+                        at: site,
+                        function: "eval".into(),
+                        args: Vec::new(),
+                        kind: FrameKind::Eval,
+                    },
+                };
+                out.push(frame);
                 continue;
             }
             let mut args = Vec::new();
@@ -519,14 +543,14 @@ pub(crate) fn trace_frames<G: Globals>(g: G) -> Vec<TraceFrame> {
                 at: if called_by.is_some() { None } else { site.clone() },
                 function,
                 args,
-                eval: false,
+                kind: FrameKind::Call,
             });
             if let Some((id, args, argc)) = called_by {
                 out.push(TraceFrame {
                     at: site,
                     function: crate::builtins::info(id).name.to_string(),
                     args: builtin_args(caller, args, argc),
-                    eval: false,
+                    kind: FrameKind::Call,
                 });
             }
         }
@@ -546,7 +570,7 @@ pub(crate) fn trace_line(f: &TraceFrame) -> String {
         Some((file, line)) => format!("{file}({line})"),
         None => "[internal function]".into(),
     };
-    if f.eval {
+    if f.kind == FrameKind::Eval {
         return format!("{site}: eval()");
     }
     let args: Vec<String> = f.args.iter().map(trace_arg).collect();
@@ -559,7 +583,15 @@ fn trace_arg(v: &Value) -> String {
         Value::Bool(true) => "true".into(),
         Value::Bool(false) => "false".into(),
         Value::Int(n) => n.to_string(),
-        Value::Float(f) => minizts_core::numfmt::php_float_repr(*f),
+        // `smart_str_append_double` at the default precision, with a
+        // zero fraction shown.
+        Value::Float(f) => {
+            let mut text = minizts_core::numfmt::php_float_to_string(*f, 14);
+            if f.is_finite() && !text.contains(['.', 'e', 'E']) {
+                text.push_str(".0");
+            }
+            text
+        }
         Value::Str(s) => {
             let text = String::from_utf8_lossy(s);
             if s.len() > 15 {

@@ -1,6 +1,6 @@
 //! `eval()`: compiles a string into a script of the request (PHP's
 //! `zend_eval_stringl`) and runs its top-level code in the caller's
-//! scope.
+//! scope. Included files (`include`) are loaded and entered the same way.
 //!
 //! The compiled script joins the request's code (`EG.code`) with the next
 //! function ids and cache slots, so its functions and closures stay
@@ -11,7 +11,7 @@
 //! the global one. By-name lookups from an eval's frame go to the caller
 //! (see `scope`).
 
-use minizts_compiler::{CompileErrorKind, Unit};
+use minizts_compiler::{CompileErrorKind, Unit, UnitKind};
 use minizts_core::bytecode::{FuncId, Function, Reg};
 use minizts_core::{PhpRef, Value};
 use minizts_globals::{eg, Globals};
@@ -30,18 +30,25 @@ pub(crate) fn compile<G: Globals>(g: G, code: &[u8]) -> VmResult<FuncId> {
     };
     let mut src = b"<?php ".to_vec();
     src.extend_from_slice(code);
+    load(g, &src, &file, UnitKind::Eval)
+}
+
+/// Compiles `src` as `file` into the request's code (an `eval()`'s code
+/// or an included file), declares the functions PHP declares as it
+/// compiles, and returns the id of the top-level code.
+pub(crate) fn load<G: Globals>(g: G, src: &[u8], file: &str, kind: UnitKind) -> VmResult<FuncId> {
     let (first_func, first_cache_slot) = eg!(g, |eg| (eg.code.next_func(), eg.runtime_cache.len() as u32));
     let unit = Unit {
-        file: &file,
+        file,
         first_func,
         first_cache_slot,
-        eval: true,
+        kind,
     };
-    let script = match minizts_compiler::compile_unit(g, &src, unit) {
+    let script = match minizts_compiler::compile_unit(g, src, unit) {
         Ok(s) => s,
         Err(e) => {
             let at = Some(Location {
-                file: file.as_str().into(),
+                file: file.into(),
                 line: e.line,
             });
             // PHP 8 throws a `ParseError` (uncaught, it reads as a parse
@@ -59,13 +66,18 @@ pub(crate) fn compile<G: Globals>(g: G, code: &[u8]) -> VmResult<FuncId> {
     };
     let early = script.early_functions.clone();
     eg!(g).add_script(script);
-    for f in early {
-        // PHP declares them as it compiles: an error is the eval'd
-        // code's, at the declaration.
+    declare_early(g, &early)?;
+    Ok(first_func)
+}
+
+/// Declares the top-level functions of loaded code; a name taken already
+/// is a fatal error at the declaration, in the loaded file.
+pub(crate) fn declare_early<G: Globals>(g: G, early: &[FuncId]) -> VmResult<()> {
+    for &f in early {
         if let Err(mut e) = crate::call::declare_function(g, f) {
             if let VmError::Fatal { at: at @ None, .. } = &mut *e {
                 *at = Some(Location {
-                    file: file.as_str().into(),
+                    file: crate::code::file_of(g, f),
                     // SAFETY: used here only.
                     line: unsafe { crate::code::known(g, f) }.line_start,
                 });
@@ -73,7 +85,7 @@ pub(crate) fn compile<G: Globals>(g: G, code: &[u8]) -> VmResult<FuncId> {
             return Err(e);
         }
     }
-    Ok(first_func)
+    Ok(())
 }
 
 /// Pushes the frame of `eval`'d top-level code `func` above the running

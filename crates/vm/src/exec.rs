@@ -1284,6 +1284,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::UnsetVarVar { .. }
                 | Op::FetchGlobals { .. }
                 | Op::Eval { .. }
+                | Op::Include { .. }
                 | Op::DetachScope { .. }
                 | Op::FetchDimList { .. }
                 | Op::AssignDim { .. }

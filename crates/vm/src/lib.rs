@@ -15,6 +15,7 @@ mod eval;
 pub mod exec;
 pub mod extensions;
 mod gc;
+mod include;
 mod limits;
 mod ops;
 mod output;

@@ -40,13 +40,61 @@ struct Scope {
 }
 
 fn scope<G: Globals>(g: G, which: Which) -> Scope {
+    if which == Which::Local {
+        share_inline_vars(g);
+    }
+    raw_scope(g, which)
+}
+
+/// Variables that `eval`'d or included code set since it started, and
+/// that its caller did not have then, are still registers of its own
+/// frame (`eval::detach` hands them over when it returns); a by-name
+/// access from inside it reaches the caller's scope, so they are handed
+/// over first. PHP's symbol table points at such a frame's slots, which
+/// gives the same.
+fn share_inline_vars<G: Globals>(g: G) {
+    let inline: Vec<(*mut Value, *const Function)> = eg!(g, |eg| eg
+        .frames
+        .iter()
+        .rev()
+        // SAFETY: a frame's function is one of the request's.
+        .take_while(|f| unsafe { &*f.function }.in_caller_scope)
+        .map(|f| (f.base, f.function))
+        .collect());
+    if inline.is_empty() {
+        return;
+    }
+    let target = raw_scope(g, Which::Local);
+    for (base, function) in inline {
+        // SAFETY: as above.
+        let f = unsafe { &*function };
+        for (i, name) in f.cv_names.iter().enumerate() {
+            if hidden(name.as_bytes()) || minizts_core::superglobals::is_auto_global(name) {
+                continue;
+            }
+            // SAFETY: CV `i` is in the live window of an inline frame;
+            // nothing else borrows it while a builtin or by-name
+            // instruction runs.
+            let slot = unsafe { &mut *base.add(i) };
+            if matches!(slot, Value::Undef | Value::Ref(_)) {
+                continue;
+            }
+            let v = std::mem::replace(slot, Value::Undef);
+            let r = bind_in(g, &target, name.as_bytes());
+            r.set(v);
+            *slot = Value::Ref(r);
+        }
+    }
+}
+
+fn raw_scope<G: Globals>(g: G, which: Which) -> Scope {
     eg!(g, |eg| {
         let f = match which {
             // An `eval()`'s code reaches its caller's variables (its own
             // are bound to them, see `eval`).
             Which::Local => eg.frames.iter().rev().find(|f| {
                 // SAFETY: a frame's function is one of the request's.
-                !unsafe { &*f.function }.is_eval
+                !unsafe { &*f.function }.in_caller_scope
             }),
             Which::Global => eg.frames.first().filter(|f| f.func == 0),
         };
@@ -147,7 +195,10 @@ pub(crate) fn fetch<G: Globals>(g: G, which: Which, name: &[u8]) -> Option<Value
 /// The variable named `name` as a reference, created (null) if it does
 /// not exist: a CV becomes a reference, as `$r = &$x` makes it one.
 pub(crate) fn bind<G: Globals>(g: G, which: Which, name: &[u8]) -> PhpRef {
-    let s = scope(g, which);
+    bind_in(g, &scope(g, which), name)
+}
+
+fn bind_in<G: Globals>(g: G, s: &Scope, name: &[u8]) -> PhpRef {
     if let Some(slot) = s.cv(name) {
         return crate::gc::slot_ref(g, slot);
     }

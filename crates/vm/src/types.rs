@@ -1,9 +1,15 @@
 //! Checking values against declared parameter and return types, as PHP
-//! 8.2's coercive typing mode does (`zend_verify_scalar_type_hint` and
+//! 8.2 does (`zend_verify_scalar_type_hint` and
 //! `zend_verify_weak_scalar_type_hint`): a value of an accepted type
-//! passes; otherwise a scalar may be converted to the first accepted
-//! scalar type it converts to (int, then float, then string, then bool);
-//! anything else is a `TypeError` with PHP's message.
+//! passes; otherwise, in coercive mode, a scalar may be converted to the
+//! first accepted scalar type it converts to (int, then float, then
+//! string, then bool), and in strict mode only an int to a float; anything
+//! else is a `TypeError` with PHP's message.
+//!
+//! Which mode applies is the file's (`declare(strict_types=1)`): for a
+//! parameter, the calling function's file, unless a builtin called it
+//! (internal callers are never strict); for a return value, the
+//! function's own.
 
 use minizts_core::bytecode::{type_bits as bits, TypeDecl};
 use minizts_core::numfmt::{self, Number};
@@ -111,15 +117,19 @@ fn convert<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> Option<Value> {
     None
 }
 
-/// Checks `v` against `ty`: `Ok(None)` if it passes as it is,
-/// `Ok(Some(converted))`, or `Err(())` for a `TypeError`.
-pub(crate) fn check<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> Result<Option<Value>, ()> {
+/// Checks `v` against `ty` (strictly, or in coercive mode): `Ok(None)`
+/// if it passes as it is, `Ok(Some(converted))`, or `Err(())` for a
+/// `TypeError`.
+pub(crate) fn check<G: Globals>(g: G, ty: &TypeDecl, v: &Value, strict: bool) -> Result<Option<Value>, ()> {
     if accepts(g, ty, v) {
         return Ok(None);
     }
     if matches!(v, Value::Int(_) | Value::Float(_) | Value::Str(_) | Value::Bool(_)) {
         if let (Value::Int(n), true) = (v, ty.mask & bits::FLOAT != 0) {
             return Ok(Some(Value::Float(*n as f64)));
+        }
+        if strict {
+            return Err(());
         }
         if let Some(c) = convert(g, ty, v) {
             return Ok(Some(c));
@@ -202,6 +212,19 @@ pub(crate) fn return_error(
     crate::error::type_error::<()>(message).unwrap_err()
 }
 
+/// Whether the running function's arguments are checked strictly: its
+/// caller is a user function of a `strict_types=1` file.
+pub(crate) fn caller_is_strict<G: Globals>(g: G) -> bool {
+    minizts_globals::eg!(g, |eg| {
+        let n = eg.frames.len();
+        if n < 2 || eg.frames[n - 1].native {
+            return false;
+        }
+        // SAFETY: a frame's function is one of the request's.
+        unsafe { &*eg.frames[n - 2].function }.strict_types
+    })
+}
+
 /// Checks the argument in `slot` (behind its reference, for a
 /// by-reference parameter) and stores its conversion there.
 pub(crate) fn verify_slot<G: Globals>(
@@ -212,9 +235,10 @@ pub(crate) fn verify_slot<G: Globals>(
     ty: &TypeDecl,
     slot: &mut Value,
 ) -> crate::error::VmResult<()> {
+    let strict = caller_is_strict(g);
     if let Value::Ref(r) = slot {
         let v = r.get();
-        return match check(g, ty, &v) {
+        return match check(g, ty, &v, strict) {
             Ok(None) => Ok(()),
             Ok(Some(c)) => {
                 r.set(c);
@@ -223,7 +247,7 @@ pub(crate) fn verify_slot<G: Globals>(
             Err(()) => Err(arg_error(g, f, index, name, ty, &v)),
         };
     }
-    match check(g, ty, slot) {
+    match check(g, ty, slot, strict) {
         Ok(None) => Ok(()),
         Ok(Some(c)) => {
             *slot = c;

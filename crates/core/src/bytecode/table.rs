@@ -541,6 +541,13 @@ instructions! {
         /// bound to the caller's (new ones, made while it ran) become the
         /// caller's (PHP's `zend_detach_symbol_table`).
         DetachScope "DETACH_SCOPE" "" {}
+        /// `dst = include path` and its siblings: opens the file (PHP's
+        /// include path rules), compiles it once per request, and runs
+        /// its top-level code in this frame's scope as a call whose result
+        /// is what it returns (1 if nothing). `once`: a file already
+        /// included gives `true` instead; `required`: a file that cannot
+        /// be opened is an error rather than a warning and `false`.
+        Include "INCLUDE" "{dst} = include({path}) once={once} required={required}" { dst: reg, path: src, once: bool, required: bool }
 
         /// `dst = base[key]`, warning as PHP does on a missing key or
         /// offset.

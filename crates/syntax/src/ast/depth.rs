@@ -149,6 +149,7 @@ fn expr_children<'n, 'a>(x: &'n Expr<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
         | ExprKind::Print(expr)
         | ExprKind::Empty(expr)
         | ExprKind::Eval(expr)
+        | ExprKind::Include { path: expr, .. }
         | ExprKind::Silence(expr) => e!(expr),
         ExprKind::Match { subject, arms } => {
             e!(subject);

@@ -408,6 +408,11 @@ pub fn expr(out: &mut String, e: &Expr<'_>) {
             expr(out, e);
             out.push(')');
         }
+        ExprKind::Include { kind, path } => {
+            let _ = write!(out, "({} ", kind.name());
+            expr(out, path);
+            out.push(')');
+        }
         ExprKind::Cast { to, expr: inner } => {
             let _ = write!(out, "(cast {to:?} ");
             expr(out, inner);

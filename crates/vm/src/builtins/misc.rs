@@ -68,6 +68,8 @@ crate::builtin_table! {
     "gethostname", [], 0, 0, gethostname;
     "get_included_files", [], 0, 0, get_included_files;
     "get_required_files", [], 0, 0, get_included_files;
+    "get_include_path", [], 0, 0, get_include_path;
+    "set_include_path", ["include_path"], 1, 0, set_include_path;
     "version_compare", ["version1", "version2", "operator"], 2, 0, version_compare;
     "parse_ini_string", ["ini_string", "process_sections", "scanner_mode"], 1, 0, parse_ini_string;
 }
@@ -479,6 +481,7 @@ fn ini_value<G: Globals>(g: G, name: &[u8]) -> Option<String> {
         b"memory_limit" => format_quantity(eg!(g).settings.memory_limit),
         b"max_execution_time" => eg!(g).settings.max_execution_time.as_secs().to_string(),
         b"error_reporting" => eg!(g).error_reporting.to_string(),
+        b"include_path" => eg!(g).settings.include_path.clone(),
         b"display_errors" => "stderr".into(),
         b"date.timezone" => String::new(),
         b"default_charset" => "UTF-8".into(),
@@ -544,6 +547,7 @@ fn ini_set<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
             crate::limits::set_time_limit(g, limit);
         }
         b"error_reporting" => eg!(g).error_reporting = atol(&value),
+        b"include_path" => eg!(g).settings.include_path = value,
         n if n.starts_with(b"pcre.") => super::pcre::ini_set(g, n, &value),
         // Known but fixed in minizts.
         _ => {}
@@ -595,14 +599,32 @@ fn gethostname<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
     Ok(Value::str(&buf[..len]))
 }
 
-/// `get_included_files`: minizts includes nothing, so the main script
-/// alone, when it was a file (not `-r` code or standard input).
+/// `get_included_files`: the main script, when it was a file (not `-r`
+/// code or standard input), then every file included, in the order they
+/// were first included.
 fn get_included_files<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
-    let file = eg!(g).script().map(|s| s.file.clone());
-    let files = file
-        .filter(|f| f.starts_with('/'))
-        .map(|f| Value::str(f.as_bytes()))
-        .into_iter()
-        .collect();
+    let files = eg!(g, |eg| {
+        let main = eg.script().map(|s| s.file.clone()).filter(|f| f.starts_with('/'));
+        main.iter()
+            .map(|f| Value::str(f.as_bytes()))
+            .chain(eg.code.included_files().map(|f| Value::str(f.as_bytes())))
+            .collect()
+    });
     Ok(Value::arr(PhpArray::from_list(files)))
+}
+
+/// `get_include_path`
+fn get_include_path<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
+    Ok(Value::str(eg!(g).settings.include_path.as_bytes()))
+}
+
+/// `set_include_path`: the previous path; an empty one is refused.
+fn set_include_path<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let path = a.str(g, 0)?;
+    if path.is_empty() {
+        return Ok(Value::Bool(false));
+    }
+    let new = String::from_utf8_lossy(&path).into_owned();
+    let old = std::mem::replace(&mut eg!(g).settings.include_path, new);
+    Ok(Value::str(old.as_bytes()))
 }

@@ -383,6 +383,24 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             // SAFETY: the request's functions outlive its frames.
             entered!(unsafe { crate::code::known(g, fid) });
         }
+        Op::Include {
+            dst,
+            path,
+            once,
+            required,
+        } => {
+            save_pc(g, cur!());
+            let path = tri!(crate::ops::to_str(g, &opnd!(path)));
+            match tri!(crate::include::open(g, &path, once, required)) {
+                crate::include::Included::Run(fid) => {
+                    tri!(check_limits(g));
+                    tri!(crate::eval::enter(g, fid, dst));
+                    // SAFETY: the request's functions outlive its frames.
+                    entered!(unsafe { crate::code::known(g, fid) });
+                }
+                crate::include::Included::Done(v) => set!(dst, v),
+            }
+        }
         Op::DetachScope {} => {
             crate::eval::detach(g, func, base);
         }
@@ -867,7 +885,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             save_pc(g, cur!());
             let v = opnd!(src).clone();
             let ty = func.return_type.as_ref().expect("VERIFY_RETURN in a typed function");
-            match crate::types::check(g, ty, &v) {
+            match crate::types::check(g, ty, &v, func.strict_types) {
                 Ok(None) => set!(dst, v),
                 Ok(Some(c)) => set!(dst, c),
                 Err(()) => tri!(Err::<(), _>(crate::types::return_error(func, ty, Some(&v)))),

@@ -76,6 +76,7 @@ impl<G: Globals> HostCall<'_, G> {
         Args {
             v: self.args,
             info: self.info,
+            from_script: true,
         }
     }
 

@@ -6,7 +6,7 @@ use minizts_core::{Key, PhpArray, Value};
 use minizts_globals::Globals;
 
 use crate::builtins::Args;
-use crate::error::{trace_frames, trace_line, TraceFrame, VmResult};
+use crate::error::{trace_frames, trace_line, FrameKind, TraceFrame, VmResult};
 
 /// `DEBUG_BACKTRACE_IGNORE_ARGS`.
 const IGNORE_ARGS: i64 = 2;
@@ -32,11 +32,22 @@ pub(super) fn debug_backtrace<G: Globals>(g: G, a: &mut Args) -> VmResult<Value>
             entry.insert(Key::from_bytes(b"file"), Value::str(&*file));
             entry.insert(Key::from_bytes(b"line"), Value::Int(line as i64));
         }
-        entry.insert(Key::from_bytes(b"function"), Value::str(f.function.as_str()));
-        // An eval's frame has no arguments to list (PHP lists its code
-        // file as `include_filename` only for includes).
-        if options & IGNORE_ARGS == 0 && !f.eval {
-            entry.insert(Key::from_bytes(b"args"), Value::arr(PhpArray::from_list(f.args)));
+        // An eval's frame has no arguments to list; an include's lists
+        // its file, before the function and whatever the options say.
+        match f.kind {
+            FrameKind::Call => {
+                entry.insert(Key::from_bytes(b"function"), Value::str(f.function.as_str()));
+                if options & IGNORE_ARGS == 0 {
+                    entry.insert(Key::from_bytes(b"args"), Value::arr(PhpArray::from_list(f.args)));
+                }
+            }
+            FrameKind::Eval => {
+                entry.insert(Key::from_bytes(b"function"), Value::str(f.function.as_str()));
+            }
+            FrameKind::Include => {
+                entry.insert(Key::from_bytes(b"args"), Value::arr(PhpArray::from_list(f.args)));
+                entry.insert(Key::from_bytes(b"function"), Value::str(f.function.as_str()));
+            }
         }
         let _ = out.push(Value::arr(entry));
     }
@@ -47,7 +58,7 @@ pub(super) fn debug_print_backtrace<G: Globals>(g: G, a: &mut Args) -> VmResult<
     let (mut frames, options) = frames(g, a)?;
     let mut text = String::new();
     for (i, f) in frames.iter_mut().enumerate() {
-        if options & IGNORE_ARGS != 0 {
+        if options & IGNORE_ARGS != 0 && f.kind != FrameKind::Include {
             f.args.clear();
         }
         text.push_str(&format!("#{i} {}\n", trace_line(f)));
