@@ -938,6 +938,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             return self.error("minizts: internal error: too many arguments for one call instruction");
         }
         let start = self.temps(args.len())?;
+        let mut vals = 0u16;
         for (i, a) in args.iter().enumerate() {
             let r = start.plus(i as u16);
             let mark = self.mark();
@@ -972,16 +973,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     self.expr_into(a.value, r)?
                 }
                 // Any other value: PHP's `SEND_VAL_EX`, an error if the
-                // parameter turns out to be by reference.
+                // parameter turns out to be by reference (`vals`).
                 _ => {
                     self.expr_into(a.value, r)?;
-                    self.at(a.value.pos);
-                    self.emit(Op::SendVarEx {
-                        dst: r,
-                        var: r,
-                        callee: c,
-                        argno: i as u8,
-                    });
+                    if i < 16 {
+                        vals |= 1 << i;
+                    }
                 }
             }
             self.release(mark);
@@ -992,6 +989,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             callee: c,
             args: start,
             argc: args.len() as u8,
+            vals,
         });
         Ok(())
     }

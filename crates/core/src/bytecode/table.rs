@@ -678,8 +678,14 @@ instructions! {
         Min "MIN" "{dst} = {a}, {b}" { dst: reg, a: src, b: src, id: builtin, tmp: bool }
         /// `max(a, b)`.
         Max "MAX" "{dst} = {a}, {b}" { dst: reg, a: src, b: src, id: builtin, tmp: bool }
-        /// Calls the closure or string callable in `callee`.
-        CallValue "CALL_VALUE" "{dst} = {callee}({args})" { dst: reg, callee: reg, args: regs[argc], argc: u8 }
+        /// Calls the closure or string callable in `callee`. Bit `i` of
+        /// `vals` marks argument `i` (of the first 16) as a value that is
+        /// not a variable or a call's result, which a by-reference
+        /// parameter refuses (PHP's `SEND_VAL_EX`), checked once the
+        /// callee is known.
+        CallValue "CALL_VALUE" "{dst} = {callee}({args})" {
+            dst: reg, callee: reg, args: regs[argc], argc: u8, vals: u16
+        }
         /// Calls the callable in `callee` (a closure, or a function's
         /// name) with the values of the array in `args` as its arguments
         /// (`f(...$args)`).

@@ -711,9 +711,17 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             callee,
             args,
             argc,
+            vals,
         } => {
             save_pc(g, cur!());
             let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
+            if vals != 0 {
+                for i in (0..16).filter(|i| vals & (1 << i) != 0) {
+                    if call::param_by_ref(g, &target, i) {
+                        tri!(call::cannot_pass_by_reference::<G, ()>(g, &target, i));
+                    }
+                }
+            }
             match target {
                 Callee::User { func: fid, closure } => {
                     tri!(check_limits(g));
