@@ -582,6 +582,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             let r = start.plus(i as u16);
             let mark = self.mark();
             match &a.value.kind {
+                // `$GLOBALS` is a read-only copy: a value.
+                ExprKind::Var(name) if *name == "GLOBALS" => self.expr_into(a.value, r)?,
                 ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } if by_ref(i) => {
                     self.reference_into(a.value, r)?
                 }
@@ -702,10 +704,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// element by reference when the parameter is by reference at run
     /// time, else by value.
     fn send_arg(&mut self, e: &'a Expr<'a>, c: Reg, which: Src, r: Reg) -> Result<()> {
-        if !matches!(
-            e.kind,
-            ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. }
-        ) {
+        let variable = match e.kind {
+            ExprKind::Var(name) => name != "GLOBALS",
+            ExprKind::VarVar { .. } | ExprKind::Index { .. } => true,
+            _ => false,
+        };
+        if !variable {
             return self.expr_into(e, r);
         }
         let by_val = self.emit(Op::JmpArgByVal {
@@ -943,8 +947,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             let r = start.plus(i as u16);
             let mark = self.mark();
             match &a.value.kind {
-                // Whether it goes by reference is known only at run time.
-                ExprKind::Var(name) => {
+                // Whether it goes by reference is known only at run time
+                // (`$GLOBALS`, a read-only copy, is a value).
+                ExprKind::Var(name) if *name != "GLOBALS" => {
                     let var = self.cv(name)?;
                     self.emit(Op::SendVarEx {
                         dst: r,
