@@ -8,6 +8,40 @@ use minizts_syntax::names;
 
 use crate::{vars, Compiler, Result};
 
+/// The most arguments a call instruction holds (its count is a byte); a
+/// call with more sends them in an array (`CALL_SPREAD`).
+const MAX_ARGS: usize = 255;
+
+/// Whether assignment target `t` is a list with references in it.
+fn list_with_refs(t: &Expr<'_>) -> bool {
+    matches!(&t.kind, ExprKind::Array(items) if crate::lvalue::list_has_ref(items))
+}
+
+/// Whether PHP compiles the call of `name` with `args` to an instruction
+/// of its own rather than a call (`zend_try_compile_special_func`), so
+/// that its result is a value, not a call's result: as an argument for a
+/// by-reference parameter it is then the error of a value, not the
+/// notice of a call.
+fn special_function(name: &str, args: &[Arg<'_>]) -> bool {
+    if args.iter().any(|a| a.spread || a.name.is_some()) {
+        return false;
+    }
+    let name = name.strip_prefix('\\').unwrap_or(name).to_ascii_lowercase();
+    let literal = |f: fn(&ExprKind<'_>) -> bool| matches!(args, [a] if f(&a.value.kind));
+    match name.as_str() {
+        "strlen" | "is_null" | "is_bool" | "is_long" | "is_int" | "is_integer" | "is_float" | "is_double"
+        | "is_string" | "is_array" | "is_object" | "is_resource" | "is_scalar" | "boolval" | "intval" | "floatval"
+        | "doubleval" | "strval" | "count" | "sizeof" | "gettype" => args.len() == 1,
+        "defined" => literal(|k| matches!(k, ExprKind::Str(_))),
+        "chr" => literal(|k| matches!(k, ExprKind::Int(_))),
+        "ord" => literal(|k| matches!(k, ExprKind::Str(_))),
+        "func_num_args" | "func_get_args" | "get_called_class" => args.is_empty(),
+        "get_class" => args.len() <= 1,
+        "array_key_exists" => args.len() == 2,
+        _ => false,
+    }
+}
+
 impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// Compiles `e`; returns where its value is: a constant, a CV's
     /// register, or a temporary above the watermark the caller took.
@@ -124,7 +158,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Assign { target, value } => {
                 // The move is the snapshot PHP's assignment result is: the
                 // variable may change later in the same expression.
-                let v = self.assign(target, value)?;
+                let v = match target.kind {
+                    ExprKind::Index { .. } => self.assign_dim_result(target, value)?,
+                    _ => self.assign(target, value)?,
+                };
                 self.emit(Op::Move { dst, src: v });
             }
             ExprKind::AssignRef { target, source } => {
@@ -232,7 +269,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     pub(crate) fn expr_discard(&mut self, e: &'a Expr<'a>) -> Result<()> {
         match &e.kind {
             ExprKind::Assign { target, value } => {
-                self.assign(target, value)?;
+                let v = self.assign(target, value)?;
+                // The reference a list with references made of its right
+                // side is let go at once, as PHP frees that result.
+                if let (true, Some(r)) = (list_with_refs(target), v.as_reg()) {
+                    self.emit(Op::UnsetVar { var: r });
+                }
             }
             ExprKind::AssignRef { target, source } => self.assign_ref(target, source)?,
             ExprKind::IncDec {
@@ -539,8 +581,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         by_ref: impl Fn(usize) -> bool,
         prefer_ref: bool,
     ) -> Result<Reg> {
-        if args.len() > 255 {
-            return self.error("minizts: too many arguments in one call");
+        if args.len() > MAX_ARGS {
+            return self.error("minizts: internal error: too many arguments for one call instruction");
         }
         if args.iter().any(|a| a.spread) {
             return self.error("minizts does not support argument unpacking (...$args) yet");
@@ -550,14 +592,28 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             let r = start.plus(i as u16);
             let mark = self.mark();
             match &a.value.kind {
+                // `$GLOBALS` is a read-only copy: a value.
+                ExprKind::Var(name) if *name == "GLOBALS" => self.expr_into(a.value, r)?,
                 ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } if by_ref(i) => {
                     self.reference_into(a.value, r)?
                 }
+                // A list assignment with references gives the reference
+                // its right side became, which a by-reference parameter
+                // takes as it is.
+                ExprKind::Assign { target, value } if by_ref(i) && list_with_refs(target) => {
+                    let v = self.assign(target, value)?;
+                    if let Some(var) = v.as_reg() {
+                        self.emit(Op::MakeRef { dst: r, var });
+                    }
+                }
                 // PHP passes a call's result (with a notice minizts does
-                // not print yet) and a reference assignment's reference.
-                ExprKind::Call { .. } | ExprKind::CallValue { .. } | ExprKind::AssignRef { .. } => {
+                // not print yet) and a reference assignment's reference;
+                // except the calls it compiles to instructions, which give
+                // a value like any expression.
+                ExprKind::Call { name, args } if !by_ref(i) || !special_function(name, args) => {
                     self.expr_into(a.value, r)?
                 }
+                ExprKind::CallValue { .. } | ExprKind::AssignRef { .. } => self.expr_into(a.value, r)?,
                 _ if by_ref(i) && !prefer_ref => {
                     self.expr_into(a.value, r)?;
                     self.cannot_pass_by_ref(callee, a.value, i, r)?;
@@ -592,8 +648,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         Ok(())
     }
 
-    /// `callee(...)` with `...$spread` arguments: the arguments are
-    /// gathered into an array and unpacked when the call runs.
+    /// `callee(...)` with `...$spread` or named arguments, or more than
+    /// one instruction's argument count: the arguments are gathered into
+    /// an array, which the call unpacks when it runs. Whether an argument
+    /// goes by reference is decided when it is sent, as PHP's
+    /// `SEND_VAR_EX` and `SEND_UNPACK` decide, since which function
+    /// `callee` names is known only then.
     fn call_spread(&mut self, callee: Src, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
         let line = self.line;
         self.check_arg_order(args)?;
@@ -601,16 +661,42 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.emit(Op::Move { dst: c, src: callee });
         let arr = self.temp()?;
         self.emit(Op::NewArray { dst: arr, capacity: 0 });
-        for a in args {
+        for (i, a) in args.iter().enumerate() {
             let mark = self.mark();
-            let v = self.expr(a.value)?;
             if a.spread {
-                self.emit(Op::ArraySpread { arr, src: v });
-            } else if let Some(name) = a.name {
-                let key = self.const_str(name.as_bytes())?;
-                self.emit(Op::ArraySet { arr, key, src: v });
+                match &a.value.kind {
+                    ExprKind::Var(name) if *name != "GLOBALS" => {
+                        let var = self.cv(name)?;
+                        self.at(a.value.pos);
+                        self.emit(Op::SendUnpack {
+                            arr,
+                            src: var,
+                            callee: c,
+                        });
+                    }
+                    _ => {
+                        let v = self.expr(a.value)?;
+                        self.emit(Op::ArraySpread { arr, src: v });
+                    }
+                }
             } else {
-                self.emit(Op::ArrayPush { arr, src: v });
+                // Positional arguments come first (`check_arg_order`), so
+                // `i` is the position of one.
+                let which = match a.name {
+                    Some(name) => self.const_str(name.as_bytes())?,
+                    None => self.const_int(i as i64)?,
+                };
+                let r = self.temp()?;
+                self.send_arg(a.value, c, which, r)?;
+                match a.name {
+                    Some(name) => {
+                        let name = self.const_str_index(name.as_bytes())?;
+                        self.emit(Op::ArgSet { arr, name, src: r });
+                    }
+                    None => {
+                        self.emit(Op::ArgPush { arr, src: r });
+                    }
+                }
             }
             self.release(mark);
         }
@@ -620,6 +706,42 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             callee: c,
             args: arr,
         });
+        Ok(())
+    }
+
+    /// Compiles argument `e` (the one `which` names: its position or its
+    /// name) of the call of the callable in `c` into `r`: a variable or
+    /// element by reference when the parameter is by reference at run
+    /// time, else by value.
+    fn send_arg(&mut self, e: &'a Expr<'a>, c: Reg, which: Src, r: Reg) -> Result<()> {
+        let variable = match e.kind {
+            ExprKind::Var(name) => name != "GLOBALS",
+            ExprKind::VarVar { .. } | ExprKind::Index { .. } => true,
+            _ => false,
+        };
+        if !variable {
+            return self.expr_into(e, r);
+        }
+        let by_val = self.emit(Op::JmpArgByVal {
+            callee: c,
+            arg: which,
+            target: 0,
+        });
+        let mark = self.mark();
+        if matches!(e.kind, ExprKind::Index { .. }) && !self.writable_dim(e) {
+            // `$f([0, 1][0])` with `$f` taking a reference: PHP's error
+            // when the argument is sent.
+            self.at(e.pos);
+            let message = self.const_str_index(b"Cannot use temporary expression in write context")?;
+            self.emit(Op::ThrowError { message });
+        } else {
+            self.reference_into(e, r)?;
+        }
+        self.release(mark);
+        let over = self.emit(Op::Jmp { target: 0 });
+        self.patch_here(by_val);
+        self.expr_into(e, r)?;
+        self.patch_here(over);
         Ok(())
     }
 
@@ -649,7 +771,50 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     fn call(&mut self, name: &'a str, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
         let name = name.strip_prefix('\\').unwrap_or(name);
-        if args.iter().any(|a| a.spread || a.name.is_some()) {
+        if name.eq_ignore_ascii_case("assert") {
+            let internal = cg!(self.g).function_table.get(b"assert".as_slice()).copied();
+            if let Some(f) = internal {
+                return self.assert_call(name, f.id, args, dst);
+            }
+        }
+        self.call_by_name(name, args, dst)
+    }
+
+    /// `assert(…)` as PHP compiles it (`zend_compile_assert`): skipped,
+    /// giving true, while `zend.assertions` is not 1, and given the
+    /// description `assert(<its expression>)` when it has none.
+    fn assert_call(&mut self, name: &'a str, id: u16, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
+        let line = self.line;
+        let check = self.emit(Op::AssertCheck { target: 0 });
+        match args {
+            [a] if !a.spread && a.name.is_none() => {
+                let start = self.temps(2)?;
+                self.expr_into(a.value, start)?;
+                let message = self.const_str(&crate::export::assert_message(a.value))?;
+                self.emit(Op::Move {
+                    dst: start.plus(1),
+                    src: message,
+                });
+                self.line = line;
+                self.emit(Op::CallBuiltin {
+                    dst,
+                    id,
+                    args: start,
+                    argc: 2,
+                });
+            }
+            _ => self.call_by_name(name, args, dst)?,
+        }
+        let over = self.emit(Op::Jmp { target: 0 });
+        self.patch_here(check);
+        let t = self.const_bool(true)?;
+        self.emit(Op::Move { dst, src: t });
+        self.patch_here(over);
+        Ok(())
+    }
+
+    fn call_by_name(&mut self, name: &'a str, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
+        if args.len() > MAX_ARGS || args.iter().any(|a| a.spread || a.name.is_some()) {
             let callee = self.const_str(name.as_bytes())?;
             return self.call_spread(callee, args, dst);
         }
@@ -776,23 +941,25 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     fn call_value(&mut self, callee: &'a Expr<'a>, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
-        if args.iter().any(|a| a.spread || a.name.is_some()) {
+        if args.len() > MAX_ARGS || args.iter().any(|a| a.spread || a.name.is_some()) {
             let c = self.expr(callee)?;
             return self.call_spread(c, args, dst);
         }
         let line = self.line;
         let c = self.temp()?;
         self.expr_into(callee, c)?;
-        if args.len() > 255 {
-            return self.error("minizts: too many arguments in one call");
+        if args.len() > MAX_ARGS {
+            return self.error("minizts: internal error: too many arguments for one call instruction");
         }
         let start = self.temps(args.len())?;
+        let mut vals = 0u16;
         for (i, a) in args.iter().enumerate() {
             let r = start.plus(i as u16);
             let mark = self.mark();
             match &a.value.kind {
-                // Whether it goes by reference is known only at run time.
-                ExprKind::Var(name) => {
+                // Whether it goes by reference is known only at run time
+                // (`$GLOBALS`, a read-only copy, is a value).
+                ExprKind::Var(name) if *name != "GLOBALS" => {
                     let var = self.cv(name)?;
                     self.emit(Op::SendVarEx {
                         dst: r,
@@ -801,7 +968,33 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         argno: i as u8,
                     });
                 }
-                _ => self.expr_into(a.value, r)?,
+                ExprKind::Index { .. } | ExprKind::VarVar { .. } => {
+                    let which = self.const_int(i as i64)?;
+                    self.send_arg(a.value, c, which, r)?;
+                }
+                ExprKind::Assign { target, value } if list_with_refs(target) => {
+                    let v = self.assign(target, value)?;
+                    if let Some(var) = v.as_reg() {
+                        self.emit(Op::SendVarEx {
+                            dst: r,
+                            var,
+                            callee: c,
+                            argno: i as u8,
+                        });
+                    }
+                }
+                // A call's result goes as it is (PHP's `SEND_VAR_NO_REF_EX`).
+                ExprKind::Call { .. } | ExprKind::CallValue { .. } | ExprKind::AssignRef { .. } => {
+                    self.expr_into(a.value, r)?
+                }
+                // Any other value: PHP's `SEND_VAL_EX`, an error if the
+                // parameter turns out to be by reference (`vals`).
+                _ => {
+                    self.expr_into(a.value, r)?;
+                    if i < 16 {
+                        vals |= 1 << i;
+                    }
+                }
             }
             self.release(mark);
         }
@@ -811,6 +1004,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             callee: c,
             args: start,
             argc: args.len() as u8,
+            vals,
         });
         Ok(())
     }

@@ -12,6 +12,7 @@
 //! allocated above them like a stack, released when an expression's value
 //! has been consumed.
 
+mod export;
 mod expr;
 mod goto;
 mod lvalue;
@@ -647,8 +648,25 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 });
                 let reg = self.cv(p.name)?;
                 let mark = self.mark();
-                let v = self.expr(default)?;
+                let ty = match &p.ty {
+                    Some(hint) => Some(self.param_type(hint, p.name, p.default)?),
+                    None => None,
+                };
+                let v = match (&default.kind, &ty) {
+                    // An int literal for a float (and not int) parameter
+                    // is a float from the start (`zend_is_valid_default_value`).
+                    (ast::ExprKind::Int(n), Some(t))
+                        if t.mask & minizts_core::bytecode::type_bits::FLOAT != 0
+                            && t.mask & minizts_core::bytecode::type_bits::INT == 0 =>
+                    {
+                        self.const_float(*n as f64)?
+                    }
+                    _ => self.expr(default)?,
+                };
                 self.emit(Op::Move { dst: reg, src: v });
+                if ty.is_some() && !types::literal_default(default) {
+                    self.emit(Op::VerifyDefault { param: i as u16 });
+                }
                 self.release(mark);
                 self.patch_here(jump);
             }

@@ -75,8 +75,22 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 });
                 Ok(dst)
             }
+            // `f()[0] = 1`: the call's result is the container. A
+            // by-reference function's result is its reference, written
+            // through; any other is a temporary copy, as in PHP.
+            ExprKind::Call { .. } | ExprKind::CallValue { .. } => {
+                let dst = self.temp()?;
+                self.expr_into(root, dst)?;
+                Ok(dst)
+            }
             _ => self.error("Cannot use temporary expression in write context"),
         }
+    }
+
+    /// Whether dimension chain `e` has a root that can be written (a
+    /// variable or a call), not a temporary such as a literal.
+    pub(crate) fn writable_dim(&self, e: &'a Expr<'a>) -> bool {
+        self.dim_path(e).is_ok()
     }
 
     fn dim_path(&self, e: &'a Expr<'a>) -> Result<DimPath<'a>> {
@@ -88,7 +102,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     keys.push(*index);
                     cur = base;
                 }
-                ExprKind::Var(_) | ExprKind::VarVar { .. } => {
+                ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Call { .. } | ExprKind::CallValue { .. } => {
                     keys.reverse();
                     if keys.len() > 255 {
                         return self.error("minizts: array access nested too deeply");
@@ -188,10 +202,23 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         return self.error("Cannot assign reference to non referenceable value");
                     }
                 };
+                // PHP's `MAKE_REF` of the right side: the list works on
+                // that reference, so binding one of its own variables
+                // (`[&$a] = $a`) does not change what it destructures, and
+                // the reference is the assignment's value.
                 let (var, start, depth) = self.keys(&path)?;
-                let prefix: Vec<Reg> = (0..depth as u16).map(|i| start.plus(i)).collect();
-                self.destructure_ref(items, var, &prefix)?;
-                Ok(Src::reg(var))
+                let r = self.temp()?;
+                match depth {
+                    0 => self.emit(Op::MakeRef { dst: r, var }),
+                    _ => self.emit(Op::MakeRefDim {
+                        dst: r,
+                        var,
+                        keys: start,
+                        depth,
+                    }),
+                };
+                self.destructure_ref(items, r, &[])?;
+                Ok(Src::reg(r))
             }
             ExprKind::Array(items) => {
                 // The right side is evaluated into a temporary first, so
@@ -210,6 +237,38 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             _ => self.error("Cannot assign to this expression"),
         }
+    }
+
+    /// `target = value` on an element, whose value is used: it is the
+    /// byte written where the element is a string offset.
+    pub(crate) fn assign_dim_result(&mut self, target: &'a Expr<'a>, value: &'a Expr<'a>) -> Result<Src> {
+        if one_key(target).is_some() {
+            // The key is read after the value, as for `ASSIGN_DIM1`.
+            let (var, key, v) = self.one_key_operands(target, value)?;
+            let t = self.temp()?;
+            self.emit(Op::Move { dst: t, src: v });
+            let keys = self.temp()?;
+            self.emit(Op::Move { dst: keys, src: key });
+            self.emit(Op::AssignDimResult {
+                var,
+                keys,
+                depth: 1,
+                src: t,
+            });
+            return Ok(Src::reg(t));
+        }
+        let path = self.dim_path(target)?;
+        let (var, keys, depth) = self.keys(&path)?;
+        let t = self.temp()?;
+        self.expr_into(value, t)?;
+        self.at(target.pos);
+        self.emit(Op::AssignDimResult {
+            var,
+            keys,
+            depth,
+            src: t,
+        });
+        Ok(Src::reg(t))
     }
 
     /// Assigns an already computed value to `target`.

@@ -213,6 +213,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.refs_expr(rhs, out);
             }
             ExprKind::Assign { target, value } | ExprKind::AssignOp { target, value, .. } => {
+                // A list with references makes its right side a reference
+                // (PHP's `MAKE_REF`).
+                if let (ExprKind::Array(items), ExprKind::Var(n)) = (&target.kind, &value.kind) {
+                    if crate::lvalue::list_has_ref(items) {
+                        out.insert(n);
+                    }
+                }
                 self.refs_expr(target, out);
                 self.refs_expr(value, out);
             }

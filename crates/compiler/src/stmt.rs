@@ -1,6 +1,6 @@
 //! Statements: control flow, loops, declarations.
 
-use minizts_core::bytecode::{Op, Reg, Src, Target};
+use minizts_core::bytecode::{type_bits, Op, Reg, Src, Target};
 use minizts_globals::{cg, Globals};
 use minizts_syntax::ast::*;
 use minizts_syntax::names;
@@ -125,6 +125,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     _ => self.expr_into(e, t)?,
                 }
                 self.at(e.pos);
+                if self.return_type.as_ref().is_some_and(|ty| ty.mask != type_bits::ANY) {
+                    self.emit(Op::VerifyReturnRef { src: t });
+                }
                 self.emit(Op::ReturnRef { src: t });
                 self.release(mark);
             }

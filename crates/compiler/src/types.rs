@@ -38,6 +38,16 @@ fn builtin_bits(name: &str) -> Option<u16> {
     })
 }
 
+/// Whether a parameter's default is a literal, whose type the compiler
+/// checks (the others are checked when they are evaluated).
+pub(crate) fn literal_default(e: &Expr<'_>) -> bool {
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Array(_) => true,
+        ExprKind::Const(c) => ["null", "true", "false"].iter().any(|k| c.eq_ignore_ascii_case(k)),
+        _ => false,
+    }
+}
+
 impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// Compiles a declared type, with PHP's compile-time errors.
     pub(crate) fn type_decl(&self, hint: &TypeHint<'a>, place: Place) -> Result<TypeDecl> {

@@ -264,9 +264,10 @@ impl Clone for PhpArray {
             Repr::Packed(v) => v,
             Repr::Hashed(_) => &mut [],
         };
-        values.iter_mut().for_each(unref_lone);
+        let source: *const PhpArray = self;
+        values.iter_mut().for_each(|v| unref_lone(v, source));
         if let Repr::Hashed(h) = &mut copy.repr {
-            h.buckets.iter_mut().for_each(|b| unref_lone(&mut b.val));
+            h.buckets.iter_mut().for_each(|b| unref_lone(&mut b.val, source));
         }
         copy
     }
@@ -337,12 +338,22 @@ fn release_array(a: &mut Rc<PhpArray>, depth: u32, pending: &mut Vec<Repr>) {
 }
 
 /// A copied element that is a reference held only by the original and
-/// the copy becomes its value in the copy.
+/// the copy becomes its value in the copy, unless that value is the
+/// array being copied (`$a[] = &$a`), whose copy keeps the reference, as
+/// `zend_array_dup` does: writing to the copy's element then writes
+/// through it.
 #[inline]
-fn unref_lone(v: &mut Value) {
+fn unref_lone(v: &mut Value, source: *const PhpArray) {
     if let Value::Ref(r) = v {
         if r.count() == 2 {
-            let inner = r.get();
+            let inner = match r.try_borrow() {
+                Ok(inner) => match &*inner {
+                    Value::Arr(a) if std::ptr::eq(Rc::as_ptr(a), source) => return,
+                    other => other.clone(),
+                },
+                // Being written: it is not the copy's alone to unwrap.
+                Err(_) => return,
+            };
             *v = inner;
         }
     }
@@ -713,6 +724,8 @@ impl PhpArray {
         if i + 1 == v.len() {
             let val = v.pop().unwrap_or_default();
             self.trim_holes();
+            // As for hashed arrays (`remove_at`).
+            self.iterators.1 = self.iterators.1.min(self.used() as u32);
             val
         } else {
             self.holes += 1;
@@ -1218,6 +1231,9 @@ impl Hashed {
         while let Some(Bucket { val: Value::Undef, .. }) = self.buckets.last() {
             self.buckets.pop();
         }
+        // An internal pointer past the end stays just past it, so that an
+        // element appended next is current (PHP clamps it to `nNumUsed`).
+        iters.1 = iters.1.min(self.buckets.len() as u32);
         val
     }
 

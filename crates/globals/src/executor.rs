@@ -570,6 +570,8 @@ pub struct ExecutorGlobals {
 /// reset by request startup and shutdown.
 #[derive(Default)]
 pub struct BasicGlobals {
+    /// `assert()`'s settings (`ASSERTG`) and `zend.assertions`.
+    pub assert: AssertSettings,
     /// `strtok`'s string and where its next token starts
     /// (`BG(strtok_string)`, `BG(strtok_last)`).
     pub strtok: Option<(PhpStr, usize)>,
@@ -578,6 +580,54 @@ pub struct BasicGlobals {
     pub sort_bool_deprecation_shown: bool,
     /// `json_last_error()`'s code (`JSON_G(error_code)`).
     pub json_error: u32,
+    /// The text `ini_set` gave the settings that keep it as written
+    /// (`ini_get` returns it; the effective value lives elsewhere).
+    pub ini_text: Vec<IniText>,
+}
+
+/// A setting's name and the text a script gave it.
+pub type IniText = (Box<[u8]>, Box<[u8]>);
+
+/// `assert()`'s settings: `zend.assertions` (1 runs assertions, 0 skips
+/// them, -1 would not compile them) and ext/standard's `assert.*`.
+pub struct AssertSettings {
+    pub assertions: i64,
+    pub active: bool,
+    pub exception: bool,
+    pub warning: bool,
+    pub bail: bool,
+    /// The callback `assert_options(ASSERT_CALLBACK, …)` set (PHP's
+    /// `ASSERTG(callback)`); the `assert.callback` setting's name is used
+    /// while there is none.
+    pub callback: Option<Value>,
+}
+
+impl Default for AssertSettings {
+    fn default() -> AssertSettings {
+        AssertSettings {
+            assertions: 1,
+            active: true,
+            exception: true,
+            warning: true,
+            bail: false,
+            callback: None,
+        }
+    }
+}
+
+impl BasicGlobals {
+    /// The text a script gave setting `name`, if it set it.
+    pub fn ini_text(&self, name: &[u8]) -> Option<&[u8]> {
+        self.ini_text.iter().find(|(n, _)| &**n == name).map(|(_, v)| &**v)
+    }
+
+    /// Records (`Some`) or forgets (`None`) the text of setting `name`.
+    pub fn set_ini_text(&mut self, name: &[u8], text: Option<&[u8]>) {
+        self.ini_text.retain(|(n, _)| &**n != name);
+        if let Some(t) = text {
+            self.ini_text.push((name.into(), t.into()));
+        }
+    }
 }
 
 /// A user error handler as `set_error_handler` installs it: the callable

@@ -313,7 +313,7 @@ pub fn call_at<G: Globals>(g: G, id: u16, args: &mut [Value], site: CallSite) ->
 
 /// The builtins whose by-reference parameters also take values (PHP's
 /// `ZEND_SEND_PREFER_REF`).
-const PREFER_REF: &[&str] = &["array_multisort"];
+const PREFER_REF: &[&str] = &["array_multisort", "extract"];
 
 /// Registers every builtin and internal constant in this thread's compiler
 /// globals (PHP copies its internal function table into each thread).

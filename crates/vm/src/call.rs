@@ -13,7 +13,7 @@ use crate::error::{error, fatal, locate, throw, Location, VmError, VmResult};
 use crate::exec::execute;
 
 mod named;
-pub use named::arguments_from_array;
+pub use named::{arguments_from_array, named_param_by_ref, Sent};
 
 /// How deep builtins may call back into scripts (each level uses native
 /// stack; script-to-script calls use none).
@@ -297,9 +297,44 @@ pub fn call_callable<G: Globals>(g: G, callable: &Value, args: Vec<Value>) -> Vm
 }
 
 /// Calls an already resolved callee with `args` from native code.
-pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) -> VmResult<Value> {
+pub fn call_resolved<G: Globals>(g: G, callee: &Callee, args: Vec<Value>) -> VmResult<Value> {
+    call_resolved_named(g, callee, args, PhpArray::new(), crate::builtins::CallSite::Callback)
+}
+
+/// [`call_resolved`] with the named arguments a variadic parameter
+/// collects (`named`, string-keyed), a builtin called from `site`.
+pub fn call_resolved_named<G: Globals>(
+    g: G,
+    callee: &Callee,
+    mut args: Vec<Value>,
+    named: PhpArray,
+    site: crate::builtins::CallSite,
+) -> VmResult<Value> {
     match callee {
-        Callee::Builtin(id) => crate::builtins::call_at(g, *id, &mut args, crate::builtins::CallSite::Callback),
+        Callee::Builtin(id) => {
+            if !named.is_empty() {
+                let info = crate::builtins::info(*id);
+                // `call_user_func` passes named arguments on to its
+                // callback (`Z_PARAM_VARIADIC_WITH_NAMED`); a callback
+                // that is not valid is its own error, below.
+                if info.name == "call_user_func" {
+                    if let Some(inner) = args.first().and_then(|c| resolve_callable(g, c).ok()) {
+                        let rest = args.split_off(1);
+                        return call_resolved_named(g, &inner, rest, named, crate::builtins::CallSite::Callback);
+                    }
+                }
+                // No other builtin minizts has takes unknown named
+                // arguments; PHP checks the count of the others first.
+                if args.len() < info.min as usize {
+                    return builtin_arity(info.name, info.min as usize, info.max(), args.len());
+                }
+                return throw(
+                    "ArgumentCountError",
+                    format!("{}() does not accept unknown named parameters", info.name),
+                );
+            }
+            crate::builtins::call_at(g, *id, &mut args, site)
+        }
         Callee::User { func, closure } => {
             // A builtin that calls back (a sort's comparator, array_map's
             // callback) stops here at a limit: a callback without loops or
@@ -325,7 +360,8 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
                     Some(p) => p.by_ref,
                     None => f.params.last().is_some_and(|p| p.variadic && p.by_ref),
                 };
-                if by_ref && !matches!(a, Value::Ref(_)) {
+                // (A parameter a named argument skipped is unset.)
+                if by_ref && !matches!(a, Value::Ref(_) | Value::Undef) {
                     let name = if f.is_closure { "{closure}" } else { &f.name };
                     let param = f.params.get(i).or(f.params.last()).map_or("", |p| &p.name);
                     crate::error::warning(
@@ -355,6 +391,18 @@ pub fn call_resolved<G: Globals>(g: G, callee: &Callee, mut args: Vec<Value>) ->
             }
             // SAFETY: the arguments were just written to `at..at+argc`.
             unsafe { push_frame(g, *func, at, chunk, argc, Reg::NONE, closure.clone(), true)? };
+            if !named.is_empty() {
+                // The variadic parameter, last, holds the positional rest.
+                let rest = f.params.len() - 1;
+                let base = eg!(g).frames.last().expect("the frame just pushed").base;
+                // SAFETY: the parameter is a register of the new window,
+                // and nothing else refers to it yet.
+                if let Some(list) = unsafe { &mut *base.add(rest) }.array_mut() {
+                    for (k, v) in named.iter() {
+                        list.insert(k.to_key(), v.clone());
+                    }
+                }
+            }
             eg!(g).native_depth += 1;
             let r = execute(g);
             eg!(g).native_depth -= 1;

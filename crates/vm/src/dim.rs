@@ -24,7 +24,8 @@ pub enum ReadMode {
     Normal,
     /// Inside `isset`, `empty`, `??`: silent.
     Quiet,
-    /// `list()`: warns for a missing key of an array, silent otherwise.
+    /// `list()`: warns for a missing key of an array, silent otherwise
+    /// (a string gives nothing).
     List,
 }
 
@@ -68,6 +69,9 @@ pub fn fetch<G: Globals>(g: G, base: &Value, key: &Value, mode: ReadMode) -> VmR
                 }
             }
         }
+        // `list()` takes nothing from a string (PHP's
+        // `zend_fetch_dimension_address_LIST_r`).
+        Value::Str(_) if mode == ReadMode::List => Ok(Value::Null),
         Value::Str(s) => string_offset(g, s, key, mode),
         Value::Ref(r) => fetch(g, &r.borrow(), key, mode),
         Value::Undef | Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) => {
@@ -197,9 +201,29 @@ fn element<'v, G: Globals>(g: G, container: &'v mut Value, key: &Value, rw: bool
             }
             Ok(arr.entry(k).0)
         }
-        Value::Str(_) => error("Cannot use string offset as an array"),
+        Value::Str(_) => wrong_string_offset(g, key, false, "Cannot use string offset as an array"),
         other => not_an_array(other),
     }
+}
+
+/// A string where a write needs an element it can hold on to (PHP's
+/// `zend_fetch_dimension_address` on a string): `[]` is refused first,
+/// then the offset is checked as an offset (its warnings, or the
+/// `TypeError` of an offset that is no number), then `message`, which
+/// says what was attempted. `unset` checks the offset without warning.
+fn wrong_string_offset<G: Globals, T>(g: G, key: &Value, unset: bool, message: &str) -> VmResult<T> {
+    match key {
+        Value::Undef => return error("[] operator not supported for strings"),
+        Value::Str(k) if unset => {
+            if !matches!(numfmt::parse_numeric(k), Some((numfmt::Number::Int(_), _))) {
+                return type_error("Cannot access offset of type string on string");
+            }
+        }
+        _ => {
+            string_index(g, key, false)?;
+        }
+    }
+    error(message)
 }
 
 /// Walks `keys[..n-1]` from `slot` (creating arrays), then runs `last` on
@@ -228,14 +252,39 @@ fn walk<G: Globals, R>(
     }
 }
 
-/// `slot[k1]…[kn] = v`
-pub fn assign<G: Globals>(g: G, slot: &mut Value, keys: &[Value], v: Value) -> VmResult<()> {
+/// `slot[k1]…[kn] = v`. When the last container is a string, returns
+/// what the assignment gives as its value: the byte written, as a string
+/// (or null where nothing was written).
+pub fn assign<G: Globals>(g: G, slot: &mut Value, keys: &[Value], v: Value) -> VmResult<Option<Value>> {
+    let mut pending = None;
+    let r = assign_in(g, slot, keys, v, &mut pending)?;
+    // An element that is a reference to a container on the way (`$a[1]`
+    // with `$a[1] = &$a`) is written once the walk has let go of it: the
+    // old value, that container, is replaced (PHP frees it the same way).
+    if let Some((r, v)) = pending {
+        let Ok(mut inner) = r.try_borrow_mut() else {
+            return fatal("minizts: a reference cycle was written through itself");
+        };
+        let old = std::mem::replace(&mut *inner, v);
+        drop(inner);
+        drop(old);
+    }
+    Ok(r)
+}
+
+fn assign_in<G: Globals>(
+    g: G,
+    slot: &mut Value,
+    keys: &[Value],
+    v: Value,
+    pending: &mut Option<(PhpRef, Value)>,
+) -> VmResult<Option<Value>> {
     if let Value::Ref(r) = slot {
         let r = r.clone();
         let Ok(mut inner) = r.try_borrow_mut() else {
             return fatal("minizts: a reference cycle was written through itself");
         };
-        return assign(g, &mut inner, keys, v);
+        return assign_in(g, &mut inner, keys, v, pending);
     }
     // The common case: one key, an unshared array, an int or string key.
     if let (Value::Arr(a), [key]) = (&mut *slot, keys) {
@@ -244,17 +293,17 @@ pub fn assign<G: Globals>(g: G, slot: &mut Value, keys: &[Value], v: Value) -> V
                 let (elem, _) = Rc::make_mut(a).entry(Key::Int(*n));
                 if !matches!(elem, Value::Ref(_)) {
                     elem.overwrite(v);
-                    return Ok(());
+                    return Ok(None);
                 }
             }
             Value::Str(k) => {
                 let (elem, _) = Rc::make_mut(a).entry(Key::from_php_str(k.clone()));
                 if !matches!(elem, Value::Ref(_)) {
                     elem.overwrite(v);
-                    return Ok(());
+                    return Ok(None);
                 }
             }
-            Value::Undef => return Rc::make_mut(a).push(v).or_else(occupied),
+            Value::Undef => return Rc::make_mut(a).push(v).or_else(occupied).map(|()| None),
             _ => {}
         }
     }
@@ -262,19 +311,18 @@ pub fn assign<G: Globals>(g: G, slot: &mut Value, keys: &[Value], v: Value) -> V
     walk(g, slot, keys, false, &mut |container, key| {
         let v = v.take().expect("assigned once");
         if let Value::Str(s) = container {
-            return assign_string_offset(g, s, key, &v);
+            let written = assign_string_offset(g, s, key, &v)?;
+            return Ok(Some(written.map_or(Value::Null, |c| Value::str(&[c][..]))));
         }
         let elem = element(g, container, key, false)?;
         match elem {
-            Value::Ref(r) => {
-                let Ok(mut inner) = r.try_borrow_mut() else {
-                    return fatal("minizts: a reference cycle was written through itself");
-                };
-                *inner = v;
-            }
+            Value::Ref(r) => match r.try_borrow_mut() {
+                Ok(mut inner) => *inner = v,
+                Err(_) => *pending = Some((r.clone(), v)),
+            },
             _ => *elem = v,
         }
-        Ok(())
+        Ok(None)
     })
 }
 
@@ -288,19 +336,19 @@ pub fn assign_ref<G: Globals>(g: G, slot: &mut Value, keys: &[Value], r: PhpRef)
     })
 }
 
-/// `$s[i] = v` on a string.
-fn assign_string_offset<G: Globals>(g: G, s: &mut PhpStr, key: &Value, v: &Value) -> VmResult<()> {
+/// `$s[i] = v` on a string; returns the byte written.
+fn assign_string_offset<G: Globals>(g: G, s: &mut PhpStr, key: &Value, v: &Value) -> VmResult<Option<u8>> {
     if let Value::Undef = key {
         return error("[] operator not supported for strings");
     }
     let Some(n) = string_index(g, key, false)? else {
-        return Ok(());
+        return Ok(None);
     };
     let len = s.len() as i64;
     let i = if n < 0 { len + n } else { n };
     if i < 0 {
         warning(g, &format!("Illegal string offset {n}"));
-        return Ok(());
+        return Ok(None);
     }
     let text = ops::to_str(g, v)?;
     if text.is_empty() {
@@ -318,7 +366,7 @@ fn assign_string_offset<G: Globals>(g: G, s: &mut PhpStr, key: &Value, v: &Value
     } else {
         buf[i] = text[0];
     }
-    Ok(())
+    Ok(Some(text[0]))
 }
 
 /// `slot[k1]…[kn] <op>= v`
@@ -348,7 +396,7 @@ pub fn assign_op<G: Globals>(g: G, slot: &mut Value, keys: &[Value], op: BinOp, 
     }
     walk(g, slot, keys, true, &mut |container, key| {
         if let Value::Str(_) = container {
-            return error("Cannot use assign-op operators with string offsets");
+            return wrong_string_offset(g, key, false, "Cannot use assign-op operators with string offsets");
         }
         let elem = element(g, container, key, true)?;
         apply_op(g, elem, op, v)
@@ -399,7 +447,7 @@ pub fn apply_op<G: Globals>(g: G, elem: &mut Value, op: BinOp, v: &Value) -> VmR
 pub fn inc_dec<G: Globals>(g: G, slot: &mut Value, keys: &[Value], kind: IncDec) -> VmResult<Value> {
     walk(g, slot, keys, true, &mut |container, key| {
         if let Value::Str(_) = container {
-            return error("Cannot increment/decrement string offsets");
+            return wrong_string_offset(g, key, false, "Cannot increment/decrement string offsets");
         }
         let elem = element(g, container, key, true)?;
         inc_dec_slot(g, elem, kind)
@@ -425,7 +473,7 @@ pub fn inc_dec_slot<G: Globals>(g: G, elem: &mut Value, kind: IncDec) -> VmResul
 pub fn make_ref<G: Globals>(g: G, slot: &mut Value, keys: &[Value]) -> VmResult<PhpRef> {
     walk(g, slot, keys, false, &mut |container, key| {
         if let Value::Str(_) = container {
-            return error("Cannot create references to/from string offsets");
+            return wrong_string_offset(g, key, false, "Cannot create references to/from string offsets");
         }
         let elem = element(g, container, key, false)?;
         Ok(crate::gc::slot_ref(g, elem))
@@ -470,7 +518,7 @@ pub fn unset<G: Globals>(g: G, slot: &mut Value, keys: &[Value]) -> VmResult<()>
             if rest.is_empty() {
                 error("Cannot unset string offsets")
             } else {
-                error("Cannot use string offset as an array")
+                wrong_string_offset(g, key, true, "Cannot use string offset as an array")
             }
         }
         Value::Undef | Value::Null => Ok(()),

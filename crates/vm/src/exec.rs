@@ -1302,12 +1302,21 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::CallValue { .. }
                 | Op::CallSpread { .. }
                 | Op::SendVarEx { .. }
+                | Op::JmpArgByVal { .. }
+                | Op::AssignDimResult { .. }
+                | Op::AssertCheck { .. }
+                | Op::ArgPush { .. }
+                | Op::ArgSet { .. }
+                | Op::SendUnpack { .. }
+                | Op::ThrowError { .. }
                 | Op::JmpIfPassed { .. }
                 | Op::DeclareFunction { .. }
                 | Op::MakeClosure { .. }
                 | Op::Capture { .. }
                 | Op::MakeCallable { .. }
                 | Op::VerifyArg { .. }
+                | Op::VerifyDefault { .. }
+                | Op::VerifyReturnRef { .. }
                 | Op::ReturnRef { .. }
                 | Op::RefResult { .. }
                 | Op::VerifyReturn { .. }

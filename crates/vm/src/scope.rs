@@ -369,7 +369,13 @@ pub(crate) fn args<G: Globals>(g: G, what: &str) -> VmResult<Vec<Value>> {
     if let Some(i) = rest {
         // SAFETY: a CV of this function.
         if let Value::Arr(a) = unsafe { s.reg(i) }.deref_clone() {
-            out.extend(a.values().map(Value::deref_clone));
+            // Named arguments a variadic parameter collected are not
+            // among them.
+            out.extend(
+                a.iter()
+                    .filter(|(k, _)| matches!(k, minizts_core::KeyRef::Int(_)))
+                    .map(|(_, v)| v.deref_clone()),
+            );
         }
     }
     for v in &mut out {

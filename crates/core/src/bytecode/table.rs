@@ -562,6 +562,11 @@ instructions! {
         /// `var[k1]…[kn] = src`; the `depth` keys are in consecutive
         /// registers from `keys`; an `Undef` key means `[]` (append).
         AssignDim "ASSIGN_DIM" "{var}[{keys}] = {src}" { var: reg, keys: regs[depth], depth: u8, src: src }
+        /// `AssignDim` whose value is used (`$b = $a[1] = $c`): when the
+        /// last container is a string, the temporary `src` becomes what
+        /// the assignment gives, the byte written (as PHP's `ASSIGN_DIM`
+        /// result on a string offset).
+        AssignDimResult "ASSIGN_DIM_R" "{var}[{keys}] = {src}" { var: reg, keys: regs[depth], depth: u8, src: reg }
         /// `var[key] = src`, one dimension with the key read as an operand
         /// when the instruction runs (no copy into a key register; PHP
         /// also reads a variable key at the assignment).
@@ -680,8 +685,14 @@ instructions! {
         Min "MIN" "{dst} = {a}, {b}" { dst: reg, a: src, b: src, id: builtin, tmp: bool }
         /// `max(a, b)`.
         Max "MAX" "{dst} = {a}, {b}" { dst: reg, a: src, b: src, id: builtin, tmp: bool }
-        /// Calls the closure or string callable in `callee`.
-        CallValue "CALL_VALUE" "{dst} = {callee}({args})" { dst: reg, callee: reg, args: regs[argc], argc: u8 }
+        /// Calls the closure or string callable in `callee`. Bit `i` of
+        /// `vals` marks argument `i` (of the first 16) as a value that is
+        /// not a variable or a call's result, which a by-reference
+        /// parameter refuses (PHP's `SEND_VAL_EX`), checked once the
+        /// callee is known.
+        CallValue "CALL_VALUE" "{dst} = {callee}({args})" {
+            dst: reg, callee: reg, args: regs[argc], argc: u8, vals: u16
+        }
         /// Calls the callable in `callee` (a closure, or a function's
         /// name) with the values of the array in `args` as its arguments
         /// (`f(...$args)`).
@@ -694,6 +705,27 @@ instructions! {
         SendVarEx "SEND_VAR_EX" "{dst} = {var} (arg {argno} of {callee})" {
             dst: reg, var: reg, callee: reg, argno: u8
         }
+        /// Jumps to `target` when the call of `callee` takes argument
+        /// `arg` (a position counted from 0, or a parameter's name for a
+        /// named argument) by value, or when `callee` is not callable (the
+        /// call reports that); falls through to the code that passes it
+        /// by reference (PHP's `FETCH_*_FUNC_ARG`, decided when it runs).
+        JmpArgByVal "JMP_ARG_BY_VAL" "{callee} arg {arg} {target}" { callee: reg, arg: src, target: target }
+        /// Appends argument register `src` to the argument array `arr` of
+        /// a `CALL_SPREAD` as it is: a reference stays one, for a
+        /// by-reference parameter.
+        ArgPush "ARG_PUSH" "{arr}[] = {src}" { arr: reg, src: reg }
+        /// The same for named argument `name`.
+        ArgSet "ARG_SET" "{arr}[{name}] = {src}" { arr: reg, name: cidx, src: reg }
+        /// `...$var` as arguments of the call of `callee` (PHP's
+        /// `SEND_UNPACK`): appends the elements of the array in variable
+        /// `src` to `arr`; an element that a by-reference parameter takes
+        /// is first made a reference inside the variable's array (separated
+        /// from its other holders), and that reference is sent.
+        SendUnpack "SEND_UNPACK" "{arr}[] = ...{src} (for {callee})" { arr: reg, src: reg, callee: reg }
+        /// Throws an `Error` with constant `message` (a misuse PHP finds
+        /// only when the code runs).
+        ThrowError "THROW_ERROR" "{message}" { message: cidx }
         /// Returns `src` to the caller.
         Return "RETURN" "{src}" { src: src }
         /// A by-reference function's return: the reference in `src` as it
@@ -707,12 +739,25 @@ instructions! {
         /// declared type, converting it as coercive typing mode does
         /// (PHP's `ZEND_RECV` type check); a variadic one, each value.
         VerifyArg "VERIFY_ARG" "param {param}" { param: u16 }
+        /// Checks parameter `param`, just given its default value (a
+        /// constant expression, which PHP checks only when it is
+        /// evaluated), against its declared type, converting it.
+        VerifyDefault "VERIFY_DEFAULT" "param {param}" { param: u16 }
         /// `dst` = `src` checked (and converted) against the function's
         /// return type (`ZEND_VERIFY_RETURN_TYPE`).
         VerifyReturn "VERIFY_RETURN" "{dst} = {src}" { dst: reg, src: src }
+        /// A by-reference function's `return` checked against its
+        /// return type: the value in `src`, or the one inside the
+        /// reference there, converted in place (PHP converts the
+        /// referenced variable itself).
+        VerifyReturnRef "VERIFY_RETURN_REF" "{src}" { src: reg }
         /// A typed function's end reached without a `return`: PHP's
         /// "none returned" TypeError unless the type is `void`.
         VerifyNoReturn "VERIFY_NO_RETURN" "" {}
+        /// Jumps to `target` unless `zend.assertions` is 1: an `assert()`
+        /// call is skipped, its arguments unevaluated (PHP's
+        /// `ASSERT_CHECK`).
+        AssertCheck "ASSERT_CHECK" "{target}" { target: target }
         /// Jumps over the default-value code of `param` when it was passed.
         JmpIfPassed "JMP_IF_PASSED" "param {param} {target}" { param: u16, target: target }
 

@@ -237,6 +237,11 @@ fn compare_in(a: &Value, b: &Value, path: &mut Path) -> Result<i32, NestingError
 /// A number against a string: numerically if the string is numeric,
 /// otherwise as strings (PHP 8's "saner string to number comparisons").
 fn compare_number_string(num: &Value, s: &PhpStr, swapped: bool) -> i32 {
+    // NAN is unordered against any string, on either side (`zend_compare`
+    // answers 1 both ways, so nothing is equal, smaller or greater).
+    if matches!(num, Value::Float(f) if f.is_nan()) {
+        return 1;
+    }
     let r = match numfmt::is_numeric_str(s) {
         Some(n) => match (num, n) {
             (Value::Int(x), Number::Int(y)) => ord_i32(x.cmp(&y)),

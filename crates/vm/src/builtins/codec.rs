@@ -43,6 +43,7 @@ crate::builtin_table! {
     "hash_algos", [], 0, 0, hash_algos;
     "hash_hmac", ["algo", "data", "key", "binary"], 3, 0, hash_hmac;
     "hash_hmac_algos", [], 0, 0, hash_hmac_algos;
+    "hash_hkdf", ["algo", "key", "length", "info", "salt"], 2, 0, hash_hkdf;
     "serialize", ["value"], 1, 0, serialize;
     "unserialize", ["data", "options"], 1, 0, unserialize;
     "pack", ["format", "...values"], 1, 0, pack;
@@ -220,15 +221,59 @@ fn hash_hmac<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let Some((algo, block)) = Algo::find(&algo).and_then(|algo| Some((algo, algo.block_size()?))) else {
         return a.value_error(0, "must be a valid cryptographic hashing algorithm");
     };
-    // RFC 2104: a key longer than a block is hashed first.
+    digest_value(g, hmac(algo, block, &key, &[&data]), binary)
+}
+
+/// RFC 2104's HMAC of the concatenated `data` under `key`, with `algo`
+/// whose block size is `block`.
+fn hmac(algo: Algo, block: usize, key: &[u8], data: &[&[u8]]) -> Vec<u8> {
+    // A key longer than a block is hashed first.
     let mut k = if key.len() > block {
-        algo.digest(&key)
+        algo.digest(key)
     } else {
         key.to_vec()
     };
     k.resize(block, 0);
     let ipad: Vec<u8> = k.iter().map(|b| b ^ 0x36).collect();
     let opad: Vec<u8> = k.iter().map(|b| b ^ 0x5c).collect();
-    let inner = algo.digest_parts(&[&ipad, &data]);
-    digest_value(g, algo.digest_parts(&[&opad, &inner]), binary)
+    let mut parts: Vec<&[u8]> = vec![&ipad];
+    parts.extend_from_slice(data);
+    let inner = algo.digest_parts(&parts);
+    algo.digest_parts(&[&opad, &inner])
+}
+
+/// `hash_hkdf`: RFC 5869's key derivation (extract with the salt, then
+/// expand with the info), raw bytes.
+fn hash_hkdf<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let algo = a.str(g, 0)?;
+    let key = a.str(g, 1)?;
+    let length = a.opt_int(g, 2, 0)?;
+    let info = a.opt_str(g, 3, b"")?;
+    let salt = a.opt_str(g, 4, b"")?;
+    let Some((algo, block)) = Algo::find(&algo).and_then(|algo| Some((algo, algo.block_size()?))) else {
+        return a.value_error(0, "must be a valid cryptographic hashing algorithm");
+    };
+    if key.is_empty() {
+        return a.value_error(1, "cannot be empty");
+    }
+    let size = algo.digest(b"").len();
+    let length = match length {
+        n if n < 0 => return a.value_error(2, "must be greater than or equal to 0"),
+        0 => size,
+        n if n as u64 > size as u64 * 255 => {
+            return a.value_error(2, &format!("must be less than or equal to {}", size * 255))
+        }
+        n => n as usize,
+    };
+    let prk = hmac(algo, block, &salt, &[&key]);
+    let mut out = Vec::with_capacity(length + size);
+    let mut t = Vec::new();
+    let mut i = 1u8;
+    while out.len() < length {
+        t = hmac(algo, block, &prk, &[&t, &info, &[i]]);
+        out.extend_from_slice(&t);
+        i = i.wrapping_add(1);
+    }
+    out.truncate(length);
+    Ok(Value::str(out))
 }

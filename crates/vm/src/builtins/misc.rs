@@ -14,15 +14,19 @@ use minizts_globals::{eg, memory, Globals};
 use crate::builtins::Args;
 use crate::error::{warning, VmResult};
 
+mod assert;
 mod backtrace;
 mod callback;
 mod errors;
 mod gc;
 mod ini;
 mod version;
+use assert::{assert, assert_options};
 use backtrace::{debug_backtrace, debug_print_backtrace};
 pub(crate) use callback::run_shutdown_functions;
-use callback::{call_user_func, call_user_func_array, register_shutdown_function};
+use callback::{
+    call_user_func, call_user_func_array, forward_static_call, forward_static_call_array, register_shutdown_function,
+};
 use errors::{error_clear_last, error_get_last, restore_error_handler, set_error_handler, trigger_error};
 use gc::{gc_collect_cycles, gc_disable, gc_enable, gc_enabled, gc_mem_caches, gc_status};
 use ini::parse_ini_string;
@@ -56,6 +60,10 @@ crate::builtin_table! {
     "gc_mem_caches", [], 0, 0, gc_mem_caches;
     "call_user_func", ["callback", "...args"], 1, 0, call_user_func;
     "call_user_func_array", ["callback", "args"], 2, 0, call_user_func_array;
+    "forward_static_call", ["callback", "...args"], 1, 0, forward_static_call;
+    "assert", ["assertion", "description"], 1, 0, assert;
+    "assert_options", ["option", "value"], 1, 0, assert_options;
+    "forward_static_call_array", ["callback", "args"], 2, 0, forward_static_call_array;
     "register_shutdown_function", ["callback", "...args"], 1, 0, register_shutdown_function;
     "set_error_handler", ["callback", "error_levels"], 1, 0, set_error_handler;
     "restore_error_handler", [], 0, 0, restore_error_handler;
@@ -74,8 +82,11 @@ crate::builtin_table! {
     "parse_ini_string", ["ini_string", "process_sections", "scanner_mode"], 1, 0, parse_ini_string;
 }
 
-/// The version minizts reports (`PHP_VERSION`, `phpversion()`).
-const PHP_VERSION: &str = "8.2.0-minizts";
+/// The version minizts reports (`PHP_VERSION`, `phpversion()`): the
+/// release of PHP 8.2 it is compared with (the oracle's `php -v`), in
+/// PHP's own format, so scripts that print or compare it see what they
+/// would under that PHP.
+const PHP_VERSION: &str = "8.2.36";
 
 /// The internal constants PHP 8.1 deprecated (`file()`'s flags that never
 /// did anything).
@@ -98,9 +109,9 @@ pub(crate) fn constants() -> Vec<(&'static str, Value)> {
         ("PHP_VERSION", Value::str(PHP_VERSION)),
         ("PHP_MAJOR_VERSION", Value::Int(8)),
         ("PHP_MINOR_VERSION", Value::Int(2)),
-        ("PHP_RELEASE_VERSION", Value::Int(0)),
-        ("PHP_EXTRA_VERSION", Value::str("-minizts")),
-        ("PHP_VERSION_ID", Value::Int(80200)),
+        ("PHP_RELEASE_VERSION", Value::Int(36)),
+        ("PHP_EXTRA_VERSION", Value::str("")),
+        ("PHP_VERSION_ID", Value::Int(80236)),
         ("PHP_DEBUG", Value::Int(0)),
         ("PHP_ZTS", Value::Int(1)),
         ("PHP_MAXPATHLEN", Value::Int(4096)),
@@ -271,6 +282,7 @@ pub(crate) fn constants() -> Vec<(&'static str, Value)> {
     ];
     out.extend(log.iter().map(|&(name, v)| (name, Value::Int(i64::from(v)))));
     out.extend(ini::CONSTANTS.iter().map(|&(name, v)| (name, Value::Int(v))));
+    out.extend(assert::CONSTANTS.iter().map(|&(name, v)| (name, Value::Int(v))));
     out.extend(
         JSON_ERROR_NAMES
             .iter()
@@ -488,6 +500,12 @@ fn ini_value<G: Globals>(g: G, name: &[u8]) -> Option<String> {
         b"arg_separator.output" | b"arg_separator.input" => "&".into(),
         b"max_input_vars" => "1000".into(),
         b"max_input_nesting_level" => "64".into(),
+        b"zend.assertions" | b"assert.active" | b"assert.bail" | b"assert.warning" | b"assert.exception"
+        | b"assert.callback" => return assert::ini_value(g, name),
+        b"zend.enable_gc" => match eg!(g, |eg| eg.basic.ini_text(name).map(|t| t.to_vec())) {
+            Some(text) => String::from_utf8_lossy(&text).into_owned(),
+            None => if eg!(g).gc.enabled { "1" } else { "0" }.into(),
+        },
         _ => return super::pcre::ini_value(g, name),
     })
 }
@@ -548,11 +566,25 @@ fn ini_set<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         }
         b"error_reporting" => eg!(g).error_reporting = atol(&value),
         b"include_path" => eg!(g).settings.include_path = value,
+        n if (n.starts_with(b"assert.") || n == b"zend.assertions") && !assert::set(g, n, &value) => {
+            return Ok(Value::Bool(false));
+        }
+        n if n.starts_with(b"assert.") || n == b"zend.assertions" => {}
+        b"zend.enable_gc" => eg!(g, |eg| {
+            eg.gc.enabled = ini_bool(&value);
+            eg.basic.set_ini_text(b"zend.enable_gc", Some(value.as_bytes()));
+        }),
         n if n.starts_with(b"pcre.") => super::pcre::ini_set(g, n, &value),
         // Known but fixed in minizts.
         _ => {}
     }
     Ok(Value::str(old))
+}
+
+/// How PHP reads a boolean ini value (`zend_ini_parse_bool`): "true",
+/// "yes" and "on" in any case, otherwise a number that is not 0.
+pub(super) fn ini_bool(s: &str) -> bool {
+    ["true", "yes", "on"].iter().any(|w| s.eq_ignore_ascii_case(w)) || atol(s) != 0
 }
 
 fn set_time_limit<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {

@@ -14,7 +14,7 @@ use crate::scope;
 
 crate::builtin_table! {
     "compact", ["var_name", "...var_names"], 1, 0, compact;
-    "extract", ["array", "flags", "prefix"], 1, 0, extract;
+    "extract", ["array", "flags", "prefix"], 1, 1, extract;
     "get_defined_vars", [], 0, 0, get_defined_vars;
     "func_get_args", [], 0, 0, func_get_args;
     "func_get_arg", ["position"], 1, 0, func_get_arg;
@@ -101,8 +101,10 @@ fn valid_name(s: &[u8]) -> bool {
 fn extract<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let arr = a.array(0)?;
     let flags = a.opt_int(g, 1, EXTR_OVERWRITE)?;
-    // By-reference extraction needs the array passed by reference, which
-    // minizts's by-value parameter cannot give: the values are copied.
+    // The array comes by reference where it is a variable (PHP's
+    // `ZEND_SEND_PREFER_REF`): `EXTR_REFS` binds the variables to its
+    // elements, made references inside it.
+    let refs = flags & EXTR_REFS != 0;
     let kind = flags & 0xff;
     if !(EXTR_OVERWRITE..=EXTR_IF_EXISTS).contains(&kind) {
         return a.value_error(1, "must be a valid extract type");
@@ -155,7 +157,19 @@ fn extract<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         if name == b"this" {
             return crate::error::error("Cannot re-assign $this");
         }
-        scope::assign(g, &name, v.deref_clone());
+        if refs {
+            let key = k.to_key();
+            let r = a.with_ref(0, |slot| {
+                slot.array_mut()
+                    .and_then(|arr| arr.get_mut(&key))
+                    .map(|e| crate::gc::slot_ref(g, e))
+            });
+            if let Some(r) = r {
+                scope::bind_to(g, scope::Which::Local, &name, r);
+            }
+        } else {
+            scope::assign(g, &name, v.deref_clone());
+        }
         count += 1;
     }
     Ok(Value::Int(count))

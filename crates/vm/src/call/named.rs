@@ -55,10 +55,12 @@ pub(crate) fn callee_name<G: Globals>(g: G, callee: &Callee) -> String {
 /// parameter left out before a named one is sent unset
 /// ([`Value::Undef`]), which a user function's default fills in
 /// (`JMP_IF_PASSED`) and a builtin reads as absent; one without a
-/// default is PHP's `ArgumentCountError`. Unknown names collected by a
-/// variadic parameter are not supported yet.
-pub fn arguments_from_array<G: Globals>(g: G, callee: &Callee, arr: &PhpArray) -> VmResult<Vec<Value>> {
+/// default is PHP's `ArgumentCountError`. Names no parameter has go to
+/// [`Sent::named`] when the callee ends in a variadic parameter, which
+/// collects them under their names.
+pub fn arguments_from_array<G: Globals>(g: G, callee: &Callee, arr: &PhpArray) -> VmResult<Sent> {
     let mut out: Vec<Option<Value>> = Vec::with_capacity(arr.len());
+    let mut extra = PhpArray::new();
     let mut named = false;
     let mut params = None;
     for (k, v) in arr.iter() {
@@ -72,25 +74,29 @@ pub fn arguments_from_array<G: Globals>(g: G, callee: &Callee, arr: &PhpArray) -
             KeyRef::Str(name) => {
                 named = true;
                 let params = params.get_or_insert_with(|| params_of(g, callee));
-                let name = String::from_utf8_lossy(name);
-                let Some(i) = params.iter().position(|p| p.0 == name && !p.3) else {
+                let text = String::from_utf8_lossy(name);
+                let Some(i) = params.iter().position(|p| p.0 == text && !p.3) else {
                     if params.last().is_some_and(|p| p.3) {
-                        return error("minizts does not support named arguments collected by a variadic parameter");
+                        extra.insert(minizts_core::Key::from_bytes(name), v.clone());
+                        continue;
                     }
-                    return error(format!("Unknown named parameter ${name}"));
+                    return error(format!("Unknown named parameter ${text}"));
                 };
                 if out.len() <= i {
                     out.resize(i + 1, None);
                 }
                 if out[i].is_some() {
-                    return error(format!("Named parameter ${name} overwrites previous argument"));
+                    return error(format!("Named parameter ${text} overwrites previous argument"));
                 }
                 out[i] = Some(v.clone());
             }
         }
     }
     if out.iter().all(Option::is_some) {
-        return Ok(out.into_iter().flatten().collect());
+        return Ok(Sent {
+            args: out.into_iter().flatten().collect(),
+            named: extra,
+        });
     }
     let params = params.unwrap_or_else(|| params_of(g, callee));
     for (i, slot) in out.iter().enumerate() {
@@ -115,5 +121,26 @@ pub fn arguments_from_array<G: Globals>(g: G, callee: &Callee, arr: &PhpArray) -
             }
         }
     }
-    Ok(out.into_iter().map(|v| v.unwrap_or(Value::Undef)).collect())
+    Ok(Sent {
+        args: out.into_iter().map(|v| v.unwrap_or(Value::Undef)).collect(),
+        named: extra,
+    })
+}
+
+/// The arguments of a call made from an array: the positional ones
+/// (parameters a named argument skipped are [`Value::Undef`]) and the
+/// named ones that a variadic parameter collects.
+pub struct Sent {
+    pub args: Vec<Value>,
+    pub named: PhpArray,
+}
+
+/// Whether the parameter named `name` of `callee` is by reference (a name
+/// no parameter has goes to a variadic parameter, if there is one).
+pub fn named_param_by_ref<G: Globals>(g: G, callee: &Callee, name: &[u8]) -> bool {
+    let params = params_of(g, callee);
+    match params.iter().find(|p| p.0.as_bytes() == name && !p.3) {
+        Some(p) => p.1,
+        None => params.last().is_some_and(|p| p.3 && p.1),
+    }
 }

@@ -357,12 +357,18 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         Op::BindVarVar { dst, name, global } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            if &*name == b"this" {
+                tri!(error::<()>("Cannot re-assign $this"));
+            }
             let r = crate::scope::bind(g, which(global), &name);
             set!(dst, Value::Ref(r));
         }
         Op::AssignRefVarVar { name, src, global } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            if &*name == b"this" {
+                tri!(error::<()>("Cannot re-assign $this"));
+            }
             let r = match rv!(src) {
                 Value::Ref(r) => r.clone(),
                 v => crate::gc::new_ref(g, v.deref_clone()),
@@ -434,6 +440,14 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             save_pc(g, cur!());
             let keys = keys!(keys, depth);
             tri!(dim::assign(g, reg!(var), keys, v));
+        }
+        Op::AssignDimResult { var, keys, depth, src } => {
+            let v = opnd!(Src::reg(src)).clone();
+            save_pc(g, cur!());
+            let keys = keys!(keys, depth);
+            if let Some(written) = tri!(dim::assign(g, reg!(var), keys, v)) {
+                *reg!(src) = written;
+            }
         }
         Op::AssignDim1 { var, key, src } => {
             let v = opnd!(src).clone();
@@ -715,9 +729,17 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             callee,
             args,
             argc,
+            vals,
         } => {
             save_pc(g, cur!());
             let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
+            if vals != 0 {
+                for i in (0..16).filter(|i| vals & (1 << i) != 0) {
+                    if call::param_by_ref(g, &target, i) {
+                        tri!(call::cannot_pass_by_reference::<G, ()>(g, &target, i));
+                    }
+                }
+            }
             match target {
                 Callee::User { func: fid, closure } => {
                     tri!(check_limits(g));
@@ -742,35 +764,173 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         Op::CallSpread { dst, callee, args } => {
             save_pc(g, cur!());
             let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
-            let list = match reg!(args) {
-                Value::Arr(a) => a.clone(),
+            let list = match std::mem::take(reg!(args)) {
+                Value::Arr(a) => a,
                 _ => Rc::new(PhpArray::new()),
             };
-            let values: Vec<Value> = if list.iter().any(|(k, _)| matches!(k, minizts_core::KeyRef::Str(_))) {
+            let sent = if list.iter().any(|(k, _)| matches!(k, minizts_core::KeyRef::Str(_))) {
                 tri!(call::arguments_from_array(g, &target, &list))
-                    .into_iter()
-                    .map(|v| match v {
-                        // A parameter left out stays unset.
-                        Value::Undef => Value::Undef,
-                        v => v.deref_clone(),
-                    })
-                    .collect()
             } else {
-                list.values().map(Value::deref_clone).collect()
-            };
-            let r = match target {
-                // Called from the script, not from native code (a named
-                // call with a spread comes here too, so it counts as
-                // dynamic).
-                Callee::Builtin(id) => {
-                    let mut values = values;
-                    builtins::call_at(g, id, &mut values, builtins::CallSite::Dynamic)
+                call::Sent {
+                    args: list.values().cloned().collect(),
+                    named: PhpArray::new(),
                 }
-                Callee::User { .. } => call::call_resolved(g, &target, values),
             };
-            let r = tri!(r);
+            drop(list);
+            // A by-reference parameter gets the reference the argument
+            // array holds (a variable's, see `SEND_UNPACK`), or a new one
+            // around a value, silently (PHP's `SEND_UNPACK` and named
+            // `SEND_VAL_EX`); the others get values.
+            let send = |i: Option<usize>, v: Value, by_ref: bool| match v {
+                // A parameter left out stays unset.
+                Value::Undef if i.is_some() => Value::Undef,
+                Value::Ref(r) if by_ref => Value::Ref(r),
+                v if by_ref => Value::Ref(crate::gc::new_ref(g, v)),
+                v => v.deref_clone(),
+            };
+            let values: Vec<Value> = sent
+                .args
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| send(Some(i), v, call::param_by_ref(g, &target, i)))
+                .collect();
+            let mut named = sent.named;
+            if !named.is_empty() {
+                let by_ref = call::param_by_ref(g, &target, usize::MAX);
+                for v in named.values_mut() {
+                    *v = send(None, std::mem::take(v), by_ref);
+                }
+            }
+            // Called from the script, not from native code (a named call
+            // with a spread comes here too, so it counts as dynamic).
+            let r = tri!(call::call_resolved_named(
+                g,
+                &target,
+                values,
+                named,
+                builtins::CallSite::Dynamic
+            ));
             tri!(check_limits(g));
             set!(dst, r);
+        }
+        Op::JmpArgByVal { callee, arg, target } => {
+            save_pc(g, cur!());
+            let by_ref = match call::resolve_callable(g, &reg!(callee).clone()) {
+                Ok(c) => match &*opnd!(arg) {
+                    Value::Int(i) => call::param_by_ref(g, &c, *i as usize),
+                    Value::Str(name) => call::named_param_by_ref(g, &c, name),
+                    _ => false,
+                },
+                Err(_) => false,
+            };
+            if !by_ref {
+                jump!(target);
+            }
+        }
+        Op::AssertCheck { target } => {
+            if eg!(g).basic.assert.assertions != 1 {
+                jump!(target);
+            }
+        }
+        Op::ArgPush { arr, src } => {
+            let v = std::mem::take(reg!(src));
+            if let Some(a) = reg!(arr).array_mut() {
+                if a.push(v).is_err() {
+                    tri!(error::<()>(
+                        "Cannot add element to the array as the next element is already occupied"
+                    ));
+                }
+            }
+        }
+        Op::ArgSet { arr, name, src } => {
+            let Value::Str(name) = &func.consts.values()[name as usize] else {
+                unreachable!("an argument's name is a string constant")
+            };
+            let v = std::mem::take(reg!(src));
+            if let Some(a) = reg!(arr).array_mut() {
+                a.insert(Key::from_bytes(name), v);
+            }
+        }
+        Op::SendUnpack { arr, src, callee } => {
+            save_pc(g, cur!());
+            let target = call::resolve_callable(g, &reg!(callee).clone()).ok();
+            let start = match reg!(arr) {
+                Value::Arr(a) => a.len(),
+                _ => 0,
+            };
+            let items = match &*opnd!(Src::reg(src)) {
+                Value::Arr(a) => a.clone(),
+                _ => {
+                    tri!(error::<()>("Only arrays and Traversables can be unpacked"));
+                    unreachable!()
+                }
+            };
+            // Which elements go by reference, in order.
+            let mut pos = start;
+            let by_ref: Vec<bool> = items
+                .iter()
+                .map(|(k, _)| match (&target, k) {
+                    (None, _) => false,
+                    (Some(c), minizts_core::KeyRef::Int(_)) => {
+                        pos += 1;
+                        call::param_by_ref(g, c, pos - 1)
+                    }
+                    (Some(c), minizts_core::KeyRef::Str(name)) => call::named_param_by_ref(g, c, name),
+                })
+                .collect();
+            let keys: Vec<Key> = items.iter().map(|(k, _)| k.to_key()).collect();
+            let values: Vec<Value> = if by_ref.contains(&true) {
+                drop(items);
+                // The variable's own array, separated, gets the references.
+                let slot = reg!(src);
+                let mut guard;
+                let container = match slot {
+                    Value::Ref(r) => {
+                        guard = match r.try_borrow_mut() {
+                            Ok(b) => b,
+                            Err(_) => tri!(fatal::<_>("minizts: a reference cycle was written through itself")),
+                        };
+                        &mut *guard
+                    }
+                    v => v,
+                };
+                match container.array_mut() {
+                    Some(a) => a
+                        .values_mut()
+                        .zip(&by_ref)
+                        .map(|(v, &r)| {
+                            if r {
+                                Value::Ref(crate::gc::slot_ref(g, v))
+                            } else {
+                                v.deref_clone()
+                            }
+                        })
+                        .collect(),
+                    None => Vec::new(),
+                }
+            } else {
+                items.values().map(Value::deref_clone).collect()
+            };
+            if let Some(a) = reg!(arr).array_mut() {
+                for (k, v) in keys.into_iter().zip(values) {
+                    match k {
+                        Key::Int(_) => {
+                            if a.push(v).is_err() {
+                                tri!(error::<()>(
+                                    "Cannot add element to the array as the next element is already occupied"
+                                ));
+                            }
+                        }
+                        key => a.insert(key, v),
+                    }
+                }
+            }
+        }
+        Op::ThrowError { message } => {
+            let Value::Str(message) = &func.consts.values()[message as usize] else {
+                unreachable!("an error's message is a string constant")
+            };
+            tri!(error::<()>(String::from_utf8_lossy(message).into_owned()));
         }
         Op::SendVarEx {
             dst,
@@ -881,6 +1041,20 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 ));
             }
         }
+        Op::VerifyDefault { param } => {
+            save_pc(g, cur!());
+            let p = &func.params[param as usize];
+            let ty = p.ty.as_ref().expect("VERIFY_DEFAULT checks a typed parameter");
+            let slot = reg!(Reg::new(param));
+            tri!(crate::types::verify_slot(
+                g,
+                func,
+                param as usize,
+                Some(&p.name),
+                ty,
+                slot
+            ));
+        }
         Op::VerifyReturn { dst, src } => {
             save_pc(g, cur!());
             let v = opnd!(src).clone();
@@ -888,6 +1062,25 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             match crate::types::check(g, ty, &v, func.strict_types) {
                 Ok(None) => set!(dst, v),
                 Ok(Some(c)) => set!(dst, c),
+                Err(()) => tri!(Err::<(), _>(crate::types::return_error(func, ty, Some(&v)))),
+            }
+        }
+        Op::VerifyReturnRef { src } => {
+            save_pc(g, cur!());
+            let v = opnd!(Src::reg(src)).clone();
+            let ty = func
+                .return_type
+                .as_ref()
+                .expect("VERIFY_RETURN_REF in a typed function");
+            match crate::types::check(g, ty, &v, func.strict_types) {
+                Ok(None) => {}
+                Ok(Some(c)) => match reg!(src) {
+                    Value::Ref(r) => match r.try_borrow_mut() {
+                        Ok(mut inner) => *inner = c,
+                        Err(_) => tri!(fatal::<()>("minizts: a reference cycle was written through itself")),
+                    },
+                    slot => *slot = c,
+                },
                 Err(()) => tri!(Err::<(), _>(crate::types::return_error(func, ty, Some(&v)))),
             }
         }

@@ -3,11 +3,12 @@
 //! `register_shutdown_function`, whose callbacks the request runs after
 //! the script ends ([`run_shutdown_functions`]).
 
-use minizts_core::Value;
+use minizts_core::{PhpArray, Value};
 use minizts_globals::{eg, Globals};
 
 use crate::builtins::Args;
-use crate::call::{call_resolved, Callee};
+use crate::builtins::CallSite;
+use crate::call::{call_resolved_named, Callee};
 use crate::error::{warning, VmError, VmResult};
 
 /// Calls `callee` with `args` as `zend_call_function` sends them: by
@@ -15,6 +16,12 @@ use crate::error::{warning, VmError, VmResult};
 /// it is. A builtin's by-reference parameter given a value warns here
 /// (the call path warns for user functions).
 fn call_sending<G: Globals>(g: G, callee: &Callee, args: Vec<Value>) -> VmResult<Value> {
+    call_sending_named(g, callee, args, PhpArray::new())
+}
+
+/// [`call_sending`] with the named arguments a variadic parameter
+/// collects.
+fn call_sending_named<G: Globals>(g: G, callee: &Callee, args: Vec<Value>, mut named: PhpArray) -> VmResult<Value> {
     let builtin = match callee {
         Callee::Builtin(id) => Some(crate::builtins::info(*id)),
         Callee::User { .. } => None,
@@ -58,7 +65,12 @@ fn call_sending<G: Globals>(g: G, callee: &Callee, args: Vec<Value>) -> VmResult
             }
         }
     }
-    call_resolved(g, callee, sent)
+    if !named.is_empty() && !user_by_ref(usize::MAX) {
+        for v in named.values_mut() {
+            *v = v.deref_clone();
+        }
+    }
+    call_resolved_named(g, callee, sent, named, CallSite::Callback)
 }
 
 pub(super) fn call_user_func<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
@@ -70,9 +82,23 @@ pub(super) fn call_user_func<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> 
 pub(super) fn call_user_func_array<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let callee = a.callable(g, 0)?;
     let arr = a.array(1)?;
-    let args = crate::call::arguments_from_array(g, &callee, &arr)?;
+    let sent = crate::call::arguments_from_array(g, &callee, &arr)?;
     drop(arr);
-    call_sending(g, &callee, args)
+    call_sending_named(g, &callee, sent.args, sent.named)
+}
+
+/// `forward_static_call`: calls in the calling class's static scope,
+/// which needs a class; minizts has none, so once its arguments are
+/// checked it fails as PHP does outside a class.
+pub(super) fn forward_static_call<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    a.callable(g, 0)?;
+    crate::error::error(format!("Cannot call {}() when no class scope is active", a.name()))
+}
+
+pub(super) fn forward_static_call_array<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    a.callable(g, 0)?;
+    a.array(1)?;
+    crate::error::error("Cannot call forward_static_call_array() when no class scope is active")
 }
 
 pub(super) fn register_shutdown_function<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {

@@ -12,11 +12,14 @@ pub(super) fn gc_collect_cycles<G: Globals>(g: G, _a: &mut Args) -> VmResult<Val
 }
 
 pub(super) fn gc_enable<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
+    // The setting then reads "1", whatever text set it before.
+    eg!(g).basic.set_ini_text(b"zend.enable_gc", None);
     eg!(g).gc.enabled = true;
     Ok(Value::Null)
 }
 
 pub(super) fn gc_disable<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
+    eg!(g).basic.set_ini_text(b"zend.enable_gc", None);
     eg!(g).gc.enabled = false;
     Ok(Value::Null)
 }
