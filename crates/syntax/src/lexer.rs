@@ -198,8 +198,13 @@ pub enum Token<'s> {
     OrOr,
     #[token("!")]
     Bang,
+    /// `&` followed (after blanks) by a variable or `...`: PHP's
+    /// `T_AMPERSAND_FOLLOWED_BY_VAR_OR_VARARG`, which is what tells a
+    /// by-reference parameter from an intersection type.
     #[token("&")]
     Amp,
+    /// Any other `&` (`A&B $x`, `function &f()`). Produced by [`Lexer`].
+    AmpNotVar,
     #[token("|")]
     Pipe,
     #[token("^")]
@@ -267,6 +272,13 @@ pub enum Token<'s> {
     Variable(&'s [u8]),
     #[regex(br"[a-zA-Z_\x80-\xff][a-zA-Z0-9_\x80-\xff]*", |lex| lex.slice())]
     Ident(&'s [u8]),
+    /// `a\b`: a namespaced name (PHP's `T_NAME_QUALIFIED`), one token.
+    #[regex(br"[a-zA-Z_\x80-\xff][a-zA-Z0-9_\x80-\xff]*(\\[a-zA-Z_\x80-\xff][a-zA-Z0-9_\x80-\xff]*)+", |lex| lex.slice())]
+    QualifiedName(&'s [u8]),
+    /// `\a` or `\a\b` (PHP's `T_NAME_FULLY_QUALIFIED`); the payload keeps
+    /// the leading backslash.
+    #[regex(br"(\\[a-zA-Z_\x80-\xff][a-zA-Z0-9_\x80-\xff]*)+", |lex| lex.slice())]
+    FullyQualifiedName(&'s [u8]),
     #[regex(br"[0-9]+(_[0-9]+)*", |lex| as_str(lex.slice()))]
     #[regex(br"0[xX][0-9a-fA-F]+(_[0-9a-fA-F]+)*", |lex| as_str(lex.slice()))]
     #[regex(br"0[bB][01]+(_[01]+)*", |lex| as_str(lex.slice()))]
@@ -295,6 +307,9 @@ pub enum Token<'s> {
     #[token(b"<<<", lex_heredoc)]
     Heredoc(Heredoc<'s>),
 
+    /// `#[`, which opens an attribute group (not a comment since PHP 8).
+    #[token("#[")]
+    AttributeStart,
     // Comments are skipped; `//` and `#` comments end at a newline or `?>`.
     #[regex(br"//|#", line_comment)]
     #[regex(br"/\*([^*]|\*+[^*/])*\*+/", logos::skip)]
@@ -359,6 +374,8 @@ pub enum LexError {
     /// A closing bracket that does not match the open one (which opened on
     /// the given line, `None` when it is the closing one's).
     Mismatched(u8, Option<u32>, u8),
+    /// `(real)`, removed in PHP 8.
+    RealCast,
 }
 
 impl LexError {
@@ -390,6 +407,7 @@ impl fmt::Display for LexError {
                 f,
                 "syntax error, unexpected end of file, expecting variable or heredoc end or \"${{\" or \"{{$\""
             ),
+            LexError::RealCast => write!(f, "The (real) cast has been removed, use (float) instead"),
             LexError::Mismatched(open, line, close) => write!(
                 f,
                 "Unclosed '{}'{} does not match '{}'",
@@ -702,17 +720,19 @@ fn line_comment_end(src: &[u8], mut i: usize) -> usize {
     i
 }
 
-fn lex_cast<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> CastType {
+fn lex_cast<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<CastType, LexError> {
     let inner = lex.slice()[1..lex.slice().len() - 1].trim_ascii().to_ascii_lowercase();
-    match inner.as_slice() {
+    Ok(match inner.as_slice() {
         b"int" | b"integer" => CastType::Int,
         b"bool" | b"boolean" => CastType::Bool,
-        b"float" | b"double" | b"real" => CastType::Float,
+        b"float" | b"double" => CastType::Float,
+        // PHP 8's lexer still knows it, to refuse it.
+        b"real" => return Err(LexError::RealCast),
         b"string" | b"binary" => CastType::String,
         b"array" => CastType::Array,
         b"object" => CastType::Object,
         _ => CastType::Unset,
-    }
+    })
 }
 
 /// Skips a `//` or `#` comment up to (not including) the newline or `?>`.
@@ -729,6 +749,10 @@ impl fmt::Display for Token<'_> {
         let text = match self {
             Variable(name) => return write!(f, "variable \"${}\"", crate::names::from_bytes(name)),
             Ident(name) => return write!(f, "identifier \"{}\"", crate::names::from_bytes(name)),
+            QualifiedName(name) => return write!(f, "namespaced name \"{}\"", crate::names::from_bytes(name)),
+            FullyQualifiedName(name) => {
+                return write!(f, "fully qualified name \"{}\"", crate::names::from_bytes(name))
+            }
             BadChar(c) => return write!(f, "character 0x{c:02X}"),
             Int(text) => return write!(f, "integer \"{text}\""),
             Float(text) => return write!(f, "floating-point number \"{text}\""),
@@ -826,7 +850,7 @@ impl fmt::Display for Token<'_> {
             AndAnd => "&&",
             OrOr => "||",
             Bang => "!",
-            Amp => "&",
+            Amp | AmpNotVar => "&",
             Pipe => "|",
             Caret => "^",
             Tilde => "~",
@@ -853,6 +877,7 @@ impl fmt::Display for Token<'_> {
             Backslash => "\\",
             Dollar => "$",
             CloseTag => "?>",
+            AttributeStart => "#[",
             Comment | UnterminatedComment => "comment",
         };
         write!(f, "token \"{text}\"")
@@ -1108,6 +1133,9 @@ impl<'s> Iterator for Lexer<'s> {
                 let line = LineIndex::new(&self.src[..start]).starts.len() as u32;
                 Some(Err((start, LexError::UnterminatedComment(line))))
             }
+            // Only the outermost scope's `__halt_compiler();` ends the
+            // script; elsewhere the parser refuses it, as PHP's does.
+            Ok(Token::HaltCompiler) if !self.brackets.is_empty() => Some(Ok((start, Token::HaltCompiler, end))),
             Ok(Token::HaltCompiler) => match self.halt_data_start(end) {
                 // The rest of the file is data: the statement ends here.
                 Some(data) => {
@@ -1123,6 +1151,7 @@ impl<'s> Iterator for Lexer<'s> {
                 self.mode = Mode::Html;
                 Some(Ok((start, Token::Semicolon, end)))
             }
+            Ok(Token::Amp) if !followed_by_var(&self.src[end..]) => Some(Ok((start, Token::AmpNotVar, end))),
             Ok(Token::ElseIf) => {
                 self.queued = Some((start, Token::If, end));
                 Some(Ok((start, Token::Else, end)))
@@ -1145,7 +1174,7 @@ impl Lexer<'_> {
                 }
                 return None;
             }
-            Token::LBracket => {
+            Token::LBracket | Token::AttributeStart => {
                 self.brackets.push((b'[', self.lines.line(pos as u32)));
                 return None;
             }
@@ -1173,6 +1202,16 @@ impl Lexer<'_> {
         let end = self.lines.line(self.src.len() as u32);
         LexError::Unclosed(c, (line != end).then_some(line))
     }
+}
+
+/// Whether `rest`, after blanks, starts with a variable or `...` (PHP's
+/// rule for the two kinds of `&`).
+fn followed_by_var(rest: &[u8]) -> bool {
+    let rest = &rest[rest
+        .iter()
+        .take_while(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+        .count()..];
+    rest.starts_with(b"$") || rest.starts_with(b"...")
 }
 
 /// Byte offsets to line numbers.
