@@ -59,8 +59,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             ExprKind::Interp(parts) => self.interpolate(parts, dst)?,
             ExprKind::Eval(code) => {
+                let at = code.pos;
                 let code = self.expr(code)?;
-                self.at(e.pos);
+                // PHP dates the eval from its code's expression.
+                self.at(at);
                 self.emit(Op::Eval { dst, code });
             }
             ExprKind::Array(_, ArraySyntax::List) => return self.error("Cannot use list() as standalone expression"),

@@ -36,6 +36,8 @@ use minizts_syntax::{ast, names, LineIndex};
 pub struct CompileError {
     pub kind: CompileErrorKind,
     pub message: String,
+    /// 0 when PHP reports no file and no line (see
+    /// [`minizts_syntax::SyntaxError::unlocated`]).
     pub line: u32,
 }
 
@@ -108,7 +110,8 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], unit: Unit<'_
             CompileErrorKind::Parse
         },
         message: e.message,
-        line: lines.line(e.pos as u32),
+        // Line 0 is PHP's "[no active file] on line 0".
+        line: if e.unlocated { 0 } else { lines.line(e.pos as u32) },
     })?;
     cg!(g, |cg| {
         cg.active.clear();

@@ -369,8 +369,18 @@ pub enum LexError {
     Unmatched(u8),
     /// `<<<` not followed by a heredoc label and a newline.
     BadHeredoc,
-    /// A heredoc or nowdoc whose closing marker never comes.
-    UnterminatedHeredoc,
+    /// A heredoc or nowdoc whose closing marker never comes (`empty`:
+    /// nothing follows its opening line).
+    UnterminatedHeredoc { empty: bool },
+    /// A heredoc body line (starting at `at` in the lexer's source) less
+    /// indented than the closing marker.
+    BodyIndentation { at: usize, level: usize },
+    /// A heredoc body that starts with an interpolation, less indented
+    /// than the closing marker (PHP reports it with no file or line).
+    BodyIndentationUnlocated { level: usize },
+    /// Tabs and spaces mixed in a heredoc's indentation, on the line at
+    /// `at` in the lexer's source.
+    MixedIndentation { at: usize },
     /// A closing bracket that does not match the open one (which opened on
     /// the given line, `None` when it is the closing one's).
     Mismatched(u8, Option<u32>, u8),
@@ -403,10 +413,16 @@ impl fmt::Display for LexError {
             }
             LexError::Unmatched(c) => write!(f, "Unmatched '{}'", *c as char),
             LexError::BadHeredoc => write!(f, "syntax error, unexpected token \"<<\""),
-            LexError::UnterminatedHeredoc => write!(
+            LexError::UnterminatedHeredoc { empty: true } => write!(f, "syntax error, unexpected end of file"),
+            LexError::UnterminatedHeredoc { empty: false } => write!(
                 f,
                 "syntax error, unexpected end of file, expecting variable or heredoc end or \"${{\" or \"{{$\""
             ),
+            LexError::BodyIndentation { level, .. } | LexError::BodyIndentationUnlocated { level } => write!(
+                f,
+                "Invalid body indentation level (expecting an indentation level of at least {level})"
+            ),
+            LexError::MixedIndentation { .. } => write!(f, "Invalid indentation - tabs and spaces cannot be mixed"),
             LexError::RealCast => write!(f, "The (real) cast has been removed, use (float) instead"),
             LexError::Mismatched(open, line, close) => write!(
                 f,
@@ -463,7 +479,7 @@ fn lex_double_quoted<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<&'s [u
     let start = lex.span().end - 1;
     let scanned = lex.span().end;
     let (base, ends) = (lex.extras.base, lex.extras.ends.clone());
-    match scan_string(src, base, start + 1, Part::String, &ends) {
+    match scan_string(src, base, start + 1, Part::String, &ends, 0) {
         Ok(end) => {
             lex.bump(end - scanned);
             Ok(&src[start + 1..end - 1])
@@ -483,14 +499,59 @@ fn is_label_char(c: u8) -> bool {
     is_label_start(c) || c.is_ascii_digit()
 }
 
-/// Reads a heredoc or nowdoc whose `<<<` logos has matched: the label line,
-/// then lines up to the first that holds, after optional spaces or tabs,
-/// the label not followed by a label character (PHP 7.3's rule, so the
-/// marker may be indented and followed by `;`, `,` or `)` on its line).
+/// Reads a heredoc or nowdoc whose `<<<` logos has matched: the label
+/// line, then the body up to the first line that holds, after optional
+/// spaces or tabs, the label not followed by a label character (PHP 7.3's
+/// rule, so the marker may be indented and followed by `;`, `,` or `)` on
+/// its line). A heredoc's `{$…}` and `${…}` parts are code, where the
+/// label ends nothing, and may hold strings and heredocs of their own.
+/// The body's indentation is checked here, as PHP's lexer checks it.
 fn lex_heredoc<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<Heredoc<'s>, LexError> {
     let src = lex.source();
     let start = lex.span().start;
-    let mut i = lex.span().end;
+    let (base, ends) = (lex.extras.base, lex.extras.ends.clone());
+    let Some(head) = heredoc_head(src, lex.span().end) else {
+        return Err(LexError::BadHeredoc);
+    };
+    let header = src[start..head.body].trim_ascii_end();
+    let found = match scan_heredoc(src, base, &head, &ends, 0) {
+        Ok(found) => found,
+        Err(_) => {
+            let empty = head.body >= src.len();
+            lex.bump(src.len() - lex.span().end);
+            return Err(LexError::UnterminatedHeredoc { empty });
+        }
+    };
+    let indent = &src[found.line..found.marker];
+    check_heredoc_indentation(src, &head, &found, indent)?;
+    // The body ends before the newline that ends its last line.
+    let mut body_end = found.line;
+    if body_end > head.body && src[body_end - 1] == b'\n' {
+        body_end -= 1;
+    }
+    if body_end > head.body && src[body_end - 1] == b'\r' {
+        body_end -= 1;
+    }
+    lex.bump(found.end - lex.span().end);
+    Ok(Heredoc {
+        body: &src[head.body..body_end.max(head.body)],
+        body_offset: (head.body - start) as u32,
+        indent,
+        nowdoc: head.nowdoc,
+        header,
+    })
+}
+
+/// The opening line of a heredoc: its label, its kind and where its body
+/// starts.
+struct HeredocHead<'s> {
+    label: &'s [u8],
+    nowdoc: bool,
+    body: usize,
+}
+
+/// The opening line of a heredoc whose `<<<` ends at `i`, if it is one.
+fn heredoc_head(src: &[u8], mut i: usize) -> Option<HeredocHead<'_>> {
     while matches!(src.get(i), Some(b' ' | b'\t')) {
         i += 1;
     }
@@ -503,7 +564,7 @@ fn lex_heredoc<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<Heredoc<'s>,
     };
     let label_start = i;
     if !src.get(i).is_some_and(|&c| is_label_start(c)) {
-        return Err(LexError::BadHeredoc);
+        return None;
     }
     while src.get(i).is_some_and(|&c| is_label_char(c)) {
         i += 1;
@@ -511,50 +572,133 @@ fn lex_heredoc<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<Heredoc<'s>,
     let label = &src[label_start..i];
     if let Some(q) = quote {
         if src.get(i) != Some(&q) {
-            return Err(LexError::BadHeredoc);
+            return None;
         }
         i += 1;
     }
     match src.get(i) {
         Some(b'\n') => i += 1,
         Some(b'\r') => i += if src.get(i + 1) == Some(&b'\n') { 2 } else { 1 },
-        _ => return Err(LexError::BadHeredoc),
+        _ => return None,
     }
-    let header = &src[start..i];
-    let header = header.trim_ascii_end();
-    let body_start = i;
-    let mut line = i;
+    Some(HeredocHead {
+        label,
+        nowdoc: quote == Some(b'\''),
+        body: i,
+    })
+}
+
+/// Where a heredoc's closing marker is: the start of its line, the end of
+/// its indentation and the end of the label; and where its body's text
+/// lines start (not those inside interpolated code).
+struct HeredocEnd {
+    line: usize,
+    marker: usize,
+    end: usize,
+    line_starts: Vec<usize>,
+}
+
+/// How deeply heredocs may nest inside one another's interpolated code;
+/// each level is a recursion of the scanners.
+const MAX_HEREDOC_NESTING: usize = 256;
+
+/// Follows a heredoc's body from its start to its closing marker; `src`
+/// starts at offset `base` of the whole source (see [`scan_string`]).
+fn scan_heredoc(
+    src: &[u8],
+    base: usize,
+    head: &HeredocHead<'_>,
+    ends: &StringEnds,
+    nesting: usize,
+) -> Result<HeredocEnd, OpenString> {
+    if nesting > MAX_HEREDOC_NESTING {
+        return Err(OpenString::Text);
+    }
+    let mut i = head.body;
+    let mut line_starts = vec![i];
+    let mut at_line_start = true;
     loop {
-        let mut j = line;
-        while matches!(src.get(j), Some(b' ' | b'\t')) {
-            j += 1;
-        }
-        if src[j..].starts_with(label) && !src.get(j + label.len()).is_some_and(|&c| is_label_char(c)) {
-            // The body ends before the newline that ends its last line.
-            let mut body_end = line;
-            if body_end > body_start && src[body_end - 1] == b'\n' {
-                body_end -= 1;
-            }
-            if body_end > body_start && src[body_end - 1] == b'\r' {
-                body_end -= 1;
-            }
-            let end = j + label.len();
-            lex.bump(end - lex.span().end);
-            return Ok(Heredoc {
-                body: &src[body_start..body_end.max(body_start)],
-                body_offset: (body_start - start) as u32,
-                indent: &src[line..j],
-                nowdoc: quote == Some(b'\''),
-                header,
-            });
-        }
-        match src[line..].iter().position(|&c| c == b'\n') {
-            Some(n) => line += n + 1,
-            None => {
-                lex.bump(src.len() - lex.span().end);
-                return Err(LexError::UnterminatedHeredoc);
+        if at_line_start {
+            at_line_start = false;
+            let j = i + src[i..].iter().take_while(|&&c| c == b' ' || c == b'\t').count();
+            if src[j..].starts_with(head.label) && !src.get(j + head.label.len()).is_some_and(|&c| is_label_char(c)) {
+                line_starts.pop();
+                return Ok(HeredocEnd {
+                    line: i,
+                    marker: j,
+                    end: j + head.label.len(),
+                    line_starts,
+                });
             }
         }
+        let Some(&c) = src.get(i) else {
+            return Err(OpenString::Text);
+        };
+        let code = |at: usize| scan_string(src, base, at, Part::Code { depth: 1 }, ends, nesting);
+        match c {
+            b'\n' | b'\r' => {
+                i += if c == b'\r' && src.get(i + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+                at_line_start = true;
+                line_starts.push(i);
+            }
+            // An escape never takes the newline after it.
+            b'\\' if !head.nowdoc => {
+                i += 1;
+                if src.get(i).is_some_and(|&c| c != b'\n' && c != b'\r') {
+                    i += 1;
+                }
+            }
+            b'$' if !head.nowdoc && src.get(i + 1) == Some(&b'{') => i = code(i + 2)?,
+            b'{' if !head.nowdoc && src.get(i + 1) == Some(&b'$') => i = code(i + 1)?,
+            _ => i += 1,
+        }
+    }
+}
+
+/// PHP's checks of a heredoc's indentation (its lexer's, as it reads the
+/// body's text): the closing marker's is all spaces or all tabs, and every
+/// text line that is not blank starts with at least as much of it.
+fn check_heredoc_indentation(
+    src: &[u8],
+    head: &HeredocHead<'_>,
+    found: &HeredocEnd,
+    indent: &[u8],
+) -> Result<(), LexError> {
+    let Some(&kind) = indent.first() else {
+        return Ok(());
+    };
+    if indent.iter().any(|&c| c != kind) {
+        return Err(LexError::MixedIndentation { at: head.body });
+    }
+    let level = indent.len();
+    // A body that starts with an interpolation is noticed while PHP looks
+    // ahead for the marker, where it has no file or line to report.
+    if !head.nowdoc && starts_interpolation(&src[head.body..]) {
+        return Err(LexError::BodyIndentationUnlocated { level });
+    }
+    for &at in &found.line_starts {
+        for k in 0..level {
+            match src.get(at + k) {
+                None | Some(b'\n' | b'\r') => break,
+                Some(&c @ (b' ' | b'\t')) if c != kind => return Err(LexError::MixedIndentation { at }),
+                Some(b' ' | b'\t') => {}
+                Some(_) => return Err(LexError::BodyIndentation { at, level }),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `text` starts with an interpolation (`$name`, `${`, `{$`).
+fn starts_interpolation(text: &[u8]) -> bool {
+    match text {
+        [b'$', b'{', ..] | [b'{', b'$', ..] => true,
+        [b'$', c, ..] => is_label_start(*c),
+        _ => false,
     }
 }
 
@@ -562,7 +706,7 @@ fn lex_heredoc<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<Heredoc<'s>,
 /// `start` in the whole source `src`, just after the `{` of a `{$` or `${`
 /// inside a string. `ends` is the cache the lexer of `src` uses.
 pub fn interpolation_end(src: &[u8], start: usize, ends: &StringEnds) -> Option<usize> {
-    scan_string(src, 0, start, Part::Code { depth: 1 }, ends)
+    scan_string(src, 0, start, Part::Code { depth: 1 }, ends, 0)
         .ok()
         .map(|end| end - 1)
 }
@@ -598,8 +742,16 @@ pub enum OpenString {
 /// the index just after the part it started in ends. `src` starts at
 /// offset `base` of the whole source, which is what `ends` is keyed by.
 /// An explicit stack, not recursion, so that deeply nested strings cannot
-/// overflow the native stack.
-fn scan_string(src: &[u8], base: usize, mut i: usize, first: Part, ends: &StringEnds) -> Result<usize, OpenString> {
+/// overflow the native stack; a heredoc in code is followed by
+/// [`scan_heredoc`], `nesting` heredocs deep.
+fn scan_string(
+    src: &[u8],
+    base: usize,
+    mut i: usize,
+    first: Part,
+    ends: &StringEnds,
+    nesting: usize,
+) -> Result<usize, OpenString> {
     let is_code = |part: Part| matches!(part, Part::Code { .. });
     if let Some(end) = ends.get(base + i, is_code(first)) {
         return Ok(end - base);
@@ -701,6 +853,10 @@ fn scan_string(src: &[u8], base: usize, mut i: usize, first: Part, ends: &String
                 },
                 b'/' if src.get(i + 1) == Some(&b'/') => i = line_comment_end(src, i),
                 b'#' => i = line_comment_end(src, i),
+                b'<' if src[i..].starts_with(b"<<<") => match heredoc_head(src, i + 3) {
+                    Some(head) => i = scan_heredoc(src, base, &head, ends, nesting + 1)?.end,
+                    None => i += 3,
+                },
                 _ => i += 1,
             },
         }
@@ -1104,9 +1260,12 @@ impl<'s> Iterator for Lexer<'s> {
                 let text = String::from_utf8_lossy(&rest[..end.min(30)]).into_owned();
                 Some(Err((start, LexError::UnterminatedString(text))))
             }
-            Err(LexError::UnterminatedHeredoc) => {
+            Err(err @ LexError::UnterminatedHeredoc { .. }) => {
                 self.mode = Mode::Done;
-                Some(Err((self.src.len(), LexError::UnterminatedHeredoc)))
+                Some(Err((self.src.len(), err)))
+            }
+            Err(err @ (LexError::BodyIndentation { at, .. } | LexError::MixedIndentation { at })) => {
+                Some(Err((base + at, err)))
             }
             // An unterminated string or comment ends at the end of the file.
             Err(LexError::UnexpectedEof) => Some(Err((self.src.len(), LexError::UnexpectedEof))),

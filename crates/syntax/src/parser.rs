@@ -29,9 +29,12 @@ pub struct SyntaxError {
     pub pos: usize,
     /// The message without the "Parse error:" prefix.
     pub message: String,
-    /// A compile-time "Fatal error" PHP raises while parsing (such as
-    /// `break 0`) rather than a "Parse error".
+    /// A compile-time "Fatal error" PHP raises while parsing rather than a
+    /// "Parse error".
     pub fatal: bool,
+    /// PHP reports it with no file or line ("in [no active file] on line
+    /// 0"): it finds it while looking ahead in a heredoc.
+    pub unlocated: bool,
 }
 
 impl fmt::Display for SyntaxError {
@@ -50,6 +53,7 @@ fn user_error<'t, T>(pos: usize, message: impl Into<String>) -> ParseResult<'t, 
             pos,
             message: message.into(),
             fatal: false,
+            unlocated: false,
         },
     })
 }
@@ -60,6 +64,7 @@ fn fatal_error<'t, T>(pos: usize, message: impl Into<String>) -> ParseResult<'t,
             pos,
             message: message.into(),
             fatal: true,
+            unlocated: false,
         },
     })
 }
@@ -88,6 +93,7 @@ pub fn parse<'a>(arena: &'a Bump, src: &'a [u8]) -> Result<Script<'a>, SyntaxErr
             pos: 0,
             message: too_deep(),
             fatal: true,
+            unlocated: false,
         }),
         Ok(stmts) => Ok(Script {
             stmts,
@@ -101,7 +107,7 @@ pub fn parse<'a>(arena: &'a Bump, src: &'a [u8]) -> Result<Script<'a>, SyntaxErr
                 } => expected.len() > 4 && !matches!(tok, Token::Unsupported(_)) && complete_before(src, *pos),
                 _ => false,
             };
-            let mut e = describe(err, src.len());
+            let mut e = describe(err, src);
             if at_script_end {
                 e.message.push_str(", expecting end of file");
             }
@@ -135,6 +141,7 @@ fn unclosed_block(eof: usize, expecting: &str) -> SyntaxError {
         pos: eof,
         message: format!("syntax error, unexpected end of file, expecting {expecting}"),
         fatal: false,
+        unlocated: false,
     }
 }
 
@@ -143,27 +150,32 @@ fn lex_adapter(item: crate::lexer::Spanned<'_>) -> Result<(usize, Token<'_>, usi
         pos,
         message: err.to_string(),
         fatal: false,
+        unlocated: matches!(err, crate::lexer::LexError::BodyIndentationUnlocated { .. }),
     })
 }
 
 /// Turns lalrpop's error into PHP's wording.
-fn describe(err: ParseError<usize, Token<'_>, SyntaxError>, eof: usize) -> SyntaxError {
+fn describe(err: ParseError<usize, Token<'_>, SyntaxError>, src: &[u8]) -> SyntaxError {
+    let eof = src.len();
     match err {
         ParseError::InvalidToken { location } => SyntaxError {
             pos: location,
             message: "syntax error, unexpected character".into(),
             fatal: false,
+            unlocated: false,
         },
         ParseError::UnrecognizedEof { location, expected } => SyntaxError {
             pos: location.min(eof),
             message: format!("syntax error, unexpected end of file{}", expecting(&expected)),
             fatal: false,
+            unlocated: false,
         },
         ParseError::UnrecognizedToken {
-            token: (pos, tok, _),
+            token: (pos, tok, end),
             expected,
         } => {
-            let mut message = format!("syntax error, unexpected {tok}{}", expecting(&expected));
+            let (name, pos) = unexpected(&tok, src, pos, end);
+            let mut message = format!("syntax error, unexpected {name}{}", expecting(&expected));
             if let Token::Unsupported(word) = tok {
                 message.push_str(&format!(" (minizts does not support `{}`)", word.to_ascii_lowercase()));
             }
@@ -171,15 +183,86 @@ fn describe(err: ParseError<usize, Token<'_>, SyntaxError>, eof: usize) -> Synta
                 pos,
                 message,
                 fatal: false,
+                unlocated: false,
             }
         }
-        ParseError::ExtraToken { token: (pos, tok, _) } => SyntaxError {
-            pos,
-            message: format!("syntax error, unexpected {tok}, expecting end of file"),
-            fatal: false,
-        },
+        ParseError::ExtraToken { token: (pos, tok, end) } => {
+            let (name, pos) = unexpected(&tok, src, pos, end);
+            SyntaxError {
+                pos,
+                message: format!("syntax error, unexpected {name}, expecting end of file"),
+                fatal: false,
+                unlocated: false,
+            }
+        }
         ParseError::User { error } => error,
     }
+}
+
+/// How PHP names an unexpected token (`zend_yytnamerr`), and where its
+/// parser is then: after the token, which a string or a heredoc's opening
+/// line may take to a later line. A token with text shows its first line,
+/// without the quotes around it, cut at 30 characters.
+fn unexpected(tok: &Token<'_>, src: &[u8], pos: usize, end: usize) -> (String, usize) {
+    let raw = &src[pos.min(src.len())..end.min(src.len())];
+    let shown = |kind: &str, text: &[u8]| {
+        let text = &text[..text.iter().position(|&c| c == b'\n').unwrap_or(text.len())];
+        let text = text
+            .strip_prefix(b"'")
+            .or_else(|| text.strip_prefix(b"\""))
+            .unwrap_or(text);
+        let text = text
+            .strip_suffix(b"'")
+            .or_else(|| text.strip_suffix(b"\""))
+            .unwrap_or(text);
+        let text = String::from_utf8_lossy(text);
+        if text.chars().count() > 33 {
+            let cut: String = text.chars().take(30).collect();
+            format!("{kind} \"{cut}...\"")
+        } else {
+            format!("{kind} \"{text}\"")
+        }
+    };
+    match tok {
+        // An interpolated string is read as its parts, from its `"`.
+        Token::DoubleQuoted(body) if has_interpolation(body) => ("double-quote mark".into(), pos),
+        Token::SingleQuoted(_) | Token::DoubleQuoted(_) => {
+            let kind = match raw.first() {
+                Some(b'"') => "double-quoted string",
+                Some(b'\'') => "single-quoted string",
+                _ => "quoted string",
+            };
+            (shown(kind, raw), end.saturating_sub(1))
+        }
+        // Its token is the opening line, newline included.
+        Token::Heredoc(h) => (shown("heredoc start", h.header), pos + h.body_offset as usize),
+        Token::Variable(_)
+        | Token::Ident(_)
+        | Token::QualifiedName(_)
+        | Token::FullyQualifiedName(_)
+        | Token::Int(_)
+        | Token::Float(_) => {
+            let full = tok.to_string();
+            let kind = &full[..full.find(" \"").unwrap_or(full.len())];
+            (shown(kind, raw), pos)
+        }
+        _ => (tok.to_string(), pos),
+    }
+}
+
+/// Whether a double-quoted string's text has a `$name`, `${` or `{$`
+/// (outside escapes), which makes PHP's lexer read it in parts.
+fn has_interpolation(body: &[u8]) -> bool {
+    let mut i = 0;
+    while i < body.len() {
+        match body[i] {
+            b'\\' => i += 2,
+            b'$' if body.get(i + 1).is_some_and(|&c| c == b'{' || is_name_start(c)) => return true,
+            b'{' if body.get(i + 1) == Some(&b'$') => return true,
+            _ => i += 1,
+        }
+    }
+    false
 }
 
 /// Like bison, PHP lists the expected tokens when there are at most four.
@@ -528,7 +611,7 @@ impl<'a> Builder<'a> {
         let n = match level {
             None => Ok(1),
             // `-1` was folded into its literal: it starts with the `-`.
-            Some(e) if self.src.get(e.pos as usize) == Some(&b'-') => Err(false),
+            Some(e) if matches!(e.kind, ExprKind::Int(_)) && self.src.get(e.pos as usize) == Some(&b'-') => Err(false),
             Some(Expr {
                 kind: ExprKind::Int(n), ..
             }) if *n >= 1 => Ok((*n).min(u32::MAX as i64) as u32),
@@ -804,53 +887,39 @@ impl<'a> Builder<'a> {
         self.interpolated(pos, quote + 1, raw, None)
     }
 
-    /// A heredoc or nowdoc: the closing marker's indentation is removed
-    /// from every line (PHP 7.3), then a heredoc is read as a double-quoted
-    /// string whose `"` needs no escape, a nowdoc as it stands.
+    /// A heredoc or nowdoc: the closing marker's indentation (which the
+    /// lexer has checked the body against) is removed from every line
+    /// (PHP 7.3), then a heredoc is read as a double-quoted string whose
+    /// `"` needs no escape, a nowdoc as it stands. Without interpolation it
+    /// dates from its body's first line, as PHP's string token does.
     pub fn heredoc(&self, pos: usize, h: Heredoc<'a>) -> ParseResult<'a, &'a Expr<'a>> {
         let base = pos + h.body_offset as usize;
-        let indent = self.heredoc_indent(base, &h)?;
+        let indent = h.indent.len();
         if !h.nowdoc {
-            return self.interpolated(pos, base, h.body, Some(indent));
+            let e = self.interpolated(pos, base, h.body, Some(indent))?;
+            return Ok(match e.kind {
+                ExprKind::Str(s) => self.expr(base, ExprKind::Str(s)),
+                _ => e,
+            });
         }
         let mut out = Vec::with_capacity(h.body.len());
-        for (k, line) in h.body.split(|&c| c == b'\n').enumerate() {
-            if k > 0 {
-                out.push(b'\n');
-            }
+        let mut rest = h.body;
+        while !rest.is_empty() {
+            let line_len = rest
+                .iter()
+                .position(|&c| c == b'\n' || c == b'\r')
+                .unwrap_or(rest.len());
+            let newline = match &rest[line_len..] {
+                [b'\r', b'\n', ..] => 2,
+                [] => 0,
+                _ => 1,
+            };
+            let line = &rest[..line_len];
             out.extend_from_slice(&line[leading_blanks(line).min(indent)..]);
+            out.extend_from_slice(&rest[line_len..line_len + newline]);
+            rest = &rest[line_len + newline..];
         }
-        Ok(self.expr(pos, ExprKind::Str(self.arena.alloc_slice_copy(&out))))
-    }
-
-    /// How many bytes of indentation each heredoc line loses, after
-    /// PHP's checks: the marker's indentation is all spaces or all tabs,
-    /// and every line that is not blank starts with at least as much of it.
-    fn heredoc_indent(&self, base: usize, h: &Heredoc<'a>) -> ParseResult<'a, usize> {
-        let Some(&kind) = h.indent.first() else {
-            return Ok(0);
-        };
-        let n = h.indent.len();
-        let mixed = "Invalid indentation - tabs and spaces cannot be mixed";
-        if h.indent.iter().any(|&c| c != kind) {
-            return user_error(base, mixed);
-        }
-        let mut at = base;
-        for line in h.body.split(|&c| c == b'\n') {
-            let ws = leading_blanks(line);
-            if line[..ws.min(n)].iter().any(|&c| c != kind) {
-                return user_error(at, mixed);
-            }
-            let blank = matches!(&line[ws..], [] | [b'\r']);
-            if ws < n && !blank {
-                return user_error(
-                    at,
-                    format!("Invalid body indentation level (expecting an indentation level of at least {n})"),
-                );
-            }
-            at += line.len() + 1;
-        }
-        Ok(n)
+        Ok(self.expr(base, ExprKind::Str(self.arena.alloc_slice_copy(&out))))
     }
 
     /// A string with escapes and interpolation whose text `raw` starts at
@@ -918,7 +987,7 @@ impl<'a> Builder<'a> {
                         let parsed = grammar::ExprParser::new().parse(self, tokens);
                         self.interpolation_depth.set(depth);
                         let e = parsed.map_err(|err| ParseError::User {
-                            error: describe(err, base + close),
+                            error: describe(err, &self.src[..base + close]),
                         })?;
                         let e = match e.kind {
                             ExprKind::Index {
@@ -958,7 +1027,7 @@ impl<'a> Builder<'a> {
                     let parsed = grammar::ExprParser::new().parse(self, tokens);
                     self.interpolation_depth.set(depth);
                     let expr = parsed.map_err(|err| ParseError::User {
-                        error: describe(err, base + close),
+                        error: describe(err, &self.src[..base + close]),
                     })?;
                     parts.push(InterpPart::Expr(expr));
                     i = close + 1;
@@ -966,7 +1035,9 @@ impl<'a> Builder<'a> {
                 _ => {
                     lit.push(c);
                     i += 1;
-                    line_start = c == b'\n' && dedent.is_some();
+                    // `\n`, `\r\n` and a lone `\r` all end a line.
+                    let newline = c == b'\n' || (c == b'\r' && raw.get(i) != Some(&b'\n'));
+                    line_start = newline && dedent.is_some();
                 }
             }
         }

@@ -41,7 +41,8 @@ pub(crate) fn compile<G: Globals>(g: G, code: &[u8]) -> VmResult<FuncId> {
         Ok(s) => s,
         Err(e) => {
             let at = Some(Location {
-                file: file.as_str().into(),
+                // Line 0: an error PHP reports with no file.
+                file: if e.line == 0 { "[no active file]" } else { file.as_str() }.into(),
                 line: e.line,
             });
             // PHP 8 throws a `ParseError` (uncaught, it reads as a parse
