@@ -196,6 +196,7 @@ fn compile_error_text(e: &minizts_compiler::CompileError, file: &str) -> String 
         minizts_compiler::CompileErrorKind::Parse => "Parse error",
         minizts_compiler::CompileErrorKind::Fatal => "Fatal error",
     };
+    let file = if e.line == 0 { "[no active file]" } else { file };
     format!("{label}: {} in {file} on line {}\n", e.message, e.line)
 }
 

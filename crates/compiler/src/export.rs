@@ -167,7 +167,7 @@ fn expr(out: &mut Vec<u8>, e: &Expr<'_>, priority: u32) {
                 out.push(b'}');
             }
         },
-        ExprKind::Array(items) => array(out, items),
+        ExprKind::Array(items, _) => array(out, items),
         ExprKind::Index { base, index } => {
             expr(out, base, 260);
             out.push(b'[');
@@ -176,6 +176,14 @@ fn expr(out: &mut Vec<u8>, e: &Expr<'_>, priority: u32) {
             }
             out.push(b']');
         }
+        // Refused when compiled, before any message could quote it.
+        ExprKind::CurlyIndex { base, index } => {
+            expr(out, base, 260);
+            out.push(b'{');
+            expr(out, index, 0);
+            out.push(b'}');
+        }
+        ExprKind::Refused(_) => out.extend_from_slice(b"..."),
         ExprKind::Const(name) => out.extend_from_slice(name.as_bytes()),
         ExprKind::Call { name, args: a } => {
             out.extend_from_slice(name.as_bytes());

@@ -14,7 +14,7 @@ const MAX_ARGS: usize = 255;
 
 /// Whether assignment target `t` is a list with references in it.
 fn list_with_refs(t: &Expr<'_>) -> bool {
-    matches!(&t.kind, ExprKind::Array(items) if crate::lvalue::list_has_ref(items))
+    matches!(&t.kind, ExprKind::Array(items, _) if crate::lvalue::list_has_ref(items))
 }
 
 /// Whether PHP compiles the call of `name` with `args` to an instruction
@@ -93,8 +93,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             ExprKind::Interp(parts) => self.interpolate(parts, dst)?,
             ExprKind::Eval(code) => {
+                let at = code.pos;
                 let code = self.expr(code)?;
-                self.at(e.pos);
+                // PHP dates the eval from its code's expression.
+                self.at(at);
                 self.emit(Op::Eval { dst, code });
             }
             ExprKind::Include { kind, path } => {
@@ -107,7 +109,15 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     required: kind.required(),
                 });
             }
-            ExprKind::Array(items) => self.array_literal(items, dst)?,
+            ExprKind::Array(_, ArraySyntax::List) => return self.error("Cannot use list() as standalone expression"),
+            ExprKind::Array(items, _) => {
+                // PHP folds a constant array as it compiles it, unpacking
+                // what it can.
+                if items.iter().any(|item| item.spread) {
+                    self.fold(e)?;
+                }
+                self.array_literal(items, dst)?
+            }
             ExprKind::Index { base, index } => {
                 let Some(index) = index else {
                     return self.error("Cannot use [] for reading");
@@ -143,6 +153,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.emit(Op::MakeCallable { dst, src });
             }
             ExprKind::Closure(f) => self.closure(f, dst)?,
+            ExprKind::Refused(message) => return self.error(*message),
+            ExprKind::CurlyIndex { .. } => return self.error(CURLY_INDEX),
             ExprKind::Unary { op, expr } => {
                 let v = self.expr(expr)?;
                 self.at(e.pos);
@@ -218,6 +230,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Empty(var) => {
                 let v = match var.kind {
                     ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } => self.quiet(var)?,
+                    // PHP's check of a curly-brace offset misses it here.
+                    ExprKind::CurlyIndex { base, index } => self.quiet_dim(base, index)?,
                     _ => self.expr(var)?,
                 };
                 self.emit(Op::Not { dst, src: v });
@@ -1010,6 +1024,22 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     fn closure(&mut self, f: &'a FunctionDecl<'a>, dst: Reg) -> Result<()> {
+        // PHP binds the `use` variables in the enclosing function before it
+        // compiles the closure, each checked at the line the one before
+        // it left current.
+        for (i, u) in f.uses.iter().enumerate() {
+            if u.name == "this" {
+                return self.error("Cannot use $this as lexical variable");
+            }
+            // `$GLOBALS` is an auto-global too, for PHP.
+            if u.name == "GLOBALS" || minizts_core::superglobals::is_auto_global(u.name) {
+                return self.error("Cannot use auto-global as lexical variable");
+            }
+            if f.uses[..i].iter().any(|v| v.name == u.name) {
+                return self.error(format!("Cannot use variable ${} twice", u.name));
+            }
+            self.line = self.line_of(u.pos);
+        }
         let id = self.compile_function(f)?;
         let captures = vars::captures(f);
         if captures.len() > 255 {
@@ -1049,6 +1079,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let v = self.quiet(var)?;
                 self.emit(Op::IsSet { dst, src: v });
             }
+            // PHP's check of a curly-brace offset misses it here.
+            ExprKind::CurlyIndex { base, index } => {
+                let v = self.quiet_dim(base, index)?;
+                self.emit(Op::IsSet { dst, src: v });
+            }
             _ => {
                 return self.error(
                     "Cannot use isset() on the result of an expression (you can use \"null !== expression\" instead)",
@@ -1084,26 +1119,32 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Index {
                 base,
                 index: Some(index),
-            } => {
-                let b = match base.kind {
-                    // The fetch itself reads an unset base quietly.
-                    ExprKind::Var(name) => Src::reg(self.cv(name)?),
-                    _ => self.quiet(base)?,
-                };
-                let k = self.expr(index)?;
-                let t = self.temp()?;
-                self.emit(Op::FetchDimQuiet {
-                    dst: t,
-                    base: b,
-                    key: k,
-                });
-                Ok(Src::reg(t))
-            }
+            } => self.quiet_dim(base, index),
             ExprKind::Index { index: None, .. } => self.error("Cannot use [] for reading"),
             _ => self.expr(e),
         }
     }
+
+    /// Reads `base[index]` without warnings.
+    fn quiet_dim(&mut self, base: &'a Expr<'a>, index: &'a Expr<'a>) -> Result<Src> {
+        let b = match base.kind {
+            // The fetch itself reads an unset base quietly.
+            ExprKind::Var(name) => Src::reg(self.cv(name)?),
+            _ => self.quiet(base)?,
+        };
+        let k = self.expr(index)?;
+        let t = self.temp()?;
+        self.emit(Op::FetchDimQuiet {
+            dst: t,
+            base: b,
+            key: k,
+        });
+        Ok(Src::reg(t))
+    }
 }
+
+/// PHP's error for a curly-brace offset (see [`ExprKind::CurlyIndex`]).
+pub(crate) const CURLY_INDEX: &str = "Array and string offset access syntax with curly braces is no longer supported";
 
 /// Whether `name(args)` is a call [`Compiler::fold_call`] evaluates at
 /// compile time.

@@ -12,6 +12,8 @@
 //! allocated above them like a stack, released when an expression's value
 //! has been consumed.
 
+mod attributes;
+mod ct;
 mod export;
 mod expr;
 mod goto;
@@ -35,6 +37,8 @@ use minizts_syntax::{ast, names, LineIndex};
 pub struct CompileError {
     pub kind: CompileErrorKind,
     pub message: String,
+    /// 0 when PHP reports no file and no line (see
+    /// [`minizts_syntax::SyntaxError::unlocated`]).
     pub line: u32,
 }
 
@@ -119,7 +123,8 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], unit: Unit<'_
             CompileErrorKind::Parse
         },
         message: e.message,
-        line: lines.line(e.pos as u32),
+        // Line 0 is PHP's "[no active file] on line 0".
+        line: if e.unlocated { 0 } else { lines.line(e.pos as u32) },
     })?;
     cg!(g, |cg| {
         cg.active.clear();
@@ -512,14 +517,66 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         builder.strict_types = self.strict_types;
         builder.is_closure = f.name == "{closure}";
 
+        // PHP checks the header at one line: the declaration's, or for a
+        // closure the line its last `use` variable left current.
+        let closure = f.name == "{closure}";
+        self.line = match f.uses.last() {
+            Some(u) => self.line_of(u.pos),
+            None => start,
+        };
+        self.check_attributes(f.attributes, attributes::Target::Function)?;
+        let return_type = match f.return_type {
+            Some(hint) => Some(self.type_decl(hint, types::Place::Return, closure)?),
+            None => None,
+        };
+        let mut required = 0;
+        for (i, p) in f.params.iter().enumerate() {
+            if p.name == "GLOBALS" || minizts_core::superglobals::is_auto_global(p.name) {
+                return self.error(format!("Cannot re-assign auto-global variable {}", p.name));
+            }
+            if f.params[..i].iter().any(|q| q.name == p.name) {
+                return self.error(format!("Redefinition of parameter ${}", p.name));
+            }
+            if p.name == "this" {
+                return self.error("Cannot use $this as parameter");
+            }
+            if f.params[..i].iter().any(|q| q.variadic) {
+                return self.error("Only the last parameter can be variadic");
+            }
+            if p.default.is_none() && !p.variadic {
+                required = i + 1;
+            }
+            if p.variadic && p.default.is_some() {
+                return self.error("Variadic parameter cannot have a default value");
+            }
+            self.check_attributes(p.attributes, attributes::Target::Parameter)?;
+            let ty = match p.ty {
+                Some(hint) => Some(self.param_type(hint, p.name, p.default, closure)?),
+                None => None,
+            };
+            builder.params.push(minizts_core::bytecode::ParamInfo {
+                name: p.name.into(),
+                by_ref: p.by_ref,
+                has_default: p.default.is_some(),
+                variadic: p.variadic,
+                ty,
+            });
+        }
+        builder.required = required as u16;
+        // A `use` variable named as a parameter, each checked at the line
+        // the one before it left current.
+        for u in f.uses {
+            if f.params.iter().any(|p| p.name == u.name) {
+                return self.error(format!("Cannot use lexical variable ${} as a parameter name", u.name));
+            }
+            self.line = self.line_of(u.pos);
+        }
+        builder.return_type = return_type.clone();
+
         // Registers: parameters, then bound (`use`) variables, then every
         // other variable the body names.
         let mut names = vars::VarNames::default();
         for p in f.params {
-            if names.contains(p.name) {
-                self.line = self.line_of(p.pos);
-                return self.error(format!("Redefinition of parameter ${}", p.name));
-            }
             names.add(p.name);
         }
         let captures = vars::captures(f);
@@ -557,34 +614,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             let r = builder.find_cv(c.name).expect("capture has a CV");
             builder.bound_cvs.push(r.idx() as u16);
         }
-        let mut required = 0;
-        for (i, p) in f.params.iter().enumerate() {
-            if p.default.is_none() && !p.variadic {
-                required = i + 1;
-            }
-            self.line = self.line_of(p.pos);
-            if p.variadic && p.default.is_some() {
-                return self.error("Variadic parameter cannot have a default value");
-            }
-            let ty = match p.ty {
-                Some(hint) => Some(self.param_type(hint, p.name, p.default)?),
-                None => None,
-            };
-            builder.params.push(minizts_core::bytecode::ParamInfo {
-                name: p.name.into(),
-                by_ref: p.by_ref,
-                has_default: p.default.is_some(),
-                variadic: p.variadic,
-                ty,
-            });
-        }
-        builder.required = required as u16;
         self.line = start;
-        let return_type = match f.return_type {
-            Some(hint) => Some(self.type_decl(hint, types::Place::Return)?),
-            None => None,
-        };
-        builder.return_type = return_type.clone();
 
         let refs = self.ref_vars(f);
         // A variable reached by name may become a reference at any time.
@@ -622,6 +652,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     fn function_body(&mut self, f: &'a FunctionDecl<'a>) -> Result<()> {
+        let closure = f.name == "{closure}";
         self.emit_param_checks(f);
         // The auto-globals the body names are the global ones, bound on
         // entry as `global $_SERVER;` would bind them.
@@ -649,7 +680,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let reg = self.cv(p.name)?;
                 let mark = self.mark();
                 let ty = match &p.ty {
-                    Some(hint) => Some(self.param_type(hint, p.name, p.default)?),
+                    Some(hint) => Some(self.param_type(hint, p.name, p.default, closure)?),
                     None => None,
                 };
                 let v = match (&default.kind, &ty) {

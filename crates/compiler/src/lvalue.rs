@@ -26,7 +26,7 @@ fn writes_once(e: &Expr<'_>) -> bool {
         | ExprKind::Var(_)
         | ExprKind::Const(_)
         | ExprKind::Interp(_)
-        | ExprKind::Array(_)
+        | ExprKind::Array(_, _)
         | ExprKind::Index { .. }
         | ExprKind::Call { .. }
         | ExprKind::CallValue { .. }
@@ -58,6 +58,32 @@ struct DimPath<'a> {
 }
 
 impl<'a, G: Globals> Compiler<'a, '_, G> {
+    /// PHP's `zend_ensure_writable_variable`, the first check of every
+    /// write: a call's result is no write target. An expression PHP
+    /// refuses is refused first.
+    pub(crate) fn ensure_writable(&self, target: &'a Expr<'a>) -> Result<()> {
+        match target.kind {
+            ExprKind::Refused(message) => self.error(message),
+            ExprKind::CurlyIndex { .. } => self.error(crate::expr::CURLY_INDEX),
+            ExprKind::Call { .. }
+            | ExprKind::CallValue { .. }
+            | ExprKind::CallableFromName(_)
+            | ExprKind::CallableFromValue(_) => self.error("Can't use function return value in write context"),
+            _ => Ok(()),
+        }
+    }
+
+    /// The error for writing below `root`, the base of a dimension chain
+    /// that is no variable.
+    fn not_a_variable<T>(&self, root: &'a Expr<'a>) -> Result<T> {
+        match root.kind {
+            ExprKind::Refused(message) => self.error(message),
+            ExprKind::CurlyIndex { .. } => self.error(crate::expr::CURLY_INDEX),
+            _ if self.builtin_result(root) => self.error("Cannot use result of built-in function in write context"),
+            _ => self.error("Cannot use temporary expression in write context"),
+        }
+    }
+
     /// The register the variable instructions work on for `$name` (its
     /// CV) or `$$name` (a temporary bound to the named variable, which
     /// they write through).
@@ -77,13 +103,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             // `f()[0] = 1`: the call's result is the container. A
             // by-reference function's result is its reference, written
-            // through; any other is a temporary copy, as in PHP.
-            ExprKind::Call { .. } | ExprKind::CallValue { .. } => {
+            // through; any other is a temporary copy, as in PHP. A
+            // builtin's result cannot be written.
+            ExprKind::Call { .. } | ExprKind::CallValue { .. } if !self.builtin_result(root) => {
                 let dst = self.temp()?;
                 self.expr_into(root, dst)?;
                 Ok(dst)
             }
-            _ => self.error("Cannot use temporary expression in write context"),
+            _ => self.not_a_variable(root),
         }
     }
 
@@ -109,7 +136,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     }
                     return Ok(DimPath { root: cur, keys });
                 }
-                _ => return self.error("Cannot use temporary expression in write context"),
+                _ => return self.not_a_variable(cur),
             }
         }
     }
@@ -144,6 +171,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     /// `target = value`; returns where the assigned value is.
     pub(crate) fn assign(&mut self, target: &'a Expr<'a>, value: &'a Expr<'a>) -> Result<Src> {
+        self.ensure_writable(target)?;
         match &target.kind {
             ExprKind::Var(name) if self.plain_vars.contains(name) && writes_once(value) => {
                 // The variable never holds a reference, and the value is
@@ -185,11 +213,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 });
                 Ok(v)
             }
-            ExprKind::Array(items) if list_has_ref(items) => {
+            ExprKind::Array(items, syntax) if list_has_ref(items) => {
                 // With references the right side is a variable whose
                 // elements the list binds (PHP fetches it for writing).
                 let mut line = self.list_line(target);
-                self.check_list(items, &mut line)?;
+                self.check_list(items, *syntax, &mut line)?;
                 let path = match &value.kind {
                     ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { index: Some(_), .. } => {
                         self.dim_path(value)?
@@ -220,7 +248,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.destructure_ref(items, r, &[])?;
                 Ok(Src::reg(r))
             }
-            ExprKind::Array(items) => {
+            ExprKind::Array(items, syntax) => {
                 // The right side is evaluated into a temporary first, so
                 // `[$a, $b] = [$b, $a]` swaps.
                 let t = self.temp()?;
@@ -231,7 +259,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     ExprKind::Var(_) => self.list_line(target),
                     _ => self.line_of(value.pos),
                 };
-                self.check_list(items, &mut line)?;
+                self.check_list(items, *syntax, &mut line)?;
                 self.destructure(items, Src::reg(t))?;
                 Ok(Src::reg(t))
             }
@@ -273,6 +301,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     /// Assigns an already computed value to `target`.
     pub(crate) fn assign_from(&mut self, target: &'a Expr<'a>, v: Src) -> Result<()> {
+        self.ensure_writable(target)?;
         let mark = self.mark();
         match &target.kind {
             ExprKind::Var(_) | ExprKind::VarVar { .. } => {
@@ -289,36 +318,69 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     src: v,
                 });
             }
-            ExprKind::Array(items) => self.destructure(items, v)?,
+            ExprKind::Array(items, _) => self.destructure(items, v)?,
             _ => return self.error("Cannot assign to this expression"),
         }
         self.release(mark);
         Ok(())
     }
 
-    /// PHP's compile-time check of a destructuring target: a list with no
-    /// element at all, at any depth, is "Cannot use empty list". `line`
-    /// follows the line PHP's compiler is at when it meets each list: it
-    /// starts where the caller says and moves to each element compiled
-    /// before a nested list (its key, or its variable).
-    pub(crate) fn check_list(&mut self, items: &'a [ArrayItem<'a>], line: &mut u32) -> Result<()> {
-        if items.iter().all(|item| item.value.is_none()) {
-            self.line = *line;
-            return self.error("Cannot use empty list");
-        }
-        if items.iter().any(|item| item.spread) {
-            self.line = *line;
-            return self.error("Spread operator is not supported in assignments");
-        }
+    /// PHP's compile-time checks of a destructuring target written with
+    /// `syntax`, in the order `zend_compile_list_assign` makes them as it
+    /// compiles each element (so the first error is PHP's): the keys,
+    /// each target (`zend_verify_list_assign_target`, then the checks of
+    /// its own assignment), and last a list with no element at all.
+    /// `line` follows the line PHP's compiler is at: it starts where the
+    /// caller says and moves to each key and variable compiled.
+    pub(crate) fn check_list(&mut self, items: &'a [ArrayItem<'a>], syntax: ArraySyntax, line: &mut u32) -> Result<()> {
+        // Keyed or not as the first element is.
+        let keyed = items
+            .iter()
+            .find(|item| item.value.is_some())
+            .is_some_and(|item| item.key.is_some() && !item.spread);
+        let mut any = false;
         for item in items {
-            let Some(value) = item.value else { continue };
+            let fail = |c: &mut Self, line: u32, message: &str| {
+                c.line = line;
+                c.error(message)
+            };
+            let Some(value) = item.value else {
+                if keyed {
+                    return fail(self, *line, "Cannot use empty array entries in keyed array assignment");
+                }
+                continue;
+            };
+            if item.spread {
+                return fail(self, *line, "Spread operator is not supported in assignments");
+            }
+            any = true;
+            if keyed != item.key.is_some() {
+                return fail(self, *line, "Cannot mix keyed and unkeyed array entries in assignments");
+            }
             if let Some(key) = item.key {
                 *line = self.line_of(key.pos);
             }
             match &value.kind {
-                ExprKind::Array(inner) => self.check_list(inner, line)?,
-                _ => *line = self.line_of(value.pos),
+                ExprKind::Array(_, ArraySyntax::Long) => {
+                    return fail(self, *line, "Cannot assign to array(), use [] instead");
+                }
+                ExprKind::Array(_, inner) if *inner != syntax => {
+                    return fail(self, *line, "Cannot mix [] and list()");
+                }
+                ExprKind::Array(inner, inner_syntax) => self.check_list(inner, *inner_syntax, line)?,
+                _ if !can_write_to_variable(value) => {
+                    return fail(self, *line, "Assignments can only happen to writable values");
+                }
+                _ => {
+                    *line = self.line_of(value.pos);
+                    self.line = *line;
+                    self.ensure_writable(value)?;
+                }
             }
+        }
+        if !any {
+            self.line = *line;
+            return self.error("Cannot use empty list");
         }
         Ok(())
     }
@@ -328,7 +390,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// where the parser puts such an array).
     fn list_line(&self, e: &'a Expr<'a>) -> u32 {
         match &e.kind {
-            ExprKind::Array([ArrayItem { value: Some(v), .. }, ..]) => self.list_line(v),
+            ExprKind::Array([ArrayItem { value: Some(v), .. }, ..], _) => self.list_line(v),
             _ => self.line_of(e.pos),
         }
     }
@@ -383,12 +445,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 }
             }
             self.at(value.pos);
-            let nested_ref = matches!(&value.kind, ExprKind::Array(inner) if list_has_ref(inner));
+            let nested_ref = matches!(&value.kind, ExprKind::Array(inner, _) if list_has_ref(inner));
             if item.by_ref || nested_ref {
                 let mut keys = prefix.to_vec();
                 keys.push(key);
                 if nested_ref {
-                    let ExprKind::Array(inner) = &value.kind else {
+                    let ExprKind::Array(inner, _) = &value.kind else {
                         unreachable!()
                     };
                     self.destructure_ref(inner, var, &keys)?;
@@ -438,12 +500,18 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     /// `target = &source`
     pub(crate) fn assign_ref(&mut self, target: &'a Expr<'a>, source: &'a Expr<'a>) -> Result<()> {
+        self.ensure_writable(target)?;
         let mark = self.mark();
         let r = self.temp()?;
         let saved = std::mem::replace(&mut self.binding_call_result, true);
         let bound = self.reference_into(source, r);
         self.binding_call_result = saved;
         bound?;
+        // A builtin PHP compiles inline, or a first-class callable, has a
+        // temporary as its result, which no reference can bind.
+        if self.builtin_result(source) {
+            return self.error("Cannot use result of built-in function in write context");
+        }
         self.assign_ref_from(target, r)?;
         self.release(mark);
         Ok(())
@@ -542,6 +610,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         value: &'a Expr<'a>,
         dst: Reg,
     ) -> Result<()> {
+        self.ensure_writable(target)?;
         if op == BinaryOp::Coalesce {
             // `$a ??= v` only evaluates v (and assigns) when $a is null.
             let t = if dst.is_none() { self.temp()? } else { dst };
@@ -601,6 +670,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     pub(crate) fn inc_dec(&mut self, target: &'a Expr<'a>, kind: IncDec, dst: Reg) -> Result<()> {
+        self.ensure_writable(target)?;
         match &target.kind {
             ExprKind::Var(_) | ExprKind::VarVar { .. } => {
                 let mark = self.mark();
@@ -627,6 +697,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     pub(crate) fn unset(&mut self, e: &'a Expr<'a>) -> Result<()> {
+        self.ensure_writable(e)?;
         let mark = self.mark();
         match &e.kind {
             ExprKind::Var(name) => {
@@ -650,9 +721,28 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 }
 
+/// PHP's `zend_can_write_to_variable`: below its dimensions, a variable
+/// or a call (whose own assignment is refused later).
+fn can_write_to_variable(e: &Expr<'_>) -> bool {
+    let mut e = e;
+    while let ExprKind::Index { base, .. } = &e.kind {
+        e = base;
+    }
+    matches!(
+        e.kind,
+        ExprKind::Var(_)
+            | ExprKind::VarVar { .. }
+            | ExprKind::Call { .. }
+            | ExprKind::CallValue { .. }
+            | ExprKind::CallableFromName(_)
+            | ExprKind::CallableFromValue(_)
+            | ExprKind::CurlyIndex { .. }
+    )
+}
+
 /// Whether a list binds any element by reference, at any depth.
 pub(crate) fn list_has_ref(items: &[ArrayItem<'_>]) -> bool {
     items.iter().any(|item| {
-        item.by_ref || matches!(item.value, Some(Expr { kind: ExprKind::Array(inner), .. }) if list_has_ref(inner))
+        item.by_ref || matches!(item.value, Some(Expr { kind: ExprKind::Array(inner, _), .. }) if list_has_ref(inner))
     })
 }

@@ -110,7 +110,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             | StmtKind::Function(_)
             | StmtKind::Nop
             | StmtKind::Label(_)
-            | StmtKind::Goto(_) => {}
+            | StmtKind::Goto(_)
+            | StmtKind::Refused(_) => {}
         }
     }
 
@@ -163,7 +164,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Const(_) | ExprKind::Var(_) => {}
             ExprKind::VarVar { name, .. } | ExprKind::CallableFromValue(name) => self.refs_expr(name, out),
-            ExprKind::CallableFromName(_) => {}
+            ExprKind::CallableFromName(_) | ExprKind::Refused(_) => {}
             ExprKind::Interp(parts) => {
                 for p in parts.iter() {
                     if let InterpPart::Expr(e) = p {
@@ -171,7 +172,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     }
                 }
             }
-            ExprKind::Array(items) => {
+            ExprKind::Array(items, _) => {
                 for item in items.iter() {
                     if let Some(k) = item.key {
                         self.refs_expr(k, out);
@@ -184,6 +185,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         self.refs_expr(v, out);
                     }
                 }
+            }
+            ExprKind::CurlyIndex { base, index } => {
+                self.refs_expr(base, out);
+                self.refs_expr(index, out);
             }
             ExprKind::Index { base, index } => {
                 self.refs_expr(base, out);
@@ -215,7 +220,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Assign { target, value } | ExprKind::AssignOp { target, value, .. } => {
                 // A list with references makes its right side a reference
                 // (PHP's `MAKE_REF`).
-                if let (ExprKind::Array(items), ExprKind::Var(n)) = (&target.kind, &value.kind) {
+                if let (ExprKind::Array(items, _), ExprKind::Var(n)) = (&target.kind, &value.kind) {
                     if crate::lvalue::list_has_ref(items) {
                         out.insert(n);
                     }

@@ -222,6 +222,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             StmtKind::Nop => {}
             StmtKind::Label(name) => self.label(name)?,
             StmtKind::Goto(name) => self.goto(name)?,
+            StmtKind::Refused(message) => return self.error(*message),
         }
         Ok(())
     }
@@ -404,7 +405,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     ) -> Result<()> {
         // `foreach ($a as [&$x, $y])` iterates by reference, as PHP does
         // for a list that binds references.
-        let ref_list = matches!(&value.kind, ExprKind::Array(items) if crate::lvalue::list_has_ref(items));
+        let ref_list = matches!(&value.kind, ExprKind::Array(items, _) if crate::lvalue::list_has_ref(items));
         let by_ref = by_ref || ref_list;
         let mark = self.mark();
         let iter = self.temp()?;
@@ -446,10 +447,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             _ if by_ref => return self.error("minizts: foreach by reference needs a plain variable as its value"),
             _ => self.temp()?,
         };
-        if let ExprKind::Array(items) = &value.kind {
+        if let ExprKind::Array(items, syntax) = &value.kind {
             // PHP compiles the subject first, which leaves its line current.
             let mut line = self.line_of(subject.pos);
-            self.check_list(items, &mut line)?;
+            self.check_list(items, *syntax, &mut line)?;
         }
         let fetch = if by_ref {
             self.emit(Op::FeFetchRef {
@@ -468,7 +469,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         };
         match &value.kind {
             ExprKind::Var(_) => {}
-            ExprKind::Array(items) if ref_list => self.destructure_ref(items, value_reg, &[])?,
+            ExprKind::Array(items, _) if ref_list => self.destructure_ref(items, value_reg, &[])?,
             _ => self.assign_from(value, Src::reg(value_reg))?,
         }
         if let Some(k) = key {

@@ -42,17 +42,66 @@ fn builtin_bits(name: &str) -> Option<u16> {
 /// checks (the others are checked when they are evaluated).
 pub(crate) fn literal_default(e: &Expr<'_>) -> bool {
     match &e.kind {
-        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Array(_) => true,
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Array(..) => true,
         ExprKind::Const(c) => ["null", "true", "false"].iter().any(|k| c.eq_ignore_ascii_case(k)),
         _ => false,
     }
 }
 
+/// The names PHP 8.2 reads as builtin types when written unqualified
+/// (`zend_lookup_builtin_type_by_name`; `array`, `callable` and `static`
+/// are keywords).
+const BUILTIN_NAMES: [&str; 12] = [
+    "null", "true", "false", "int", "float", "string", "bool", "void", "never", "iterable", "object", "mixed",
+];
+
+/// The names no class may have (`zend_is_reserved_class_name`).
+const RESERVED_CLASS_NAMES: [&str; 15] = [
+    "bool", "false", "float", "int", "null", "parent", "self", "static", "string", "true", "void", "never", "iterable",
+    "object", "mixed",
+];
+
+fn one_of(name: &str, list: &[&str]) -> bool {
+    list.iter().any(|n| name.eq_ignore_ascii_case(n))
+}
+
 impl<'a, G: Globals> Compiler<'a, '_, G> {
+    /// The type a name of a declaration stands for, after PHP's checks of
+    /// how it is written (`zend_compile_single_typename`): a builtin type
+    /// only unqualified, no class with a reserved name, and `self`,
+    /// `parent` and `static` only where a class scope may be, which a
+    /// named function never has (a closure may be bound to one).
+    fn type_name(&self, written: &'a str, closure: bool) -> Result<&'a str> {
+        if let Some(name) = written.strip_prefix('\\') {
+            if one_of(name, &BUILTIN_NAMES) {
+                let lower = name.to_ascii_lowercase();
+                return self.error(format!("Type declaration '{lower}' must be unqualified"));
+            }
+            if one_of(name, &["self", "parent", "static"]) {
+                return self.error(format!("'\\{name}' is an invalid class name"));
+            }
+            if one_of(name, &RESERVED_CLASS_NAMES) {
+                return self.error(format!("Cannot use '{name}' as class name as it is reserved"));
+            }
+            return Ok(name);
+        }
+        if let Some((_, last)) = written.rsplit_once('\\') {
+            if one_of(last, &RESERVED_CLASS_NAMES) {
+                return self.error(format!("Cannot use '{written}' as class name as it is reserved"));
+            }
+            return Ok(written);
+        }
+        if !closure && one_of(written, &["self", "parent", "static"]) {
+            let lower = written.to_ascii_lowercase();
+            return self.error(format!("Cannot use \"{lower}\" when no class scope is active"));
+        }
+        Ok(written)
+    }
+
     /// Compiles a declared type, with PHP's compile-time errors.
-    pub(crate) fn type_decl(&self, hint: &TypeHint<'a>, place: Place) -> Result<TypeDecl> {
+    pub(crate) fn type_decl(&self, hint: &TypeHint<'a>, place: Place, closure: bool) -> Result<TypeDecl> {
         if hint.intersection {
-            return self.intersection_type(hint);
+            return self.intersection_type(hint, closure);
         }
         let mut mask = 0u16;
         let mut classes: Vec<Box<str>> = Vec::new();
@@ -61,6 +110,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let mut from_iterable = 0;
         let union = hint.names.len() > 1;
         for name in hint.names.iter() {
+            let name = self.type_name(name, closure)?;
             let (single, class): (u16, Option<&str>) = match name.to_ascii_lowercase().as_str() {
                 // PHP 8.2 compiles `iterable` to `Traversable|array`.
                 "iterable" => {
@@ -132,9 +182,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     /// `A&B`: class types only.
-    fn intersection_type(&self, hint: &TypeHint<'a>) -> Result<TypeDecl> {
+    fn intersection_type(&self, hint: &TypeHint<'a>, closure: bool) -> Result<TypeDecl> {
         let mut classes: Vec<Box<str>> = Vec::new();
         for name in hint.names.iter() {
+            let name = self.type_name(name, closure)?;
             let builtin = match name.to_ascii_lowercase().as_str() {
                 "iterable" => Some("Traversable|array".to_string()),
                 _ => builtin_bits(name).map(|mask| {
@@ -168,14 +219,15 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         hint: &TypeHint<'a>,
         name: &str,
         default: Option<&'a Expr<'a>>,
+        closure: bool,
     ) -> Result<TypeDecl> {
-        let mut ty = self.type_decl(hint, Place::Param)?;
+        let mut ty = self.type_decl(hint, Place::Param, closure)?;
         let Some(default) = default else { return Ok(ty) };
         let (given, bit) = match &default.kind {
             ExprKind::Int(_) => ("int", bits::INT),
             ExprKind::Float(_) => ("float", bits::FLOAT),
             ExprKind::Str(_) => ("string", bits::STRING),
-            ExprKind::Array(_) => ("array", bits::ARRAY),
+            ExprKind::Array(_, _) => ("array", bits::ARRAY),
             ExprKind::Const(c) if c.eq_ignore_ascii_case("null") => {
                 ty.mask |= bits::NULL;
                 return Ok(ty);

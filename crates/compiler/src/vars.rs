@@ -29,10 +29,6 @@ impl<'a> VarNames<'a> {
         }
     }
 
-    pub fn contains(&self, name: &str) -> bool {
-        self.seen.contains(name)
-    }
-
     pub fn iter(&self) -> impl Iterator<Item = &'a str> + '_ {
         self.names.iter().copied()
     }
@@ -73,7 +69,7 @@ pub fn collect_stmt<'a>(s: &'a Stmt<'a>, out: &mut VarNames<'a>) {
         StmtKind::Expr(e) => collect_expr(e, out),
         StmtKind::Echo(es) | StmtKind::Unset(es) => es.iter().for_each(|e| collect_expr(e, out)),
         StmtKind::InlineHtml(_) | StmtKind::Break(_) | StmtKind::Continue(_) | StmtKind::Nop => {}
-        StmtKind::Label(_) | StmtKind::Goto(_) => {}
+        StmtKind::Label(_) | StmtKind::Goto(_) | StmtKind::Refused(_) => {}
         StmtKind::If { cond, then, els } => {
             collect_expr(cond, out);
             collect_stmt(then, out);
@@ -156,7 +152,7 @@ pub fn collect_expr<'a>(e: &'a Expr<'a>, out: &mut VarNames<'a>) {
                 }
             }
         }
-        ExprKind::Array(items) => {
+        ExprKind::Array(items, _) => {
             for item in items.iter() {
                 if let Some(k) = item.key {
                     collect_expr(k, out);
@@ -165,6 +161,10 @@ pub fn collect_expr<'a>(e: &'a Expr<'a>, out: &mut VarNames<'a>) {
                     collect_expr(v, out);
                 }
             }
+        }
+        ExprKind::CurlyIndex { base, index } => {
+            collect_expr(base, out);
+            collect_expr(index, out);
         }
         ExprKind::Index { base, index } => {
             collect_expr(base, out);
@@ -188,7 +188,7 @@ pub fn collect_expr<'a>(e: &'a Expr<'a>, out: &mut VarNames<'a>) {
             }
             args.iter().for_each(|a| collect_expr(a.value, out))
         }
-        ExprKind::CallableFromName(_) => {}
+        ExprKind::CallableFromName(_) | ExprKind::Refused(_) => {}
         ExprKind::CallableFromValue(callee) => collect_expr(callee, out),
         ExprKind::CallValue { callee, args } => {
             collect_expr(callee, out);

@@ -96,6 +96,10 @@ pub enum StmtKind<'a> {
     Label(&'a str),
     /// `goto name;`
     Goto(&'a str),
+    /// A statement PHP parses and then refuses when it compiles it
+    /// (`break $x;`, `foreach ($a as &$k => $v)`): compiling it is this
+    /// fatal error, raised where PHP's compiler reaches it.
+    Refused(&'a str),
 }
 
 #[derive(Debug)]
@@ -130,6 +134,17 @@ pub struct FunctionDecl<'a> {
     /// For closures, the `use (…)` list; empty otherwise.
     pub uses: &'a [ClosureUse<'a>],
     pub body: FunctionBody<'a>,
+    /// `#[Name(args), …]` before the declaration.
+    pub attributes: &'a [Attribute<'a>],
+}
+
+/// One attribute of a `#[…]` group.
+#[derive(Debug)]
+pub struct Attribute<'a> {
+    pub pos: u32,
+    /// The class name, resolved (no leading `\`).
+    pub name: &'a str,
+    pub args: &'a [Arg<'a>],
 }
 
 #[derive(Debug)]
@@ -148,6 +163,7 @@ pub struct Param<'a> {
     pub by_ref: bool,
     pub variadic: bool,
     pub ty: Option<&'a TypeHint<'a>>,
+    pub attributes: &'a [Attribute<'a>],
 }
 
 /// A parameter or return type, kept as written.
@@ -156,11 +172,14 @@ pub struct TypeHint<'a> {
     pub nullable: bool,
     /// `A&B` rather than `A|B`.
     pub intersection: bool,
+    /// The names as written: `\int` keeps its backslash, `a\b` its
+    /// namespace (PHP's checks tell them apart).
     pub names: &'a [&'a str],
 }
 
 #[derive(Debug)]
 pub struct ClosureUse<'a> {
+    pub pos: u32,
     pub name: &'a str,
     pub by_ref: bool,
 }
@@ -189,12 +208,21 @@ pub enum ExprKind<'a> {
         name: &'a Expr<'a>,
         global: bool,
     },
-    /// `[…]` or `array(…)`; as an assignment target, destructuring.
-    Array(&'a [ArrayItem<'a>]),
+    /// `[…]`, `array(…)` or `list(…)`; as an assignment target,
+    /// destructuring.
+    Array(&'a [ArrayItem<'a>], ArraySyntax),
     /// `base[index]`; `base[]` (index `None`) only as a write target.
     Index {
         base: &'a Expr<'a>,
         index: Option<&'a Expr<'a>>,
+    },
+    /// `base{index}`, the offset syntax PHP 8 removed. The base of another
+    /// offset is an offset like `[…]` (the parser makes it one), and so is
+    /// the operand of `isset` and `empty`; compiling it anywhere else is
+    /// an error (PHP checks only there).
+    CurlyIndex {
+        base: &'a Expr<'a>,
+        index: &'a Expr<'a>,
     },
     /// A bare name: a constant (`true`, `PHP_EOL`, `FOO`).
     Const(&'a str),
@@ -277,6 +305,21 @@ pub enum ExprKind<'a> {
         subject: &'a Expr<'a>,
         arms: &'a [MatchArm<'a>],
     },
+    /// An expression PHP parses and then refuses when it compiles it
+    /// (`1 ? 2 : 3 ? 4 : 5`): compiling it is this fatal error.
+    Refused(&'a str),
+}
+
+/// How an array literal was written (PHP's checks of destructuring
+/// targets tell them apart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArraySyntax {
+    /// `[…]`
+    Short,
+    /// `array(…)`
+    Long,
+    /// `list(…)`
+    List,
 }
 
 /// One arm of a `match`: `a, b => body`, or `default => body` (`conds:

@@ -206,8 +206,13 @@ pub enum Token<'s> {
     OrOr,
     #[token("!")]
     Bang,
+    /// `&` followed (after blanks) by a variable or `...`: PHP's
+    /// `T_AMPERSAND_FOLLOWED_BY_VAR_OR_VARARG`, which is what tells a
+    /// by-reference parameter from an intersection type.
     #[token("&")]
     Amp,
+    /// Any other `&` (`A&B $x`, `function &f()`). Produced by [`Lexer`].
+    AmpNotVar,
     #[token("|")]
     Pipe,
     #[token("^")]
@@ -275,6 +280,13 @@ pub enum Token<'s> {
     Variable(&'s [u8]),
     #[regex(br"[a-zA-Z_\x80-\xff][a-zA-Z0-9_\x80-\xff]*", |lex| lex.slice())]
     Ident(&'s [u8]),
+    /// `a\b`: a namespaced name (PHP's `T_NAME_QUALIFIED`), one token.
+    #[regex(br"[a-zA-Z_\x80-\xff][a-zA-Z0-9_\x80-\xff]*(\\[a-zA-Z_\x80-\xff][a-zA-Z0-9_\x80-\xff]*)+", |lex| lex.slice())]
+    QualifiedName(&'s [u8]),
+    /// `\a` or `\a\b` (PHP's `T_NAME_FULLY_QUALIFIED`); the payload keeps
+    /// the leading backslash.
+    #[regex(br"(\\[a-zA-Z_\x80-\xff][a-zA-Z0-9_\x80-\xff]*)+", |lex| lex.slice())]
+    FullyQualifiedName(&'s [u8]),
     #[regex(br"[0-9]+(_[0-9]+)*", |lex| as_str(lex.slice()))]
     #[regex(br"0[xX][0-9a-fA-F]+(_[0-9a-fA-F]+)*", |lex| as_str(lex.slice()))]
     #[regex(br"0[bB][01]+(_[01]+)*", |lex| as_str(lex.slice()))]
@@ -303,6 +315,9 @@ pub enum Token<'s> {
     #[token(b"<<<", lex_heredoc)]
     Heredoc(Heredoc<'s>),
 
+    /// `#[`, which opens an attribute group (not a comment since PHP 8).
+    #[token("#[")]
+    AttributeStart,
     // Comments are skipped; `//` and `#` comments end at a newline or `?>`.
     #[regex(br"//|#", line_comment)]
     #[regex(br"/\*([^*]|\*+[^*/])*\*+/", logos::skip)]
@@ -362,11 +377,23 @@ pub enum LexError {
     Unmatched(u8),
     /// `<<<` not followed by a heredoc label and a newline.
     BadHeredoc,
-    /// A heredoc or nowdoc whose closing marker never comes.
-    UnterminatedHeredoc,
+    /// A heredoc or nowdoc whose closing marker never comes (`empty`:
+    /// nothing follows its opening line).
+    UnterminatedHeredoc { empty: bool },
+    /// A heredoc body line (starting at `at` in the lexer's source) less
+    /// indented than the closing marker.
+    BodyIndentation { at: usize, level: usize },
+    /// A heredoc body that starts with an interpolation, less indented
+    /// than the closing marker (PHP reports it with no file or line).
+    BodyIndentationUnlocated { level: usize },
+    /// Tabs and spaces mixed in a heredoc's indentation, on the line at
+    /// `at` in the lexer's source.
+    MixedIndentation { at: usize },
     /// A closing bracket that does not match the open one (which opened on
     /// the given line, `None` when it is the closing one's).
     Mismatched(u8, Option<u32>, u8),
+    /// `(real)`, removed in PHP 8.
+    RealCast,
 }
 
 impl LexError {
@@ -394,10 +421,17 @@ impl fmt::Display for LexError {
             }
             LexError::Unmatched(c) => write!(f, "Unmatched '{}'", *c as char),
             LexError::BadHeredoc => write!(f, "syntax error, unexpected token \"<<\""),
-            LexError::UnterminatedHeredoc => write!(
+            LexError::UnterminatedHeredoc { empty: true } => write!(f, "syntax error, unexpected end of file"),
+            LexError::UnterminatedHeredoc { empty: false } => write!(
                 f,
                 "syntax error, unexpected end of file, expecting variable or heredoc end or \"${{\" or \"{{$\""
             ),
+            LexError::BodyIndentation { level, .. } | LexError::BodyIndentationUnlocated { level } => write!(
+                f,
+                "Invalid body indentation level (expecting an indentation level of at least {level})"
+            ),
+            LexError::MixedIndentation { .. } => write!(f, "Invalid indentation - tabs and spaces cannot be mixed"),
+            LexError::RealCast => write!(f, "The (real) cast has been removed, use (float) instead"),
             LexError::Mismatched(open, line, close) => write!(
                 f,
                 "Unclosed '{}'{} does not match '{}'",
@@ -453,7 +487,7 @@ fn lex_double_quoted<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<&'s [u
     let start = lex.span().end - 1;
     let scanned = lex.span().end;
     let (base, ends) = (lex.extras.base, lex.extras.ends.clone());
-    match scan_string(src, base, start + 1, Part::String, &ends) {
+    match scan_string(src, base, start + 1, Part::String, &ends, 0) {
         Ok(end) => {
             lex.bump(end - scanned);
             Ok(&src[start + 1..end - 1])
@@ -473,14 +507,59 @@ fn is_label_char(c: u8) -> bool {
     is_label_start(c) || c.is_ascii_digit()
 }
 
-/// Reads a heredoc or nowdoc whose `<<<` logos has matched: the label line,
-/// then lines up to the first that holds, after optional spaces or tabs,
-/// the label not followed by a label character (PHP 7.3's rule, so the
-/// marker may be indented and followed by `;`, `,` or `)` on its line).
+/// Reads a heredoc or nowdoc whose `<<<` logos has matched: the label
+/// line, then the body up to the first line that holds, after optional
+/// spaces or tabs, the label not followed by a label character (PHP 7.3's
+/// rule, so the marker may be indented and followed by `;`, `,` or `)` on
+/// its line). A heredoc's `{$…}` and `${…}` parts are code, where the
+/// label ends nothing, and may hold strings and heredocs of their own.
+/// The body's indentation is checked here, as PHP's lexer checks it.
 fn lex_heredoc<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<Heredoc<'s>, LexError> {
     let src = lex.source();
     let start = lex.span().start;
-    let mut i = lex.span().end;
+    let (base, ends) = (lex.extras.base, lex.extras.ends.clone());
+    let Some(head) = heredoc_head(src, lex.span().end) else {
+        return Err(LexError::BadHeredoc);
+    };
+    let header = src[start..head.body].trim_ascii_end();
+    let found = match scan_heredoc(src, base, &head, &ends, 0) {
+        Ok(found) => found,
+        Err(_) => {
+            let empty = head.body >= src.len();
+            lex.bump(src.len() - lex.span().end);
+            return Err(LexError::UnterminatedHeredoc { empty });
+        }
+    };
+    let indent = &src[found.line..found.marker];
+    check_heredoc_indentation(src, &head, &found, indent)?;
+    // The body ends before the newline that ends its last line.
+    let mut body_end = found.line;
+    if body_end > head.body && src[body_end - 1] == b'\n' {
+        body_end -= 1;
+    }
+    if body_end > head.body && src[body_end - 1] == b'\r' {
+        body_end -= 1;
+    }
+    lex.bump(found.end - lex.span().end);
+    Ok(Heredoc {
+        body: &src[head.body..body_end.max(head.body)],
+        body_offset: (head.body - start) as u32,
+        indent,
+        nowdoc: head.nowdoc,
+        header,
+    })
+}
+
+/// The opening line of a heredoc: its label, its kind and where its body
+/// starts.
+struct HeredocHead<'s> {
+    label: &'s [u8],
+    nowdoc: bool,
+    body: usize,
+}
+
+/// The opening line of a heredoc whose `<<<` ends at `i`, if it is one.
+fn heredoc_head(src: &[u8], mut i: usize) -> Option<HeredocHead<'_>> {
     while matches!(src.get(i), Some(b' ' | b'\t')) {
         i += 1;
     }
@@ -493,7 +572,7 @@ fn lex_heredoc<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<Heredoc<'s>,
     };
     let label_start = i;
     if !src.get(i).is_some_and(|&c| is_label_start(c)) {
-        return Err(LexError::BadHeredoc);
+        return None;
     }
     while src.get(i).is_some_and(|&c| is_label_char(c)) {
         i += 1;
@@ -501,50 +580,133 @@ fn lex_heredoc<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<Heredoc<'s>,
     let label = &src[label_start..i];
     if let Some(q) = quote {
         if src.get(i) != Some(&q) {
-            return Err(LexError::BadHeredoc);
+            return None;
         }
         i += 1;
     }
     match src.get(i) {
         Some(b'\n') => i += 1,
         Some(b'\r') => i += if src.get(i + 1) == Some(&b'\n') { 2 } else { 1 },
-        _ => return Err(LexError::BadHeredoc),
+        _ => return None,
     }
-    let header = &src[start..i];
-    let header = header.trim_ascii_end();
-    let body_start = i;
-    let mut line = i;
+    Some(HeredocHead {
+        label,
+        nowdoc: quote == Some(b'\''),
+        body: i,
+    })
+}
+
+/// Where a heredoc's closing marker is: the start of its line, the end of
+/// its indentation and the end of the label; and where its body's text
+/// lines start (not those inside interpolated code).
+struct HeredocEnd {
+    line: usize,
+    marker: usize,
+    end: usize,
+    line_starts: Vec<usize>,
+}
+
+/// How deeply heredocs may nest inside one another's interpolated code;
+/// each level is a recursion of the scanners.
+const MAX_HEREDOC_NESTING: usize = 256;
+
+/// Follows a heredoc's body from its start to its closing marker; `src`
+/// starts at offset `base` of the whole source (see [`scan_string`]).
+fn scan_heredoc(
+    src: &[u8],
+    base: usize,
+    head: &HeredocHead<'_>,
+    ends: &StringEnds,
+    nesting: usize,
+) -> Result<HeredocEnd, OpenString> {
+    if nesting > MAX_HEREDOC_NESTING {
+        return Err(OpenString::Text);
+    }
+    let mut i = head.body;
+    let mut line_starts = vec![i];
+    let mut at_line_start = true;
     loop {
-        let mut j = line;
-        while matches!(src.get(j), Some(b' ' | b'\t')) {
-            j += 1;
-        }
-        if src[j..].starts_with(label) && !src.get(j + label.len()).is_some_and(|&c| is_label_char(c)) {
-            // The body ends before the newline that ends its last line.
-            let mut body_end = line;
-            if body_end > body_start && src[body_end - 1] == b'\n' {
-                body_end -= 1;
-            }
-            if body_end > body_start && src[body_end - 1] == b'\r' {
-                body_end -= 1;
-            }
-            let end = j + label.len();
-            lex.bump(end - lex.span().end);
-            return Ok(Heredoc {
-                body: &src[body_start..body_end.max(body_start)],
-                body_offset: (body_start - start) as u32,
-                indent: &src[line..j],
-                nowdoc: quote == Some(b'\''),
-                header,
-            });
-        }
-        match src[line..].iter().position(|&c| c == b'\n') {
-            Some(n) => line += n + 1,
-            None => {
-                lex.bump(src.len() - lex.span().end);
-                return Err(LexError::UnterminatedHeredoc);
+        if at_line_start {
+            at_line_start = false;
+            let j = i + src[i..].iter().take_while(|&&c| c == b' ' || c == b'\t').count();
+            if src[j..].starts_with(head.label) && !src.get(j + head.label.len()).is_some_and(|&c| is_label_char(c)) {
+                line_starts.pop();
+                return Ok(HeredocEnd {
+                    line: i,
+                    marker: j,
+                    end: j + head.label.len(),
+                    line_starts,
+                });
             }
         }
+        let Some(&c) = src.get(i) else {
+            return Err(OpenString::Text);
+        };
+        let code = |at: usize| scan_string(src, base, at, Part::Code { depth: 1 }, ends, nesting);
+        match c {
+            b'\n' | b'\r' => {
+                i += if c == b'\r' && src.get(i + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+                at_line_start = true;
+                line_starts.push(i);
+            }
+            // An escape never takes the newline after it.
+            b'\\' if !head.nowdoc => {
+                i += 1;
+                if src.get(i).is_some_and(|&c| c != b'\n' && c != b'\r') {
+                    i += 1;
+                }
+            }
+            b'$' if !head.nowdoc && src.get(i + 1) == Some(&b'{') => i = code(i + 2)?,
+            b'{' if !head.nowdoc && src.get(i + 1) == Some(&b'$') => i = code(i + 1)?,
+            _ => i += 1,
+        }
+    }
+}
+
+/// PHP's checks of a heredoc's indentation (its lexer's, as it reads the
+/// body's text): the closing marker's is all spaces or all tabs, and every
+/// text line that is not blank starts with at least as much of it.
+fn check_heredoc_indentation(
+    src: &[u8],
+    head: &HeredocHead<'_>,
+    found: &HeredocEnd,
+    indent: &[u8],
+) -> Result<(), LexError> {
+    let Some(&kind) = indent.first() else {
+        return Ok(());
+    };
+    if indent.iter().any(|&c| c != kind) {
+        return Err(LexError::MixedIndentation { at: head.body });
+    }
+    let level = indent.len();
+    // A body that starts with an interpolation is noticed while PHP looks
+    // ahead for the marker, where it has no file or line to report.
+    if !head.nowdoc && starts_interpolation(&src[head.body..]) {
+        return Err(LexError::BodyIndentationUnlocated { level });
+    }
+    for &at in &found.line_starts {
+        for k in 0..level {
+            match src.get(at + k) {
+                None | Some(b'\n' | b'\r') => break,
+                Some(&c @ (b' ' | b'\t')) if c != kind => return Err(LexError::MixedIndentation { at }),
+                Some(b' ' | b'\t') => {}
+                Some(_) => return Err(LexError::BodyIndentation { at, level }),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `text` starts with an interpolation (`$name`, `${`, `{$`).
+fn starts_interpolation(text: &[u8]) -> bool {
+    match text {
+        [b'$', b'{', ..] | [b'{', b'$', ..] => true,
+        [b'$', c, ..] => is_label_start(*c),
+        _ => false,
     }
 }
 
@@ -552,7 +714,7 @@ fn lex_heredoc<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<Heredoc<'s>,
 /// `start` in the whole source `src`, just after the `{` of a `{$` or `${`
 /// inside a string. `ends` is the cache the lexer of `src` uses.
 pub fn interpolation_end(src: &[u8], start: usize, ends: &StringEnds) -> Option<usize> {
-    scan_string(src, 0, start, Part::Code { depth: 1 }, ends)
+    scan_string(src, 0, start, Part::Code { depth: 1 }, ends, 0)
         .ok()
         .map(|end| end - 1)
 }
@@ -588,8 +750,16 @@ pub enum OpenString {
 /// the index just after the part it started in ends. `src` starts at
 /// offset `base` of the whole source, which is what `ends` is keyed by.
 /// An explicit stack, not recursion, so that deeply nested strings cannot
-/// overflow the native stack.
-fn scan_string(src: &[u8], base: usize, mut i: usize, first: Part, ends: &StringEnds) -> Result<usize, OpenString> {
+/// overflow the native stack; a heredoc in code is followed by
+/// [`scan_heredoc`], `nesting` heredocs deep.
+fn scan_string(
+    src: &[u8],
+    base: usize,
+    mut i: usize,
+    first: Part,
+    ends: &StringEnds,
+    nesting: usize,
+) -> Result<usize, OpenString> {
     let is_code = |part: Part| matches!(part, Part::Code { .. });
     if let Some(end) = ends.get(base + i, is_code(first)) {
         return Ok(end - base);
@@ -691,6 +861,10 @@ fn scan_string(src: &[u8], base: usize, mut i: usize, first: Part, ends: &String
                 },
                 b'/' if src.get(i + 1) == Some(&b'/') => i = line_comment_end(src, i),
                 b'#' => i = line_comment_end(src, i),
+                b'<' if src[i..].starts_with(b"<<<") => match heredoc_head(src, i + 3) {
+                    Some(head) => i = scan_heredoc(src, base, &head, ends, nesting + 1)?.end,
+                    None => i += 3,
+                },
                 _ => i += 1,
             },
         }
@@ -710,17 +884,19 @@ fn line_comment_end(src: &[u8], mut i: usize) -> usize {
     i
 }
 
-fn lex_cast<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> CastType {
+fn lex_cast<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> Result<CastType, LexError> {
     let inner = lex.slice()[1..lex.slice().len() - 1].trim_ascii().to_ascii_lowercase();
-    match inner.as_slice() {
+    Ok(match inner.as_slice() {
         b"int" | b"integer" => CastType::Int,
         b"bool" | b"boolean" => CastType::Bool,
-        b"float" | b"double" | b"real" => CastType::Float,
+        b"float" | b"double" => CastType::Float,
+        // PHP 8's lexer still knows it, to refuse it.
+        b"real" => return Err(LexError::RealCast),
         b"string" | b"binary" => CastType::String,
         b"array" => CastType::Array,
         b"object" => CastType::Object,
         _ => CastType::Unset,
-    }
+    })
 }
 
 /// Skips a `//` or `#` comment up to (not including) the newline or `?>`.
@@ -737,6 +913,10 @@ impl fmt::Display for Token<'_> {
         let text = match self {
             Variable(name) => return write!(f, "variable \"${}\"", crate::names::from_bytes(name)),
             Ident(name) => return write!(f, "identifier \"{}\"", crate::names::from_bytes(name)),
+            QualifiedName(name) => return write!(f, "namespaced name \"{}\"", crate::names::from_bytes(name)),
+            FullyQualifiedName(name) => {
+                return write!(f, "fully qualified name \"{}\"", crate::names::from_bytes(name))
+            }
             BadChar(c) => return write!(f, "character 0x{c:02X}"),
             Int(text) => return write!(f, "integer \"{text}\""),
             Float(text) => return write!(f, "floating-point number \"{text}\""),
@@ -838,7 +1018,7 @@ impl fmt::Display for Token<'_> {
             AndAnd => "&&",
             OrOr => "||",
             Bang => "!",
-            Amp => "&",
+            Amp | AmpNotVar => "&",
             Pipe => "|",
             Caret => "^",
             Tilde => "~",
@@ -865,6 +1045,7 @@ impl fmt::Display for Token<'_> {
             Backslash => "\\",
             Dollar => "$",
             CloseTag => "?>",
+            AttributeStart => "#[",
             Comment | UnterminatedComment => "comment",
         };
         write!(f, "token \"{text}\"")
@@ -1091,9 +1272,12 @@ impl<'s> Iterator for Lexer<'s> {
                 let text = String::from_utf8_lossy(&rest[..end.min(30)]).into_owned();
                 Some(Err((start, LexError::UnterminatedString(text))))
             }
-            Err(LexError::UnterminatedHeredoc) => {
+            Err(err @ LexError::UnterminatedHeredoc { .. }) => {
                 self.mode = Mode::Done;
-                Some(Err((self.src.len(), LexError::UnterminatedHeredoc)))
+                Some(Err((self.src.len(), err)))
+            }
+            Err(err @ (LexError::BodyIndentation { at, .. } | LexError::MixedIndentation { at })) => {
+                Some(Err((base + at, err)))
             }
             // An unterminated string or comment ends at the end of the file.
             Err(LexError::UnexpectedEof) => Some(Err((self.src.len(), LexError::UnexpectedEof))),
@@ -1120,6 +1304,9 @@ impl<'s> Iterator for Lexer<'s> {
                 let line = LineIndex::new(&self.src[..start]).starts.len() as u32;
                 Some(Err((start, LexError::UnterminatedComment(line))))
             }
+            // Only the outermost scope's `__halt_compiler();` ends the
+            // script; elsewhere the parser refuses it, as PHP's does.
+            Ok(Token::HaltCompiler) if !self.brackets.is_empty() => Some(Ok((start, Token::HaltCompiler, end))),
             Ok(Token::HaltCompiler) => match self.halt_data_start(end) {
                 // The rest of the file is data: the statement ends here.
                 Some(data) => {
@@ -1135,6 +1322,7 @@ impl<'s> Iterator for Lexer<'s> {
                 self.mode = Mode::Html;
                 Some(Ok((start, Token::Semicolon, end)))
             }
+            Ok(Token::Amp) if !followed_by_var(&self.src[end..]) => Some(Ok((start, Token::AmpNotVar, end))),
             Ok(Token::ElseIf) => {
                 self.queued = Some((start, Token::If, end));
                 Some(Ok((start, Token::Else, end)))
@@ -1157,7 +1345,7 @@ impl Lexer<'_> {
                 }
                 return None;
             }
-            Token::LBracket => {
+            Token::LBracket | Token::AttributeStart => {
                 self.brackets.push((b'[', self.lines.line(pos as u32)));
                 return None;
             }
@@ -1185,6 +1373,16 @@ impl Lexer<'_> {
         let end = self.lines.line(self.src.len() as u32);
         LexError::Unclosed(c, (line != end).then_some(line))
     }
+}
+
+/// Whether `rest`, after blanks, starts with a variable or `...` (PHP's
+/// rule for the two kinds of `&`).
+fn followed_by_var(rest: &[u8]) -> bool {
+    let rest = &rest[rest
+        .iter()
+        .take_while(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+        .count()..];
+    rest.starts_with(b"$") || rest.starts_with(b"...")
 }
 
 /// Byte offsets to line numbers.

@@ -29,9 +29,12 @@ pub struct SyntaxError {
     pub pos: usize,
     /// The message without the "Parse error:" prefix.
     pub message: String,
-    /// A compile-time "Fatal error" PHP raises while parsing (such as
-    /// `break 0`) rather than a "Parse error".
+    /// A compile-time "Fatal error" PHP raises while parsing rather than a
+    /// "Parse error".
     pub fatal: bool,
+    /// PHP reports it with no file or line ("in [no active file] on line
+    /// 0"): it finds it while looking ahead in a heredoc.
+    pub unlocated: bool,
 }
 
 impl fmt::Display for SyntaxError {
@@ -50,6 +53,7 @@ fn user_error<'t, T>(pos: usize, message: impl Into<String>) -> ParseResult<'t, 
             pos,
             message: message.into(),
             fatal: false,
+            unlocated: false,
         },
     })
 }
@@ -60,6 +64,7 @@ fn fatal_error<'t, T>(pos: usize, message: impl Into<String>) -> ParseResult<'t,
             pos,
             message: message.into(),
             fatal: true,
+            unlocated: false,
         },
     })
 }
@@ -88,6 +93,7 @@ pub fn parse<'a>(arena: &'a Bump, src: &'a [u8]) -> Result<Script<'a>, SyntaxErr
             pos: 0,
             message: too_deep(),
             fatal: true,
+            unlocated: false,
         }),
         Ok(stmts) => Ok(Script {
             stmts,
@@ -102,7 +108,7 @@ pub fn parse<'a>(arena: &'a Bump, src: &'a [u8]) -> Result<Script<'a>, SyntaxErr
                 } => expected.len() > 4 && !matches!(tok, Token::Unsupported(_)) && complete_before(src, *pos),
                 _ => false,
             };
-            let mut e = describe(err, src.len());
+            let mut e = describe(err, src);
             if at_script_end {
                 e.message.push_str(", expecting end of file");
             }
@@ -136,6 +142,7 @@ fn unclosed_block(eof: usize, expecting: &str) -> SyntaxError {
         pos: eof,
         message: format!("syntax error, unexpected end of file, expecting {expecting}"),
         fatal: false,
+        unlocated: false,
     }
 }
 
@@ -144,27 +151,32 @@ fn lex_adapter(item: crate::lexer::Spanned<'_>) -> Result<(usize, Token<'_>, usi
         pos,
         message: err.to_string(),
         fatal: false,
+        unlocated: matches!(err, crate::lexer::LexError::BodyIndentationUnlocated { .. }),
     })
 }
 
 /// Turns lalrpop's error into PHP's wording.
-fn describe(err: ParseError<usize, Token<'_>, SyntaxError>, eof: usize) -> SyntaxError {
+fn describe(err: ParseError<usize, Token<'_>, SyntaxError>, src: &[u8]) -> SyntaxError {
+    let eof = src.len();
     match err {
         ParseError::InvalidToken { location } => SyntaxError {
             pos: location,
             message: "syntax error, unexpected character".into(),
             fatal: false,
+            unlocated: false,
         },
         ParseError::UnrecognizedEof { location, expected } => SyntaxError {
             pos: location.min(eof),
             message: format!("syntax error, unexpected end of file{}", expecting(&expected)),
             fatal: false,
+            unlocated: false,
         },
         ParseError::UnrecognizedToken {
-            token: (pos, tok, _),
+            token: (pos, tok, end),
             expected,
         } => {
-            let mut message = format!("syntax error, unexpected {tok}{}", expecting(&expected));
+            let (name, pos) = unexpected(&tok, src, pos, end);
+            let mut message = format!("syntax error, unexpected {name}{}", expecting(&expected));
             if let Token::Unsupported(word) = tok {
                 message.push_str(&format!(" (minizts does not support `{}`)", word.to_ascii_lowercase()));
             }
@@ -172,15 +184,86 @@ fn describe(err: ParseError<usize, Token<'_>, SyntaxError>, eof: usize) -> Synta
                 pos,
                 message,
                 fatal: false,
+                unlocated: false,
             }
         }
-        ParseError::ExtraToken { token: (pos, tok, _) } => SyntaxError {
-            pos,
-            message: format!("syntax error, unexpected {tok}, expecting end of file"),
-            fatal: false,
-        },
+        ParseError::ExtraToken { token: (pos, tok, end) } => {
+            let (name, pos) = unexpected(&tok, src, pos, end);
+            SyntaxError {
+                pos,
+                message: format!("syntax error, unexpected {name}, expecting end of file"),
+                fatal: false,
+                unlocated: false,
+            }
+        }
         ParseError::User { error } => error,
     }
+}
+
+/// How PHP names an unexpected token (`zend_yytnamerr`), and where its
+/// parser is then: after the token, which a string or a heredoc's opening
+/// line may take to a later line. A token with text shows its first line,
+/// without the quotes around it, cut at 30 characters.
+fn unexpected(tok: &Token<'_>, src: &[u8], pos: usize, end: usize) -> (String, usize) {
+    let raw = &src[pos.min(src.len())..end.min(src.len())];
+    let shown = |kind: &str, text: &[u8]| {
+        let text = &text[..text.iter().position(|&c| c == b'\n').unwrap_or(text.len())];
+        let text = text
+            .strip_prefix(b"'")
+            .or_else(|| text.strip_prefix(b"\""))
+            .unwrap_or(text);
+        let text = text
+            .strip_suffix(b"'")
+            .or_else(|| text.strip_suffix(b"\""))
+            .unwrap_or(text);
+        let text = String::from_utf8_lossy(text);
+        if text.chars().count() > 33 {
+            let cut: String = text.chars().take(30).collect();
+            format!("{kind} \"{cut}...\"")
+        } else {
+            format!("{kind} \"{text}\"")
+        }
+    };
+    match tok {
+        // An interpolated string is read as its parts, from its `"`.
+        Token::DoubleQuoted(body) if has_interpolation(body) => ("double-quote mark".into(), pos),
+        Token::SingleQuoted(_) | Token::DoubleQuoted(_) => {
+            let kind = match raw.first() {
+                Some(b'"') => "double-quoted string",
+                Some(b'\'') => "single-quoted string",
+                _ => "quoted string",
+            };
+            (shown(kind, raw), end.saturating_sub(1))
+        }
+        // Its token is the opening line, newline included.
+        Token::Heredoc(h) => (shown("heredoc start", h.header), pos + h.body_offset as usize),
+        Token::Variable(_)
+        | Token::Ident(_)
+        | Token::QualifiedName(_)
+        | Token::FullyQualifiedName(_)
+        | Token::Int(_)
+        | Token::Float(_) => {
+            let full = tok.to_string();
+            let kind = &full[..full.find(" \"").unwrap_or(full.len())];
+            (shown(kind, raw), pos)
+        }
+        _ => (tok.to_string(), pos),
+    }
+}
+
+/// Whether a double-quoted string's text has a `$name`, `${` or `{$`
+/// (outside escapes), which makes PHP's lexer read it in parts.
+fn has_interpolation(body: &[u8]) -> bool {
+    let mut i = 0;
+    while i < body.len() {
+        match body[i] {
+            b'\\' => i += 2,
+            b'$' if body.get(i + 1).is_some_and(|&c| c == b'{' || is_name_start(c)) => return true,
+            b'{' if body.get(i + 1) == Some(&b'$') => return true,
+            _ => i += 1,
+        }
+    }
+    false
 }
 
 /// Like bison, PHP lists the expected tokens when there are at most four.
@@ -216,6 +299,8 @@ pub enum LoopHead<'a> {
     While(&'a Expr<'a>),
     For(&'a [&'a Expr<'a>], &'a [&'a Expr<'a>], &'a [&'a Expr<'a>]),
     Foreach(&'a Expr<'a>, Option<&'a Expr<'a>>, &'a Expr<'a>, bool),
+    /// A loop PHP's compiler refuses before compiling any of it.
+    Refused(&'static str),
 }
 
 /// A prefix operator of the unary level.
@@ -392,12 +477,68 @@ impl<'a> Builder<'a> {
     /// `[, $b]`), PHP dates the array from that token (its lexer has read
     /// it when the grammar makes the empty item), and PHP's messages
     /// about the array ("Cannot use empty list") use that line.
-    pub fn array(&self, pos: usize, first: usize, items: Vec<ArrayItem<'a>>) -> &'a Expr<'a> {
+    pub fn array(&self, pos: usize, first: usize, items: Vec<ArrayItem<'a>>, syntax: ArraySyntax) -> &'a Expr<'a> {
         let pos = match items.first() {
             Some(ArrayItem { value: Some(_), .. }) => pos,
             _ => first,
         };
-        self.expr(pos, ExprKind::Array(self.slice(items)))
+        self.expr(pos, ExprKind::Array(self.slice(items), syntax))
+    }
+
+    /// `base{index}`: PHP 8 parses the curly-brace offset only to refuse
+    /// it when it compiles it, and only there (see
+    /// [`ExprKind::CurlyIndex`]).
+    pub fn curly_index(&self, pos: usize, base: &'a Expr<'a>, index: &'a Expr<'a>) -> &'a Expr<'a> {
+        let base = self.plain_offset(base);
+        self.expr(pos, ExprKind::CurlyIndex { base, index })
+    }
+
+    /// A curly-brace offset as the base of another offset, where PHP
+    /// reads it as `[…]`.
+    fn plain_offset(&self, e: &'a Expr<'a>) -> &'a Expr<'a> {
+        match e.kind {
+            ExprKind::CurlyIndex { base, index } => self.expr(
+                e.pos as usize,
+                ExprKind::Index {
+                    base,
+                    index: Some(index),
+                },
+            ),
+            _ => e,
+        }
+    }
+
+    /// `#[…]`: one attribute at least (PHP's grammar wants one).
+    pub fn attribute_group(&self, pos: usize, attributes: Vec<Attribute<'a>>) -> ParseResult<'a, Vec<Attribute<'a>>> {
+        if attributes.is_empty() {
+            let at = self.src[pos..].iter().position(|&c| c == b']').map_or(pos, |i| pos + i);
+            return user_error(at, "syntax error, unexpected token \"]\"");
+        }
+        Ok(attributes)
+    }
+
+    /// `__halt_compiler();` anywhere but the outermost scope.
+    pub fn halt_compiler_inside(&self, pos: usize) -> ParseResult<'a, Stmt<'a>> {
+        fatal_error(pos, "__HALT_COMPILER() can only be used from the outermost scope")
+    }
+
+    /// `foreach ($s as $k => $v)`: PHP's compiler refuses a key taken by
+    /// reference or destructured before anything else of the loop.
+    pub fn foreach_with_key(
+        &self,
+        subject: &'a Expr<'a>,
+        key: (&'a Expr<'a>, bool),
+        value: (&'a Expr<'a>, bool),
+    ) -> ParseResult<'a, LoopHead<'a>> {
+        if key.1 {
+            return Ok(LoopHead::Refused("Key element cannot be a reference"));
+        }
+        if let ExprKind::Array(..) = key.0.kind {
+            return Ok(LoopHead::Refused("Cannot use list as key element"));
+        }
+        self.no_globals_write(key.0)?;
+        self.no_globals_write(value.0)?;
+        Ok(LoopHead::Foreach(subject, Some(key.0), value.0, value.1))
     }
 
     pub fn parenthesized(&self, e: &'a Expr<'a>) -> &'a Expr<'a> {
@@ -423,6 +564,7 @@ impl<'a> Builder<'a> {
     /// `base[index]`; `$GLOBALS[name]` is the global variable `name`
     /// (PHP 8.1), which every context reaches by name.
     pub fn index(&self, pos: usize, base: &'a Expr<'a>, index: Option<&'a Expr<'a>>) -> &'a Expr<'a> {
+        let base = self.plain_offset(base);
         match (&base.kind, index) {
             (ExprKind::Var("GLOBALS"), Some(name)) => self.expr(pos, ExprKind::VarVar { name, global: true }),
             _ => self.expr(pos, ExprKind::Index { base, index }),
@@ -438,7 +580,7 @@ impl<'a> Builder<'a> {
                 "$GLOBALS can only be modified using the $GLOBALS[$name] = $value syntax",
             ),
             // A reference item is refused for its right side first.
-            ExprKind::Array(items) => {
+            ExprKind::Array(items, _) => {
                 for item in items.iter().filter(|i| !i.by_ref) {
                     if let Some(v) = item.value {
                         self.no_globals_write(v)?;
@@ -455,6 +597,7 @@ impl<'a> Builder<'a> {
         let kind = match head {
             LoopHead::While(cond) => StmtKind::While { cond, body },
             LoopHead::For(init, cond, step) => StmtKind::For { init, cond, step, body },
+            LoopHead::Refused(message) => StmtKind::Refused(message),
             LoopHead::Foreach(subject, key, value, by_ref) => StmtKind::Foreach {
                 subject,
                 key,
@@ -466,16 +609,34 @@ impl<'a> Builder<'a> {
         self.stmt(pos, kind)
     }
 
-    /// `break N` / `continue N`: N must be a positive integer literal.
-    pub fn level(&self, pos: usize, what: &str, n: Option<(usize, &'a str)>) -> ParseResult<'a, u32> {
-        let Some((npos, text)) = n else { return Ok(1) };
-        match parse_int(text) {
-            Some(Number::Int(n)) if n >= 1 => Ok(n.min(u32::MAX as i64) as u32),
-            _ => fatal_error(
-                npos.max(pos),
-                format!("'{what}' operator accepts only positive integers"),
-            ),
-        }
+    /// `break N;` / `continue N;`: PHP's compiler takes a literal only
+    /// (a negative number is an expression), and a positive integer of
+    /// those.
+    pub fn break_continue(&self, pos: usize, is_break: bool, level: Option<&'a Expr<'a>>) -> Stmt<'a> {
+        let n = match level {
+            None => Ok(1),
+            // `-1` was folded into its literal: it starts with the `-`.
+            Some(e) if matches!(e.kind, ExprKind::Int(_)) && self.src.get(e.pos as usize) == Some(&b'-') => Err(false),
+            Some(Expr {
+                kind: ExprKind::Int(n), ..
+            }) if *n >= 1 => Ok((*n).min(u32::MAX as i64) as u32),
+            Some(Expr {
+                kind: ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_),
+                ..
+            }) => Err(true),
+            Some(_) => Err(false),
+        };
+        let kind = match (n, is_break) {
+            (Ok(n), true) => StmtKind::Break(n),
+            (Ok(n), false) => StmtKind::Continue(n),
+            (Err(true), true) => StmtKind::Refused("'break' operator accepts only positive integers"),
+            (Err(true), false) => StmtKind::Refused("'continue' operator accepts only positive integers"),
+            (Err(false), true) => StmtKind::Refused("'break' operator with non-integer operand is no longer supported"),
+            (Err(false), false) => {
+                StmtKind::Refused("'continue' operator with non-integer operand is no longer supported")
+            }
+        };
+        self.stmt(pos, kind)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -489,6 +650,7 @@ impl<'a> Builder<'a> {
         return_type: Option<&'a TypeHint<'a>>,
         uses: Vec<ClosureUse<'a>>,
         body: FunctionBody<'a>,
+        attributes: Option<Vec<Attribute<'a>>>,
     ) -> &'a FunctionDecl<'a> {
         self.alloc(FunctionDecl {
             pos: pos as u32,
@@ -499,6 +661,7 @@ impl<'a> Builder<'a> {
             return_type,
             uses: self.slice(uses),
             body,
+            attributes: self.slice(attributes.unwrap_or_default()),
         })
     }
 
@@ -543,16 +706,22 @@ impl<'a> Builder<'a> {
         then: Option<&'a Expr<'a>>,
         els: &'a Expr<'a>,
     ) -> ParseResult<'a, &'a Expr<'a>> {
-        // PHP 8 refuses `a ? b : c ? d : e` without parentheses.
+        let pos = (cond.pos as usize).min(pos);
+        // PHP 8 refuses a nested ternary without parentheses when it
+        // compiles it (only `a ?: b ?: c` means the same either way).
         if let ExprKind::Ternary { then: inner_then, .. } = cond.kind {
-            if !self.is_parenthesized(cond) && (inner_then.is_some() || then.is_some()) {
-                return fatal_error(
-                    pos,
-                    "Unparenthesized `a ? b : c ? d : e` is not supported. Use either `(a ? b : c) ? d : e` or `a ? b : (c ? d : e)`",
-                );
+            if !self.is_parenthesized(cond) {
+                let message = match (inner_then.is_some(), then.is_some()) {
+                    (true, true) => "Unparenthesized `a ? b : c ? d : e` is not supported. Use either `(a ? b : c) ? d : e` or `a ? b : (c ? d : e)`",
+                    (true, false) => "Unparenthesized `a ? b : c ?: d` is not supported. Use either `(a ? b : c) ?: d` or `a ? b : (c ?: d)`",
+                    (false, true) => "Unparenthesized `a ?: b ? c : d` is not supported. Use either `(a ?: b) ? c : d` or `a ?: (b ? c : d)`",
+                    (false, false) => "",
+                };
+                if !message.is_empty() {
+                    return Ok(self.expr(pos, ExprKind::Refused(message)));
+                }
             }
         }
-        let pos = (cond.pos as usize).min(pos);
         Ok(self.expr(pos, ExprKind::Ternary { cond, then, els }))
     }
 
@@ -580,11 +749,28 @@ impl<'a> Builder<'a> {
         {
             return fatal_error(target.pos as usize, "Cannot append to $GLOBALS");
         }
+        // PHP's `variable`s (calls among them, refused when compiled) and,
+        // for `=`, lists; never in parentheses.
         let writable = matches!(
             (&target.kind, kind),
-            (ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. }, _)
-                | (ExprKind::Array(_), AssignKind::Plain)
+            (
+                ExprKind::Var(_)
+                    | ExprKind::VarVar { .. }
+                    | ExprKind::Index { .. }
+                    | ExprKind::Call { .. }
+                    | ExprKind::CallValue { .. }
+                    | ExprKind::CallableFromName(_)
+                    | ExprKind::CallableFromValue(_)
+                    | ExprKind::CurlyIndex { .. },
+                _
+            ) | (
+                ExprKind::Array(_, ArraySyntax::Short | ArraySyntax::List),
+                AssignKind::Plain
+            )
         );
+        if writable && self.is_parenthesized(target) {
+            return self.bad_assign(pos);
+        }
         if writable {
             let pos = target.pos as usize;
             let kind = match kind {
@@ -597,6 +783,9 @@ impl<'a> Builder<'a> {
                             | ExprKind::Index { .. }
                             | ExprKind::Call { .. }
                             | ExprKind::CallValue { .. }
+                            | ExprKind::CallableFromName(_)
+                            | ExprKind::CallableFromValue(_)
+                            | ExprKind::CurlyIndex { .. }
                     ) {
                         return user_error(value.pos as usize, "Cannot assign reference to non referenceable value");
                     }
@@ -703,53 +892,39 @@ impl<'a> Builder<'a> {
         self.interpolated(pos, quote + 1, raw, None)
     }
 
-    /// A heredoc or nowdoc: the closing marker's indentation is removed
-    /// from every line (PHP 7.3), then a heredoc is read as a double-quoted
-    /// string whose `"` needs no escape, a nowdoc as it stands.
+    /// A heredoc or nowdoc: the closing marker's indentation (which the
+    /// lexer has checked the body against) is removed from every line
+    /// (PHP 7.3), then a heredoc is read as a double-quoted string whose
+    /// `"` needs no escape, a nowdoc as it stands. Without interpolation it
+    /// dates from its body's first line, as PHP's string token does.
     pub fn heredoc(&self, pos: usize, h: Heredoc<'a>) -> ParseResult<'a, &'a Expr<'a>> {
         let base = pos + h.body_offset as usize;
-        let indent = self.heredoc_indent(base, &h)?;
+        let indent = h.indent.len();
         if !h.nowdoc {
-            return self.interpolated(pos, base, h.body, Some(indent));
+            let e = self.interpolated(pos, base, h.body, Some(indent))?;
+            return Ok(match e.kind {
+                ExprKind::Str(s) => self.expr(base, ExprKind::Str(s)),
+                _ => e,
+            });
         }
         let mut out = Vec::with_capacity(h.body.len());
-        for (k, line) in h.body.split(|&c| c == b'\n').enumerate() {
-            if k > 0 {
-                out.push(b'\n');
-            }
+        let mut rest = h.body;
+        while !rest.is_empty() {
+            let line_len = rest
+                .iter()
+                .position(|&c| c == b'\n' || c == b'\r')
+                .unwrap_or(rest.len());
+            let newline = match &rest[line_len..] {
+                [b'\r', b'\n', ..] => 2,
+                [] => 0,
+                _ => 1,
+            };
+            let line = &rest[..line_len];
             out.extend_from_slice(&line[leading_blanks(line).min(indent)..]);
+            out.extend_from_slice(&rest[line_len..line_len + newline]);
+            rest = &rest[line_len + newline..];
         }
-        Ok(self.expr(pos, ExprKind::Str(self.arena.alloc_slice_copy(&out))))
-    }
-
-    /// How many bytes of indentation each heredoc line loses, after
-    /// PHP's checks: the marker's indentation is all spaces or all tabs,
-    /// and every line that is not blank starts with at least as much of it.
-    fn heredoc_indent(&self, base: usize, h: &Heredoc<'a>) -> ParseResult<'a, usize> {
-        let Some(&kind) = h.indent.first() else {
-            return Ok(0);
-        };
-        let n = h.indent.len();
-        let mixed = "Invalid indentation - tabs and spaces cannot be mixed";
-        if h.indent.iter().any(|&c| c != kind) {
-            return user_error(base, mixed);
-        }
-        let mut at = base;
-        for line in h.body.split(|&c| c == b'\n') {
-            let ws = leading_blanks(line);
-            if line[..ws.min(n)].iter().any(|&c| c != kind) {
-                return user_error(at, mixed);
-            }
-            let blank = matches!(&line[ws..], [] | [b'\r']);
-            if ws < n && !blank {
-                return user_error(
-                    at,
-                    format!("Invalid body indentation level (expecting an indentation level of at least {n})"),
-                );
-            }
-            at += line.len() + 1;
-        }
-        Ok(n)
+        Ok(self.expr(base, ExprKind::Str(self.arena.alloc_slice_copy(&out))))
     }
 
     /// A string with escapes and interpolation whose text `raw` starts at
@@ -817,7 +992,7 @@ impl<'a> Builder<'a> {
                         let parsed = grammar::ExprParser::new().parse(self, tokens);
                         self.interpolation_depth.set(depth);
                         let e = parsed.map_err(|err| ParseError::User {
-                            error: describe(err, base + close),
+                            error: describe(err, &self.src[..base + close]),
                         })?;
                         let e = match e.kind {
                             ExprKind::Index {
@@ -857,7 +1032,7 @@ impl<'a> Builder<'a> {
                     let parsed = grammar::ExprParser::new().parse(self, tokens);
                     self.interpolation_depth.set(depth);
                     let expr = parsed.map_err(|err| ParseError::User {
-                        error: describe(err, base + close),
+                        error: describe(err, &self.src[..base + close]),
                     })?;
                     parts.push(InterpPart::Expr(expr));
                     i = close + 1;
@@ -865,7 +1040,9 @@ impl<'a> Builder<'a> {
                 _ => {
                     lit.push(c);
                     i += 1;
-                    line_start = c == b'\n' && dedent.is_some();
+                    // `\n`, `\r\n` and a lone `\r` all end a line.
+                    let newline = c == b'\n' || (c == b'\r' && raw.get(i) != Some(&b'\n'));
+                    line_start = newline && dedent.is_some();
                 }
             }
         }
@@ -875,6 +1052,28 @@ impl<'a> Builder<'a> {
         }
         self.flush_literal(&mut parts, &mut lit);
         Ok(self.expr(pos, ExprKind::Interp(self.slice(parts))))
+    }
+
+    /// The key of `"$a[12]"` or `"$a[-12]"`: an int when the digits are a
+    /// canonical one that fits, else the text as written (PHP's
+    /// `T_NUM_STRING`, negated by `zend_negate_num_string`).
+    fn offset_number(&self, digits: &'a [u8], negative: bool) -> ExprKind<'a> {
+        let canonical = digits == b"0" || (digits[0] != b'0' && digits.iter().all(u8::is_ascii_digit));
+        let int = canonical
+            .then(|| std::str::from_utf8(digits).ok()?.parse::<i64>().ok())
+            .flatten();
+        match (int, negative) {
+            (Some(0), true) => ExprKind::Str(b"-0"),
+            (Some(n), true) => ExprKind::Int(-n),
+            (Some(n), false) => ExprKind::Int(n),
+            (None, false) => ExprKind::Str(digits),
+            (None, true) => {
+                let mut text = Vec::with_capacity(digits.len() + 1);
+                text.push(b'-');
+                text.extend_from_slice(digits);
+                ExprKind::Str(self.arena.alloc_slice_copy(&text))
+            }
+        }
     }
 
     fn flush_literal(&self, parts: &mut Vec<InterpPart<'a>>, lit: &mut Vec<u8>) {
@@ -906,22 +1105,14 @@ impl<'a> Builder<'a> {
             }
             let name = self.name(&raw[key_start + 1..j]);
             self.expr(base + key_start, ExprKind::Var(name))
-        } else if raw.get(j).is_some_and(|&c| c.is_ascii_digit() || c == b'-') {
-            if raw[j] == b'-' {
-                j += 1;
-            }
-            while j < raw.len() && raw[j].is_ascii_digit() {
-                j += 1;
-            }
-            let text = &raw[key_start..j];
-            let canonical = std::str::from_utf8(text)
-                .ok()
-                .and_then(|t| t.parse::<i64>().ok())
-                .filter(|n| n.to_string().as_bytes() == text);
-            match canonical {
-                Some(n) => self.expr(base + key_start, ExprKind::Int(n)),
-                None => self.expr(base + key_start, ExprKind::Str(text)),
-            }
+        } else if raw.get(j).is_some_and(|c| c.is_ascii_digit())
+            || (raw.get(j) == Some(&b'-') && raw.get(j + 1).is_some_and(|c| c.is_ascii_digit()))
+        {
+            let negative = raw[j] == b'-';
+            j += negative as usize;
+            let digits = &raw[j..j + offset_number_len(&raw[j..])];
+            j += digits.len();
+            self.expr(base + key_start, self.offset_number(digits, negative))
         } else if raw.get(j).is_some_and(|&c| is_name_start(c)) {
             while j < raw.len() && is_name_char(raw[j]) {
                 j += 1;
@@ -938,6 +1129,36 @@ impl<'a> Builder<'a> {
         }
         Ok((self.index(base + start, var, Some(key)), j + 1))
     }
+}
+
+/// The length of the number PHP's lexer reads at the start of `s` as a
+/// string offset inside a string: the longest of a decimal, hex, binary
+/// or octal literal (with `_` separators).
+fn offset_number_len(s: &[u8]) -> usize {
+    let run = |from: usize, digit: fn(&u8) -> bool| {
+        let mut i = from;
+        if !s.get(i).is_some_and(digit) {
+            return 0;
+        }
+        loop {
+            while s.get(i).is_some_and(digit) {
+                i += 1;
+            }
+            if s.get(i) == Some(&b'_') && s.get(i + 1).is_some_and(digit) {
+                i += 1;
+            } else {
+                return i;
+            }
+        }
+    };
+    let decimal = run(0, u8::is_ascii_digit);
+    let prefixed = match s {
+        [b'0', b'x' | b'X', ..] => run(2, u8::is_ascii_hexdigit),
+        [b'0', b'b' | b'B', ..] => run(2, |c| matches!(c, b'0' | b'1')),
+        [b'0', b'o' | b'O', ..] => run(2, |c| matches!(c, b'0'..=b'7')),
+        _ => 0,
+    };
+    decimal.max(prefixed)
 }
 
 /// How many spaces and tabs `line` starts with.

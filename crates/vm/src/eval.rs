@@ -48,7 +48,8 @@ pub(crate) fn load<G: Globals>(g: G, src: &[u8], file: &str, kind: UnitKind) -> 
         Ok(s) => s,
         Err(e) => {
             let at = Some(Location {
-                file: file.into(),
+                // Line 0: an error PHP reports with no file.
+                file: if e.line == 0 { "[no active file]" } else { file }.into(),
                 line: e.line,
             });
             // PHP 8 throws a `ParseError` (uncaught, it reads as a parse

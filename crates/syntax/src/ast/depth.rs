@@ -89,7 +89,8 @@ fn stmt_children<'n, 'a>(s: &'n Stmt<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
         | StmtKind::Global(_)
         | StmtKind::Nop
         | StmtKind::Label(_)
-        | StmtKind::Goto(_) => {}
+        | StmtKind::Goto(_)
+        | StmtKind::Refused(_) => {}
     }
 }
 
@@ -114,7 +115,7 @@ fn expr_children<'n, 'a>(x: &'n Expr<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
     match &x.kind {
         ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::Const(_) => {}
         ExprKind::VarVar { name: y, .. } | ExprKind::CallableFromValue(y) => e!(y),
-        ExprKind::CallableFromName(_) => {}
+        ExprKind::CallableFromName(_) | ExprKind::Refused(_) => {}
         ExprKind::Interp(parts) => {
             for p in parts.iter() {
                 if let InterpPart::Expr(y) = p {
@@ -122,7 +123,7 @@ fn expr_children<'n, 'a>(x: &'n Expr<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
                 }
             }
         }
-        ExprKind::Array(items) => {
+        ExprKind::Array(items, _) => {
             for item in items.iter() {
                 if let Some(k) = item.key {
                     e!(k);
@@ -131,6 +132,10 @@ fn expr_children<'n, 'a>(x: &'n Expr<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
                     e!(v);
                 }
             }
+        }
+        ExprKind::CurlyIndex { base, index } => {
+            e!(base);
+            e!(index);
         }
         ExprKind::Index { base, index } => {
             e!(base);

@@ -187,6 +187,9 @@ fn stmt(out: &mut String, s: &Stmt<'_>, depth: usize) {
         StmtKind::Goto(name) => {
             let _ = write!(out, "(goto {name})");
         }
+        StmtKind::Refused(message) => {
+            let _ = write!(out, "(refused {message:?})");
+        }
     }
 }
 
@@ -274,7 +277,7 @@ pub fn expr(out: &mut String, e: &Expr<'_>) {
             expr(out, name);
             out.push(']');
         }
-        ExprKind::Array(items) => {
+        ExprKind::Array(items, _) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -305,6 +308,13 @@ pub fn expr(out: &mut String, e: &Expr<'_>) {
                 Some(i) => expr(out, i),
                 None => out.push_str("[]"),
             }
+            out.push(')');
+        }
+        ExprKind::CurlyIndex { base, index } => {
+            out.push_str("(curly-index ");
+            expr(out, base);
+            out.push(' ');
+            expr(out, index);
             out.push(')');
         }
         ExprKind::Const(n) => out.push_str(n),
@@ -435,6 +445,9 @@ pub fn expr(out: &mut String, e: &Expr<'_>) {
             out.push_str("(@ ");
             expr(out, e);
             out.push(')');
+        }
+        ExprKind::Refused(message) => {
+            let _ = write!(out, "(refused {message:?})");
         }
         ExprKind::Match { subject, arms } => {
             out.push_str("(match ");

@@ -117,7 +117,7 @@ impl<'s, E, I: Iterator<Item = Item<'s, E>>> AltSyntax<'s, E, I> {
     fn give(&mut self, item: Item<'s, E>) -> Option<Item<'s, E>> {
         if let Ok((_, t, _)) = &item {
             match t {
-                Token::LParen | Token::LBracket | Token::LBrace => self.depth += 1,
+                Token::LParen | Token::LBracket | Token::AttributeStart | Token::LBrace => self.depth += 1,
                 Token::RParen | Token::RBracket | Token::RBrace => self.depth = self.depth.saturating_sub(1),
                 _ => {}
             }

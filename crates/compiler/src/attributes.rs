@@ -1,0 +1,69 @@
+//! Attributes (`#[A]`). minizts has no reflection to read them with;
+//! what PHP does with them at compile time is check the internal ones
+//! (`zend_compile_attributes`): each may target only some declarations,
+//! and none may be repeated on one.
+
+use minizts_globals::Globals;
+use minizts_syntax::ast::Attribute;
+
+use crate::{Compiler, Result};
+
+/// What an attribute is attached to (PHP's `ZEND_ATTRIBUTE_TARGET_*`
+/// bits, of which minizts's declarations have two).
+#[derive(Clone, Copy)]
+pub(crate) enum Target {
+    Function = 1 << 1,
+    Parameter = 1 << 5,
+}
+
+/// The targets' names, by bit, as PHP's messages list them.
+const TARGET_NAMES: [&str; 6] = ["class", "function", "method", "property", "class constant", "parameter"];
+
+const CLASS: u32 = 1;
+const METHOD: u32 = 1 << 2;
+
+/// PHP 8.2's internal attributes (lowercase) and the targets each allows.
+const INTERNAL: [(&str, u32); 4] = [
+    ("attribute", CLASS),
+    ("returntypewillchange", METHOD),
+    ("allowdynamicproperties", CLASS),
+    ("sensitiveparameter", Target::Parameter as u32),
+];
+
+fn target_names(bits: u32) -> String {
+    let names: Vec<&str> = (0..TARGET_NAMES.len())
+        .filter(|i| bits & (1 << i) != 0)
+        .map(|i| TARGET_NAMES[i])
+        .collect();
+    names.join(", ")
+}
+
+impl<'a, G: Globals> Compiler<'a, '_, G> {
+    /// Checks the internal attributes among those of one declaration, in
+    /// order, as PHP does once it has collected them all.
+    pub(crate) fn check_attributes(&self, attributes: &[Attribute<'a>], target: Target) -> Result<()> {
+        for a in attributes {
+            let Some(&(_, allowed)) = INTERNAL.iter().find(|(n, _)| a.name.eq_ignore_ascii_case(n)) else {
+                continue;
+            };
+            let target = target as u32;
+            if allowed & target == 0 {
+                return self.error(format!(
+                    "Attribute \"{}\" cannot target {} (allowed targets: {})",
+                    a.name,
+                    target_names(target),
+                    target_names(allowed)
+                ));
+            }
+            if attributes
+                .iter()
+                .filter(|b| b.name.eq_ignore_ascii_case(a.name))
+                .count()
+                > 1
+            {
+                return self.error(format!("Attribute \"{}\" must not be repeated", a.name));
+            }
+        }
+        Ok(())
+    }
+}
