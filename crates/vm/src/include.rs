@@ -69,7 +69,8 @@ pub(crate) fn open<G: Globals>(g: G, path: &[u8], once: bool, required: bool) ->
         );
         return failed(g, word, required, path);
     };
-    if let Some(func) = eg!(g).code.included(&real) {
+    let cached = eg!(g).code.included(&real);
+    if let Some(func) = cached {
         crate::eval::declare_early(g, &early_functions(g, func))?;
         return Ok(Included::Run(func));
     }
