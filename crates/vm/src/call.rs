@@ -298,21 +298,24 @@ pub fn call_callable<G: Globals>(g: G, callable: &Value, args: Vec<Value>) -> Vm
 
 /// Calls an already resolved callee with `args` from native code.
 pub fn call_resolved<G: Globals>(g: G, callee: &Callee, args: Vec<Value>) -> VmResult<Value> {
-    call_resolved_named(g, callee, args, PhpArray::new(), crate::builtins::CallSite::Callback)
+    call_resolved_named(g, callee, args, None, crate::builtins::CallSite::Callback)
 }
 
 /// [`call_resolved`] with the named arguments a variadic parameter
-/// collects (`named`, string-keyed), a builtin called from `site`.
+/// collects (`named`, string-keyed; `None` for none, which spares the
+/// callbacks of sorts and maps an empty array), a builtin called from
+/// `site`.
 pub fn call_resolved_named<G: Globals>(
     g: G,
     callee: &Callee,
     mut args: Vec<Value>,
-    named: PhpArray,
+    named: Option<PhpArray>,
     site: crate::builtins::CallSite,
 ) -> VmResult<Value> {
+    let named = named.filter(|n| !n.is_empty());
     match callee {
         Callee::Builtin(id) => {
-            if !named.is_empty() {
+            if named.is_some() {
                 let info = crate::builtins::info(*id);
                 // `call_user_func` passes named arguments on to its
                 // callback (`Z_PARAM_VARIADIC_WITH_NAMED`); a callback
@@ -391,7 +394,7 @@ pub fn call_resolved_named<G: Globals>(
             }
             // SAFETY: the arguments were just written to `at..at+argc`.
             unsafe { push_frame(g, *func, at, chunk, argc, Reg::NONE, closure.clone(), true)? };
-            if !named.is_empty() {
+            if let Some(named) = named {
                 // The variadic parameter, last, holds the positional rest.
                 let rest = f.params.len() - 1;
                 let base = eg!(g).frames.last().expect("the frame just pushed").base;

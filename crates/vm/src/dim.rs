@@ -256,6 +256,10 @@ fn walk<G: Globals, R>(
 /// what the assignment gives as its value: the byte written, as a string
 /// (or null where nothing was written).
 pub fn assign<G: Globals>(g: G, slot: &mut Value, keys: &[Value], v: Value) -> VmResult<Option<Value>> {
+    let v = match assign_plain(slot, keys, v) {
+        Ok(done) => return done,
+        Err(v) => v,
+    };
     let mut pending = None;
     let r = assign_in(g, slot, keys, v, &mut pending)?;
     // An element that is a reference to a container on the way (`$a[1]`
@@ -272,6 +276,34 @@ pub fn assign<G: Globals>(g: G, slot: &mut Value, keys: &[Value], v: Value) -> V
     Ok(r)
 }
 
+/// The common case of an assignment, before any walk: one key, an
+/// unshared array, an int or string key, an element that is not a
+/// reference. `Err` gives the value back when it is not that case.
+#[inline(always)]
+fn assign_plain(slot: &mut Value, keys: &[Value], v: Value) -> Result<VmResult<Option<Value>>, Value> {
+    if let (Value::Arr(a), [key]) = (&mut *slot, keys) {
+        match key {
+            Value::Int(n) => {
+                let (elem, _) = Rc::make_mut(a).entry(Key::Int(*n));
+                if !matches!(elem, Value::Ref(_)) {
+                    elem.overwrite(v);
+                    return Ok(Ok(None));
+                }
+            }
+            Value::Str(k) => {
+                let (elem, _) = Rc::make_mut(a).entry(Key::from_php_str(k.clone()));
+                if !matches!(elem, Value::Ref(_)) {
+                    elem.overwrite(v);
+                    return Ok(Ok(None));
+                }
+            }
+            Value::Undef => return Ok(Rc::make_mut(a).push(v).or_else(occupied).map(|()| None)),
+            _ => {}
+        }
+    }
+    Err(v)
+}
+
 fn assign_in<G: Globals>(
     g: G,
     slot: &mut Value,
@@ -286,27 +318,10 @@ fn assign_in<G: Globals>(
         };
         return assign_in(g, &mut inner, keys, v, pending);
     }
-    // The common case: one key, an unshared array, an int or string key.
-    if let (Value::Arr(a), [key]) = (&mut *slot, keys) {
-        match key {
-            Value::Int(n) => {
-                let (elem, _) = Rc::make_mut(a).entry(Key::Int(*n));
-                if !matches!(elem, Value::Ref(_)) {
-                    elem.overwrite(v);
-                    return Ok(None);
-                }
-            }
-            Value::Str(k) => {
-                let (elem, _) = Rc::make_mut(a).entry(Key::from_php_str(k.clone()));
-                if !matches!(elem, Value::Ref(_)) {
-                    elem.overwrite(v);
-                    return Ok(None);
-                }
-            }
-            Value::Undef => return Rc::make_mut(a).push(v).or_else(occupied).map(|()| None),
-            _ => {}
-        }
-    }
+    let v = match assign_plain(slot, keys, v) {
+        Ok(done) => return done,
+        Err(v) => v,
+    };
     let mut v = Some(v);
     walk(g, slot, keys, false, &mut |container, key| {
         let v = v.take().expect("assigned once");

@@ -937,6 +937,24 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 }
                 Op::Jmp { target } | Op::JmpBack { target } => jump!(target),
                 Op::JmpIf { cond, target } => branch!(num::truthy(raw!(cond)), true, target),
+                Op::JmpArgByVal { callee, arg, target } => {
+                    // A script closure called with a positional argument
+                    // (a callback handed to a function, `$f($a[$i])`):
+                    // its parameter's flag, without resolving the callee.
+                    let (Value::Closure(c), Value::Int(i)) = (rv!(callee), raw!(arg)) else { slow!() };
+                    if matches!(c.kind, minizts_core::value::ClosureKind::Builtin(_)) {
+                        slow!();
+                    }
+                    // SAFETY: a closure's function is one of the request's.
+                    let params = &unsafe { crate::code::known(g, c.func) }.params;
+                    let by_ref = match params.get(*i as usize) {
+                        Some(p) => p.by_ref,
+                        None => params.last().is_some_and(|p| p.variadic && p.by_ref),
+                    };
+                    if !by_ref {
+                        jump!(target);
+                    }
+                }
                 Op::JmpIfNot { cond, target } => branch!(num::truthy(raw!(cond)), false, target),
                 Op::JmpIfNotNull { src, target } => {
                     let v = raw!(src);
@@ -1302,7 +1320,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::CallValue { .. }
                 | Op::CallSpread { .. }
                 | Op::SendVarEx { .. }
-                | Op::JmpArgByVal { .. }
                 | Op::AssignDimResult { .. }
                 | Op::AssertCheck { .. }
                 | Op::ArgPush { .. }

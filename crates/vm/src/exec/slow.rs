@@ -807,7 +807,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 g,
                 &target,
                 values,
-                named,
+                Some(named),
                 builtins::CallSite::Dynamic
             ));
             tri!(check_limits(g));

@@ -70,7 +70,7 @@ fn call_sending_named<G: Globals>(g: G, callee: &Callee, args: Vec<Value>, mut n
             *v = v.deref_clone();
         }
     }
-    call_resolved_named(g, callee, sent, named, CallSite::Callback)
+    call_resolved_named(g, callee, sent, Some(named), CallSite::Callback)
 }
 
 pub(super) fn call_user_func<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
