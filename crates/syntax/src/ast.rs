@@ -100,6 +100,172 @@ pub enum StmtKind<'a> {
     /// (`break $x;`, `foreach ($a as &$k => $v)`): compiling it is this
     /// fatal error, raised where PHP's compiler reaches it.
     Refused(&'a str),
+    /// A class, interface, trait or enum declaration.
+    Class(&'a ClassDecl<'a>),
+    /// `try { … } catch (A|B $e) { … } finally { … }`
+    Try {
+        body: &'a [Stmt<'a>],
+        catches: &'a [Catch<'a>],
+        finally: Option<&'a [Stmt<'a>]>,
+    },
+}
+
+/// One `catch (A|B $e) { … }` clause (the variable may be left out).
+#[derive(Debug)]
+pub struct Catch<'a> {
+    pub pos: u32,
+    pub classes: &'a [&'a str],
+    pub var: Option<&'a str>,
+    pub body: &'a [Stmt<'a>],
+}
+
+/// What a class-like declaration declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClassKind {
+    Class,
+    Interface,
+    Trait,
+    Enum,
+}
+
+impl ClassKind {
+    /// The keyword, as messages spell it.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ClassKind::Class => "class",
+            ClassKind::Interface => "interface",
+            ClassKind::Trait => "trait",
+            ClassKind::Enum => "enum",
+        }
+    }
+}
+
+/// Member and class modifiers, as bits (PHP's `ZEND_ACC_*` subset).
+pub mod modifiers {
+    pub const PUBLIC: u16 = 1;
+    pub const PROTECTED: u16 = 2;
+    pub const PRIVATE: u16 = 4;
+    pub const STATIC: u16 = 8;
+    pub const ABSTRACT: u16 = 16;
+    pub const FINAL: u16 = 32;
+    pub const READONLY: u16 = 64;
+    /// `var`: a public property written the PHP 4 way.
+    pub const VAR: u16 = 128;
+    pub const VISIBILITY: u16 = PUBLIC | PROTECTED | PRIVATE;
+
+    /// The keyword of a single modifier bit.
+    pub fn keyword(bit: u16) -> &'static str {
+        match bit {
+            PUBLIC => "public",
+            PROTECTED => "protected",
+            PRIVATE => "private",
+            STATIC => "static",
+            ABSTRACT => "abstract",
+            FINAL => "final",
+            READONLY => "readonly",
+            _ => "var",
+        }
+    }
+}
+
+/// `class Name extends Parent implements I, J { members }` and its
+/// siblings; an anonymous class (`new class {…}`) has the name
+/// `class@anonymous`.
+#[derive(Debug)]
+pub struct ClassDecl<'a> {
+    pub pos: u32,
+    /// Where its closing brace is.
+    pub end_pos: u32,
+    pub kind: ClassKind,
+    pub name: &'a str,
+    /// `abstract`, `final`, `readonly` (bits of [`modifiers`]).
+    pub modifiers: u16,
+    /// `extends` of a class.
+    pub parent: Option<&'a str>,
+    /// `implements` of a class or an enum; `extends` of an interface.
+    pub interfaces: &'a [&'a str],
+    /// The backing type of an enum (`enum Suit: string`).
+    pub backing: Option<&'a TypeHint<'a>>,
+    pub members: &'a [Member<'a>],
+}
+
+/// A member of a class-like declaration.
+#[derive(Debug)]
+pub enum Member<'a> {
+    /// `[modifiers] const A = 1, B = 2;`
+    Const {
+        pos: u32,
+        modifiers: u16,
+        items: &'a [(&'a str, &'a Expr<'a>)],
+    },
+    /// `modifiers [type] $a = 1, $b;`
+    Property {
+        pos: u32,
+        modifiers: u16,
+        ty: Option<&'a TypeHint<'a>>,
+        items: &'a [PropertyItem<'a>],
+    },
+    /// `[modifiers] function name(…) { … }`, or `;` for an abstract or
+    /// interface method.
+    Method { modifiers: u16, decl: &'a FunctionDecl<'a> },
+    /// `use A, B { A::x insteadof B; B::x as y; }`
+    TraitUse {
+        pos: u32,
+        traits: &'a [&'a str],
+        rules: &'a [TraitRule<'a>],
+    },
+    /// `case Name = value;` of an enum.
+    Case {
+        pos: u32,
+        name: &'a str,
+        value: Option<&'a Expr<'a>>,
+    },
+}
+
+#[derive(Debug)]
+pub struct PropertyItem<'a> {
+    pub pos: u32,
+    pub name: &'a str,
+    pub default: Option<&'a Expr<'a>>,
+}
+
+/// One adaptation of a trait `use`.
+#[derive(Debug)]
+pub enum TraitRule<'a> {
+    /// `T::m insteadof A, B;`
+    Insteadof {
+        pos: u32,
+        trait_name: &'a str,
+        method: &'a str,
+        instead_of: &'a [&'a str],
+    },
+    /// `[T::]m as [visibility] [alias];`
+    Alias {
+        pos: u32,
+        trait_name: Option<&'a str>,
+        method: &'a str,
+        modifiers: u16,
+        alias: Option<&'a str>,
+    },
+}
+
+/// The class an expression names: `A`, `self`/`parent`/`static`, a value
+/// (`$obj::X`, `new $name`), or an anonymous class being declared.
+#[derive(Debug, Clone, Copy)]
+pub enum ClassRef<'a> {
+    Name(&'a str),
+    /// `static` (late static binding).
+    Static,
+    Expr(&'a Expr<'a>),
+    Anonymous(&'a ClassDecl<'a>),
+}
+
+/// A member name: as written, or computed (`$obj->$name`,
+/// `$obj->{'a' . 'b'}`, `A::$name()`).
+#[derive(Debug, Clone, Copy)]
+pub enum MemberName<'a> {
+    Ident(&'a str),
+    Expr(&'a Expr<'a>),
 }
 
 #[derive(Debug)]
@@ -136,6 +302,8 @@ pub struct FunctionDecl<'a> {
     pub body: FunctionBody<'a>,
     /// `#[Name(args), …]` before the declaration.
     pub attributes: &'a [Attribute<'a>],
+    /// `static function` / `static fn`: a closure without `$this`.
+    pub is_static: bool,
 }
 
 /// One attribute of a `#[…]` group.
@@ -153,6 +321,8 @@ pub enum FunctionBody<'a> {
     /// An arrow function `fn(…) => expr`: it captures, by value, every
     /// variable of the enclosing scope that the expression uses.
     Arrow(&'a Expr<'a>),
+    /// No body: an abstract or interface method (`;`).
+    None,
 }
 
 #[derive(Debug)]
@@ -164,6 +334,9 @@ pub struct Param<'a> {
     pub variadic: bool,
     pub ty: Option<&'a TypeHint<'a>>,
     pub attributes: &'a [Attribute<'a>],
+    /// Constructor promotion: the visibility (and `readonly`) bits of
+    /// [`modifiers`] of a promoted parameter, 0 for a plain one.
+    pub promote: u16,
 }
 
 /// A parameter or return type, kept as written.
@@ -243,6 +416,56 @@ pub enum ExprKind<'a> {
     },
     /// `function (…) use (…) { … }` or `fn (…) => …`
     Closure(&'a FunctionDecl<'a>),
+    /// `new A(args)`; `new class (args) {…}`
+    New {
+        class: ClassRef<'a>,
+        args: &'a [Arg<'a>],
+    },
+    /// `obj->name`, `obj?->name`
+    Prop {
+        obj: &'a Expr<'a>,
+        name: MemberName<'a>,
+        nullsafe: bool,
+    },
+    /// `obj->name(args)`, `obj?->name(args)`
+    MethodCall {
+        obj: &'a Expr<'a>,
+        name: MemberName<'a>,
+        args: &'a [Arg<'a>],
+        nullsafe: bool,
+    },
+    /// `A::name(args)`, `parent::__construct()`, `A::$name()`
+    StaticCall {
+        class: ClassRef<'a>,
+        name: MemberName<'a>,
+        args: &'a [Arg<'a>],
+    },
+    /// `A::NAME`; `A::class`
+    ClassConst { class: ClassRef<'a>, name: &'a str },
+    /// `A::$name`
+    StaticProp {
+        class: ClassRef<'a>,
+        name: MemberName<'a>,
+    },
+    /// `expr instanceof A`
+    InstanceOf {
+        expr: &'a Expr<'a>,
+        class: ClassRef<'a>,
+    },
+    /// `clone expr`
+    Clone(&'a Expr<'a>),
+    /// `throw expr` (an expression since PHP 8)
+    Throw(&'a Expr<'a>),
+    /// `obj->name(...)`, `A::name(...)`: the first-class callable of a
+    /// method.
+    MethodCallable {
+        obj: &'a Expr<'a>,
+        name: MemberName<'a>,
+    },
+    StaticCallable {
+        class: ClassRef<'a>,
+        name: MemberName<'a>,
+    },
     Unary {
         op: UnaryOp,
         expr: &'a Expr<'a>,

@@ -129,10 +129,50 @@ pub enum Token<'s> {
     /// `__halt_compiler`: the lexer ends the script after its `();`.
     #[token("__halt_compiler", ignore(case))]
     HaltCompiler,
+    #[token("class", ignore(case))]
+    Class,
+    #[token("interface", ignore(case))]
+    Interface,
+    #[token("trait", ignore(case))]
+    Trait,
+    #[token("extends", ignore(case))]
+    Extends,
+    #[token("implements", ignore(case))]
+    Implements,
+    #[token("new", ignore(case))]
+    New,
+    #[token("clone", ignore(case))]
+    Clone,
+    #[token("instanceof", ignore(case))]
+    Instanceof,
+    #[token("try", ignore(case))]
+    Try,
+    #[token("catch", ignore(case))]
+    Catch,
+    #[token("finally", ignore(case))]
+    Finally,
+    #[token("throw", ignore(case))]
+    Throw,
+    #[token("abstract", ignore(case))]
+    Abstract,
+    #[token("final", ignore(case))]
+    Final,
+    #[token("private", ignore(case))]
+    Private,
+    #[token("protected", ignore(case))]
+    Protected,
+    #[token("public", ignore(case))]
+    Public,
+    #[token("readonly", ignore(case))]
+    Readonly,
+    #[token("insteadof", ignore(case))]
+    Insteadof,
+    #[token("var", ignore(case))]
+    Var,
     /// PHP keywords for features minizts leaves out (docs/language.md); the
     /// parser reports them as unsupported rather than as odd identifiers.
     #[regex(
-        b"(?i:class|interface|trait|enum|extends|implements|new|clone|instanceof|try|catch|finally|throw|namespace|yield|abstract|final|private|protected|public|readonly|insteadof)",
+        b"(?i:namespace|yield)",
         |lex| as_str(lex.slice())
     )]
     Unsupported(&'s str),
@@ -257,6 +297,8 @@ pub enum Token<'s> {
     Ellipsis,
     #[token("->")]
     Arrow,
+    #[token("?->")]
+    NullsafeArrow,
     #[token("::")]
     DoubleColon,
     #[token("\\")]
@@ -975,6 +1017,26 @@ impl fmt::Display for Token<'_> {
             LogicalOr => "or",
             LogicalXor => "xor",
             Match => "match",
+            Class => "class",
+            Interface => "interface",
+            Trait => "trait",
+            Extends => "extends",
+            Implements => "implements",
+            New => "new",
+            Clone => "clone",
+            Instanceof => "instanceof",
+            Try => "try",
+            Catch => "catch",
+            Finally => "finally",
+            Throw => "throw",
+            Abstract => "abstract",
+            Final => "final",
+            Private => "private",
+            Protected => "protected",
+            Public => "public",
+            Readonly => "readonly",
+            Insteadof => "insteadof",
+            Var => "var",
             EndIf => "endif",
             EndWhile => "endwhile",
             EndFor => "endfor",
@@ -1041,6 +1103,7 @@ impl fmt::Display for Token<'_> {
             At => "@",
             Ellipsis => "...",
             Arrow => "->",
+            NullsafeArrow => "?->",
             DoubleColon => "::",
             Backslash => "\\",
             Dollar => "$",

@@ -45,6 +45,8 @@ impl fmt::Display for SyntaxError {
 
 impl std::error::Error for SyntaxError {}
 
+mod classes;
+
 type ParseResult<'t, T> = Result<T, ParseError<usize, Token<'t>, SyntaxError>>;
 
 fn user_error<'t, T>(pos: usize, message: impl Into<String>) -> ParseResult<'t, T> {
@@ -651,6 +653,7 @@ impl<'a> Builder<'a> {
         uses: Vec<ClosureUse<'a>>,
         body: FunctionBody<'a>,
         attributes: Option<Vec<Attribute<'a>>>,
+        is_static: bool,
     ) -> &'a FunctionDecl<'a> {
         self.alloc(FunctionDecl {
             pos: pos as u32,
@@ -662,6 +665,7 @@ impl<'a> Builder<'a> {
             uses: self.slice(uses),
             body,
             attributes: self.slice(attributes.unwrap_or_default()),
+            is_static,
         })
     }
 

@@ -91,6 +91,40 @@ fn stmt_children<'n, 'a>(s: &'n Stmt<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
         | StmtKind::Label(_)
         | StmtKind::Goto(_)
         | StmtKind::Refused(_) => {}
+        StmtKind::Class(c) => class_children(c, push),
+        StmtKind::Try { body, catches, finally } => {
+            body.iter().for_each(|s| push(Node::Stmt(s)));
+            for c in catches.iter() {
+                c.body.iter().for_each(|s| push(Node::Stmt(s)));
+            }
+            finally.unwrap_or_default().iter().for_each(|s| push(Node::Stmt(s)));
+        }
+    }
+}
+
+fn class_children<'n, 'a>(c: &'n ClassDecl<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
+    for m in c.members.iter() {
+        match m {
+            Member::Const { items, .. } => items.iter().for_each(|(_, x)| push(Node::Expr(x))),
+            Member::Property { items, .. } => items.iter().filter_map(|p| p.default).for_each(|x| push(Node::Expr(x))),
+            Member::Method { decl, .. } => function_children(decl, push),
+            Member::Case { value: Some(x), .. } => push(Node::Expr(x)),
+            Member::Case { value: None, .. } | Member::TraitUse { .. } => {}
+        }
+    }
+}
+
+fn class_ref_children<'n, 'a>(c: &'n ClassRef<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
+    match c {
+        ClassRef::Expr(x) => push(Node::Expr(x)),
+        ClassRef::Anonymous(decl) => class_children(decl, push),
+        ClassRef::Name(_) | ClassRef::Static => {}
+    }
+}
+
+fn member_name_children<'n, 'a>(n: &'n MemberName<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
+    if let MemberName::Expr(x) = n {
+        push(Node::Expr(x));
     }
 }
 
@@ -103,6 +137,7 @@ fn function_children<'n, 'a>(f: &'n FunctionDecl<'a>, push: &mut dyn FnMut(Node<
     match &f.body {
         FunctionBody::Block(stmts) => stmts.iter().for_each(|s| push(Node::Stmt(s))),
         FunctionBody::Arrow(x) => push(Node::Expr(x)),
+        FunctionBody::None => {}
     }
 }
 
@@ -186,6 +221,34 @@ fn expr_children<'n, 'a>(x: &'n Expr<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
         ExprKind::Isset(xs) => xs.iter().for_each(|y| e!(y)),
         ExprKind::Exit(Some(y)) => e!(y),
         ExprKind::Exit(None) => {}
+        ExprKind::New { class, args } => {
+            class_ref_children(class, push);
+            args.iter().for_each(|a| e!(a.value));
+        }
+        ExprKind::Prop { obj, name, .. } | ExprKind::MethodCallable { obj, name } => {
+            e!(obj);
+            member_name_children(name, push);
+        }
+        ExprKind::MethodCall { obj, name, args, .. } => {
+            e!(obj);
+            member_name_children(name, push);
+            args.iter().for_each(|a| e!(a.value));
+        }
+        ExprKind::StaticCall { class, name, args } => {
+            class_ref_children(class, push);
+            member_name_children(name, push);
+            args.iter().for_each(|a| e!(a.value));
+        }
+        ExprKind::StaticProp { class, name } | ExprKind::StaticCallable { class, name } => {
+            class_ref_children(class, push);
+            member_name_children(name, push);
+        }
+        ExprKind::ClassConst { class, .. } => class_ref_children(class, push),
+        ExprKind::InstanceOf { expr, class } => {
+            e!(expr);
+            class_ref_children(class, push);
+        }
+        ExprKind::Clone(y) | ExprKind::Throw(y) => e!(y),
     }
 }
 

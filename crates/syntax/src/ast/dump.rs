@@ -190,6 +190,146 @@ fn stmt(out: &mut String, s: &Stmt<'_>, depth: usize) {
         StmtKind::Refused(message) => {
             let _ = write!(out, "(refused {message:?})");
         }
+        StmtKind::Class(c) => class(out, c, depth),
+        StmtKind::Try { body, catches, finally } => {
+            out.push_str("(try ");
+            block(out, body, depth);
+            for c in catches.iter() {
+                let _ = write!(out, " (catch {}", c.classes.join("|"));
+                if let Some(v) = c.var {
+                    let _ = write!(out, " ${v}");
+                }
+                out.push(' ');
+                block(out, c.body, depth);
+                out.push(')');
+            }
+            if let Some(f) = finally {
+                out.push_str(" finally ");
+                block(out, f, depth);
+            }
+            out.push(')');
+        }
+    }
+}
+
+fn modifier_words(bits: u16) -> String {
+    let mut words = String::new();
+    let mut bit = 1u16;
+    while bit <= modifiers::VAR {
+        if bits & bit != 0 {
+            words.push_str(modifiers::keyword(bit));
+            words.push(' ');
+        }
+        bit <<= 1;
+    }
+    words
+}
+
+fn class(out: &mut String, c: &ClassDecl<'_>, depth: usize) {
+    let _ = write!(out, "({}{} {}", modifier_words(c.modifiers), c.kind.keyword(), c.name);
+    if let Some(p) = c.parent {
+        let _ = write!(out, " extends {p}");
+    }
+    if !c.interfaces.is_empty() {
+        let _ = write!(out, " implements {}", c.interfaces.join(" "));
+    }
+    if let Some(t) = c.backing {
+        let _ = write!(out, " : {}", t.names.join("|"));
+    }
+    out.push_str(" {");
+    for m in c.members {
+        out.push('\n');
+        indent(out, depth + 1);
+        match m {
+            Member::Const { modifiers, items, .. } => {
+                let _ = write!(out, "({}const", modifier_words(*modifiers));
+                for (name, value) in items.iter() {
+                    let _ = write!(out, " {name}=");
+                    expr(out, value);
+                }
+                out.push(')');
+            }
+            Member::Property { modifiers, ty, items, .. } => {
+                let _ = write!(out, "({}prop", modifier_words(*modifiers));
+                if let Some(t) = ty {
+                    let _ = write!(out, " {}{}", if t.nullable { "?" } else { "" }, t.names.join("|"));
+                }
+                for item in items.iter() {
+                    let _ = write!(out, " ${}", item.name);
+                    if let Some(d) = item.default {
+                        out.push('=');
+                        expr(out, d);
+                    }
+                }
+                out.push(')');
+            }
+            Member::Method { modifiers, decl } => {
+                let _ = write!(out, "({}", modifier_words(*modifiers));
+                function(out, decl, depth + 1);
+                out.push(')');
+            }
+            Member::TraitUse { traits, rules, .. } => {
+                let _ = write!(out, "(use {}", traits.join(" "));
+                for r in rules.iter() {
+                    match r {
+                        TraitRule::Insteadof {
+                            trait_name,
+                            method,
+                            instead_of,
+                            ..
+                        } => {
+                            let _ = write!(out, " ({trait_name}::{method} insteadof {})", instead_of.join(" "));
+                        }
+                        TraitRule::Alias {
+                            trait_name,
+                            method,
+                            modifiers,
+                            alias,
+                            ..
+                        } => {
+                            out.push_str(" (");
+                            if let Some(t) = trait_name {
+                                let _ = write!(out, "{t}::");
+                            }
+                            let _ = write!(out, "{method} as {}{}", modifier_words(*modifiers), alias.unwrap_or(""));
+                            out.push(')');
+                        }
+                    }
+                }
+                out.push(')');
+            }
+            Member::Case { name, value, .. } => {
+                let _ = write!(out, "(case {name}");
+                if let Some(v) = value {
+                    out.push(' ');
+                    expr(out, v);
+                }
+                out.push(')');
+            }
+        }
+    }
+    out.push('\n');
+    indent(out, depth);
+    out.push_str("})");
+}
+
+fn class_ref(out: &mut String, c: &ClassRef<'_>) {
+    match c {
+        ClassRef::Name(n) => out.push_str(n),
+        ClassRef::Static => out.push_str("static"),
+        ClassRef::Expr(e) => expr(out, e),
+        ClassRef::Anonymous(c) => class(out, c, 0),
+    }
+}
+
+fn member_name(out: &mut String, n: &MemberName<'_>) {
+    match n {
+        MemberName::Ident(n) => out.push_str(n),
+        MemberName::Expr(e) => {
+            out.push('{');
+            expr(out, e);
+            out.push('}');
+        }
     }
 }
 
@@ -235,6 +375,7 @@ fn function(out: &mut String, f: &FunctionDecl<'_>, depth: usize) {
             out.push_str("=> ");
             expr(out, e);
         }
+        FunctionBody::None => out.push(';'),
     }
     out.push(')');
 }
@@ -321,6 +462,78 @@ pub fn expr(out: &mut String, e: &Expr<'_>) {
         ExprKind::Call { name, args } => {
             let _ = write!(out, "(call {name}");
             args_(out, args);
+            out.push(')');
+        }
+        ExprKind::New { class, args } => {
+            out.push_str("(new ");
+            class_ref(out, class);
+            args_(out, args);
+            out.push(')');
+        }
+        ExprKind::Prop { obj, name, nullsafe } => {
+            out.push_str(if *nullsafe { "(prop? " } else { "(prop " });
+            expr(out, obj);
+            out.push(' ');
+            member_name(out, name);
+            out.push(')');
+        }
+        ExprKind::MethodCall { obj, name, args, nullsafe } => {
+            out.push_str(if *nullsafe { "(mcall? " } else { "(mcall " });
+            expr(out, obj);
+            out.push(' ');
+            member_name(out, name);
+            args_(out, args);
+            out.push(')');
+        }
+        ExprKind::StaticCall { class, name, args } => {
+            out.push_str("(scall ");
+            class_ref(out, class);
+            out.push_str("::");
+            member_name(out, name);
+            args_(out, args);
+            out.push(')');
+        }
+        ExprKind::ClassConst { class, name } => {
+            out.push_str("(cconst ");
+            class_ref(out, class);
+            let _ = write!(out, "::{name})");
+        }
+        ExprKind::StaticProp { class, name } => {
+            out.push_str("(sprop ");
+            class_ref(out, class);
+            out.push_str("::$");
+            member_name(out, name);
+            out.push(')');
+        }
+        ExprKind::InstanceOf { expr: e, class } => {
+            out.push_str("(instanceof ");
+            expr(out, e);
+            out.push(' ');
+            class_ref(out, class);
+            out.push(')');
+        }
+        ExprKind::Clone(e) => {
+            out.push_str("(clone ");
+            expr(out, e);
+            out.push(')');
+        }
+        ExprKind::Throw(e) => {
+            out.push_str("(throw ");
+            expr(out, e);
+            out.push(')');
+        }
+        ExprKind::MethodCallable { obj, name } => {
+            out.push_str("(mcallable ");
+            expr(out, obj);
+            out.push(' ');
+            member_name(out, name);
+            out.push(')');
+        }
+        ExprKind::StaticCallable { class, name } => {
+            out.push_str("(scallable ");
+            class_ref(out, class);
+            out.push_str("::");
+            member_name(out, name);
             out.push(')');
         }
         ExprKind::CallableFromName(name) => {
