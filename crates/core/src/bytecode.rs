@@ -268,6 +268,17 @@ impl Op {
     }
 }
 
+/// How a class operand (`class` with `mode`) names its class.
+pub mod class_mode {
+    /// `class` is a constant: the name as written.
+    pub const NAME: u8 = 0;
+    pub const SELF: u8 = 1;
+    pub const PARENT: u8 = 2;
+    pub const STATIC: u8 = 3;
+    /// `class` is a register: an object, or a string naming the class.
+    pub const VALUE: u8 = 4;
+}
+
 /// What a call site or constant site names.
 #[derive(Clone, Debug)]
 pub struct Site {
@@ -378,6 +389,102 @@ pub struct Function {
     /// scalar parameter types strictly (user functions' and builtins'),
     /// and so does its own return type (PHP's `ZEND_ACC_STRICT_TYPES`).
     pub strict_types: bool,
+    /// The CV of `$this`, if the body uses it: a method call (or a bound
+    /// closure's) puts the object there.
+    pub this_cv: Option<u16>,
+    /// The `try` blocks, innermost first where they nest (PHP's
+    /// `try_catch_array`): where an exception thrown inside goes.
+    pub try_ranges: Vec<TryRange>,
+    /// A method's flags (`acc::STATIC`, …), 0 for a function.
+    pub method_flags: u16,
+    /// The class whose body declares it (a method, or a closure or a
+    /// constant initialiser written inside a class), by its index in its
+    /// script's `classes`; it becomes the running frame's scope.
+    pub class_decl: Option<u32>,
+}
+
+/// A `try` block of a function (instruction indexes): `start..catch` is
+/// the protected code, `catch` the first `CATCH` (0: none), `finally`
+/// the finally block (0: none) and `finally_end` its `FAST_RET`.
+#[derive(Clone, Copy, Debug)]
+pub struct TryRange {
+    pub start: u32,
+    pub catch: u32,
+    pub finally: u32,
+    pub finally_end: u32,
+    /// The register a `FAST_CALL` into the finally block keeps its
+    /// return address (or the exception being unwound) in.
+    pub slot: Reg,
+}
+
+/// A class-like declaration as compiled: names and compiled initialisers
+/// that the VM links into a class when the declaration runs.
+#[derive(Debug)]
+pub struct ClassDef {
+    pub name: Box<str>,
+    pub kind: crate::object::ClassKind,
+    /// `acc::ABSTRACT`, `acc::FINAL`, `acc::READONLY`.
+    pub flags: u16,
+    pub parent: Option<Box<str>>,
+    /// `implements` (of an interface: `extends`).
+    pub interfaces: Vec<Box<str>>,
+    pub traits: Vec<Box<str>>,
+    pub trait_rules: Vec<TraitRuleDef>,
+    pub consts: Vec<ConstDef>,
+    /// Properties in declaration order, static ones included.
+    pub props: Vec<PropDef>,
+    pub methods: Vec<MethodDef>,
+    pub backing: Option<crate::object::EnumBacking>,
+    /// A function returning the list of the defaults of the properties
+    /// that have one, in `props` order (run when the class is first
+    /// used: defaults may name constants declared later).
+    pub defaults: Option<FuncId>,
+    pub line_start: u32,
+    pub line_end: u32,
+    /// `#[AllowDynamicProperties]`.
+    pub allow_dynamic: bool,
+}
+
+#[derive(Debug)]
+pub struct ConstDef {
+    pub name: Box<str>,
+    pub flags: u16,
+    /// The function that computes the value.
+    pub init: Option<FuncId>,
+    pub is_case: bool,
+}
+
+#[derive(Debug)]
+pub struct PropDef {
+    pub name: Box<str>,
+    /// Visibility, `STATIC`, `READONLY`.
+    pub flags: u16,
+    pub ty: Option<TypeDecl>,
+    pub has_default: bool,
+}
+
+#[derive(Debug)]
+pub struct MethodDef {
+    pub name: Box<str>,
+    pub flags: u16,
+    pub func: FuncId,
+}
+
+#[derive(Debug)]
+pub enum TraitRuleDef {
+    /// `T::m insteadof A, B`
+    Insteadof {
+        trait_name: Box<str>,
+        method: Box<str>,
+        instead_of: Vec<Box<str>>,
+    },
+    /// `[T::]m as [visibility] [alias]`
+    Alias {
+        trait_name: Option<Box<str>>,
+        method: Box<str>,
+        flags: u16,
+        alias: Option<Box<str>>,
+    },
 }
 
 impl Function {
@@ -433,6 +540,12 @@ pub struct Script {
     /// them before the script runs, so they can be called before their
     /// declaration. (name as declared, function)
     pub early_functions: Vec<FuncId>,
+    /// Every class-like declaration, anonymous classes included.
+    pub classes: Vec<ClassDef>,
+    /// The top-level, unconditional ones (indexes into `classes`), which
+    /// PHP declares before the script runs when what they extend is
+    /// known by then.
+    pub early_classes: Vec<u32>,
     /// The bytes every interned constant points to.
     pub strings: InternedStrings,
     /// The end of the script's runtime-cache slots (call and constant
@@ -523,6 +636,10 @@ mod tests {
             return_type: None,
             in_caller_scope: false,
             strict_types: false,
+            this_cv: None,
+            try_ranges: Vec::new(),
+            method_flags: 0,
+            class_decl: None,
         }
     }
 

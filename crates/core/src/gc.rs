@@ -433,6 +433,10 @@ mod tests {
             statics: RefCell::new(Vec::new()),
             handle: 1,
             kind: crate::value::ClosureKind::Literal,
+            store: None,
+            this: None,
+            scope: 0,
+            called: 0,
         })));
         drop((ra, rb, rf));
         assert_eq!(gc.collect(), 3);

@@ -10,10 +10,12 @@ pub mod array;
 pub mod bytecode;
 pub mod gc;
 pub mod numfmt;
+pub mod object;
 pub mod string;
 pub mod superglobals;
 pub mod value;
 
 pub use array::{Key, KeyRef, PhpArray};
 pub use string::{InternedStrings, PhpStr};
+pub use object::{Class, Obj, Object, ObjectStore};
 pub use value::{PhpRef, Value};

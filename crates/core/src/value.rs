@@ -35,8 +35,10 @@ pub enum Value {
     Arr(Rc<PhpArray>),
     /// A PHP reference (`&$x`): the slot is shared by every holder.
     Ref(PhpRef),
-    /// A closure object (the only objects minizts has).
+    /// A closure object (class `Closure`).
     Closure(Rc<Closure>),
+    /// Any other object.
+    Obj(crate::object::Obj),
     /// foreach by value (internal): the array iterated and the position.
     IterVal(Rc<PhpArray>, u32),
     /// foreach by reference (internal).
@@ -66,6 +68,7 @@ impl Value {
             Value::Arr(a) => Value::Arr(a.clone()),
             Value::Ref(r) => Value::Ref(r.clone()),
             Value::Closure(c) => Value::Closure(c.clone()),
+            Value::Obj(o) => Value::Obj(o.clone()),
             Value::IterVal(a, p) => Value::IterVal(a.clone(), *p),
             Value::IterRef(it) => Value::IterRef(it.clone()),
             Value::Undef => Value::Undef,
@@ -173,6 +176,23 @@ pub struct Closure {
     pub handle: u32,
     /// What made it.
     pub kind: ClosureKind,
+    /// The object store that gave the handle (which takes it back when
+    /// the closure goes); `None` in tests.
+    pub store: Option<Rc<crate::object::ObjectStore>>,
+    /// `$this` inside it (a closure made in a method, or bound).
+    pub this: Option<crate::object::Obj>,
+    /// Its scope (class id + 1, 0 for none) and called scope
+    /// (`static::`), as the frame that made it had them.
+    pub scope: u32,
+    pub called: u32,
+}
+
+impl Drop for Closure {
+    fn drop(&mut self) {
+        if let Some(store) = &self.store {
+            store.release_handle(self.handle);
+        }
+    }
 }
 
 /// How a closure came to be: a `function () {}` or `fn () =>` literal,
@@ -355,6 +375,7 @@ impl Value {
             Value::Arr(_) => "array",
             Value::Ref(r) => r.borrow().type_name(),
             Value::Closure(_) => "Closure",
+            Value::Obj(_) => "object",
             Value::IterVal(..) | Value::IterRef(_) => "iterator",
         }
     }
@@ -370,6 +391,7 @@ impl Value {
             Value::Arr(_) => "array",
             Value::Ref(r) => r.borrow().gettype(),
             Value::Closure(_) => "object",
+            Value::Obj(_) => "object",
             Value::IterVal(..) | Value::IterRef(_) => "unknown type",
         }
     }
@@ -385,6 +407,7 @@ impl Value {
             Value::Arr(a) => !a.is_empty(),
             Value::Ref(r) => r.borrow().to_bool(),
             Value::Closure(_) => true,
+            Value::Obj(_) => true,
             Value::IterVal(..) | Value::IterRef(_) => true,
         }
     }
@@ -400,6 +423,7 @@ impl Value {
             Value::Arr(a) => !a.is_empty() as i64,
             Value::Ref(r) => r.borrow().to_int(),
             Value::Closure(_) => 1,
+            Value::Obj(_) => 1,
             Value::IterVal(..) | Value::IterRef(_) => 0,
         }
     }
@@ -415,6 +439,7 @@ impl Value {
             Value::Arr(a) => !a.is_empty() as i64 as f64,
             Value::Ref(r) => r.borrow().to_float(),
             Value::Closure(_) => 1.0,
+            Value::Obj(_) => 1.0,
             Value::IterVal(..) | Value::IterRef(_) => 0.0,
         }
     }
@@ -445,6 +470,7 @@ impl Value {
             }
             Value::Ref(r) => return r.borrow().write_string_with(dtoa, out, precision),
             Value::Closure(_) => return Err(ToStringIssue::Object),
+            Value::Obj(_) => return Err(ToStringIssue::Object),
             Value::IterVal(..) | Value::IterRef(_) => {}
         }
         Ok(())

@@ -79,6 +79,11 @@ pub struct OpArrayBuilder {
     pub symbols: Option<u16>,
     pub extra_args: Option<u16>,
     pub return_type: Option<minizts_core::bytecode::TypeDecl>,
+    /// See the `Function` fields of the same names.
+    pub this_cv: Option<u16>,
+    pub try_ranges: Vec<minizts_core::bytecode::TryRange>,
+    pub method_flags: u16,
+    pub class_decl: Option<u32>,
 }
 
 /// A function has more registers or constants than an instruction can
@@ -111,6 +116,10 @@ impl OpArrayBuilder {
             symbols: None,
             extra_args: None,
             return_type: None,
+            this_cv: None,
+            try_ranges: Vec::new(),
+            method_flags: 0,
+            class_decl: None,
         }
     }
 
@@ -246,6 +255,10 @@ impl OpArrayBuilder {
             return_type: self.return_type,
             in_caller_scope: self.in_caller_scope,
             strict_types: self.strict_types,
+            this_cv: self.this_cv,
+            try_ranges: self.try_ranges,
+            method_flags: self.method_flags,
+            class_decl: self.class_decl,
         };
         if let Err(e) = function.verify() {
             panic!("the compiler emitted code the VM cannot run, in {}: {e}", function.name);

@@ -68,6 +68,30 @@ pub enum FunctionRef {
     Builtin(u16),
 }
 
+/// The request's classes: linked classes by id, and their names.
+#[derive(Default)]
+pub struct ClassTable {
+    pub list: Vec<std::rc::Rc<minizts_core::Class>>,
+    /// Lower-case name to id.
+    pub by_name: HashMap<Box<[u8]>, minizts_core::object::ClassId>,
+    /// Declarations already run, as (id of their script's first function,
+    /// index in its classes): the statement of a class declared early
+    /// does nothing.
+    pub declared: hashbrown::HashSet<(FuncId, u32)>,
+}
+
+impl ClassTable {
+    /// The class named `lc_name` (lower case), if declared.
+    pub fn find(&self, lc_name: &[u8]) -> Option<&std::rc::Rc<minizts_core::Class>> {
+        self.by_name.get(lc_name).map(|&id| &self.list[id as usize])
+    }
+
+    /// Class `id`.
+    pub fn get(&self, id: minizts_core::object::ClassId) -> &std::rc::Rc<minizts_core::Class> {
+        &self.list[id as usize]
+    }
+}
+
 /// A call frame (PHP's `zend_execute_data`).
 pub struct Frame {
     /// The function running.
@@ -103,6 +127,11 @@ pub struct Frame {
     /// Whether returning from this frame goes back to native code (a
     /// builtin calling a callback) rather than to the caller's bytecode.
     pub native: bool,
+    /// The class the running code belongs to (`self::`, visibility), as
+    /// its id + 1; 0 outside classes.
+    pub scope: u32,
+    /// The class the call was made on (`static::`), id + 1; 0 if none.
+    pub called: u32,
 }
 
 /// One chunk of the VM stack: registers owned through a raw pointer.
@@ -542,8 +571,14 @@ pub struct ExecutorGlobals {
     /// `exit()`'s status.
     pub exit_status: i32,
     pub mt_rand: Option<MtRand>,
-    /// The next object handle (`var_dump` shows closures as `#N`).
-    pub next_object_handle: u32,
+    /// The request's objects (PHP's `EG(objects_store)`): handles and
+    /// the destructors due.
+    pub objects: std::rc::Rc<minizts_core::ObjectStore>,
+    /// The request's classes (PHP's `EG(class_table)`).
+    pub classes: ClassTable,
+    /// The exception a `catch` clause is deciding on (PHP's
+    /// `EG(exception)` as `ZEND_CATCH` reads it).
+    pub exception: Option<Value>,
     /// The watchdog timer of the request's time limit, if one is armed
     /// (`vm::timer`).
     pub time_limit: Option<u64>,
@@ -702,7 +737,9 @@ impl ExecutorGlobals {
             user_errors: UserErrors::default(),
             exit_status: 0,
             mt_rand: None,
-            next_object_handle: 1,
+            objects: std::rc::Rc::new(minizts_core::ObjectStore::default()),
+            classes: ClassTable::default(),
+            exception: None,
             time_limit: None,
             gc: minizts_core::gc::Collector::new(),
             memory_base: 0,
@@ -725,7 +762,12 @@ impl ExecutorGlobals {
         self.pcre = None;
         self.error_reporting = self.settings.error_reporting;
         self.exit_status = 0;
-        self.next_object_handle = 1;
+        // SAFETY: the flag is a field of these globals, which outlive the
+        // request; request shutdown detaches the store before anything
+        // else can happen to them.
+        self.objects = unsafe { minizts_core::ObjectStore::new(&self.interrupt.pending) };
+        self.classes = ClassTable::default();
+        self.exception = None;
         self.native_depth = 0;
         self.script_ended = false;
         self.interrupt.clear();
@@ -771,6 +813,9 @@ impl ExecutorGlobals {
         self.pcre = None;
         self.basic = BasicGlobals::default();
         self.user_errors = UserErrors::default();
+        self.exception = None;
+        self.objects.detach();
+        self.classes = ClassTable::default();
         // Last, what only cycles still hold.
         self.gc.free_all();
         let sink = std::mem::replace(&mut self.output, Output::new(Sink::Discard)).sink;

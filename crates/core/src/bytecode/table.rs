@@ -702,15 +702,15 @@ instructions! {
         /// by value. With `var` equal to `dst`, the argument is a value
         /// that is not a variable: a by-reference parameter throws PHP's
         /// "cannot be passed by reference" error.
-        SendVarEx "SEND_VAR_EX" "{dst} = {var} (arg {argno} of {callee})" {
-            dst: reg, var: reg, callee: reg, argno: u8
+        SendVarEx "SEND_VAR_EX" "{dst} = {var} (arg {argno} of {callee}) method={method}" {
+            dst: reg, var: reg, callee: reg, argno: u8, method: bool
         }
         /// Jumps to `target` when the call of `callee` takes argument
         /// `arg` (a position counted from 0, or a parameter's name for a
         /// named argument) by value, or when `callee` is not callable (the
         /// call reports that); falls through to the code that passes it
         /// by reference (PHP's `FETCH_*_FUNC_ARG`, decided when it runs).
-        JmpArgByVal "JMP_ARG_BY_VAL" "{callee} arg {arg} {target}" { callee: reg, arg: src, target: target }
+        JmpArgByVal "JMP_ARG_BY_VAL" "{callee} arg {arg} {target} method={method}" { callee: reg, arg: src, target: target, method: bool }
         /// Appends argument register `src` to the argument array `arr` of
         /// a `CALL_SPREAD` as it is: a reference stays one, for a
         /// by-reference parameter.
@@ -722,7 +722,7 @@ instructions! {
         /// `src` to `arr`; an element that a by-reference parameter takes
         /// is first made a reference inside the variable's array (separated
         /// from its other holders), and that reference is sent.
-        SendUnpack "SEND_UNPACK" "{arr}[] = ...{src} (for {callee})" { arr: reg, src: reg, callee: reg }
+        SendUnpack "SEND_UNPACK" "{arr}[] = ...{src} (for {callee}) method={method}" { arr: reg, src: reg, callee: reg, method: bool }
         /// Throws an `Error` with constant `message` (a misuse PHP finds
         /// only when the code runs).
         ThrowError "THROW_ERROR" "{message}" { message: cidx }
@@ -801,6 +801,74 @@ instructions! {
         /// Ends a foreach (releases the array it held).
         FeFree "FE_FREE" "{iter}" { iter: reg }
 
+        /// Declares class `decl` (an index into the script's classes);
+        /// one declared early already is skipped.
+        DeclareClass "DECLARE_CLASS" "{decl}" { decl: u16 }
+        /// `new C(…)`: makes the object (in `dst`) of the class that
+        /// `class` and `mode` name (see `ClassMode`); if the class has a
+        /// constructor, puts its call in `callee`…`callee+2` for the
+        /// arguments and `CALL_METHOD` that follow, otherwise jumps to
+        /// `skip`, past them (PHP's `NEW` does not evaluate the
+        /// arguments of a class without a constructor).
+        New "NEW" "{dst} = new {class}/{mode} ctor {callee} else {skip}" {
+            dst: reg, class: src, mode: u8, callee: reg, skip: target
+        }
+        /// `obj->name(…)`: resolves the method for the call that follows
+        /// into `callee` (the object), `callee+1` (the method) and
+        /// `callee+2` (the class the call is made on, or the name for
+        /// `__call`).
+        InitMethod "INIT_METHOD" "{callee} = {obj}->{name}" { callee: reg, obj: src, name: src }
+        /// `C::name(…)`, `parent::name(…)`, …: the same for a static call
+        /// (which keeps `$this` when the method is an instance method of
+        /// the caller's class hierarchy).
+        InitStaticMethod "INIT_STATIC_METHOD" "{callee} = {class}/{mode}::{name}" {
+            callee: reg, class: src, mode: u8, name: src
+        }
+        /// Calls the method resolved in `callee` with the `argc`
+        /// arguments from `args`.
+        CallMethod "CALL_METHOD" "{dst} = {callee}({args})" { dst: reg, callee: reg, args: regs[argc], argc: u8 }
+        /// `dst = obj->name` (`quiet`: inside `isset`/`??`, no warning).
+        FetchProp "FETCH_PROP" "{dst} = {obj}->{name} quiet={quiet}" { dst: reg, obj: src, name: src, quiet: bool }
+        /// `dst = isset(obj->name)` (with `__isset`).
+        IssetProp "ISSET_PROP" "{dst} = isset({obj}->{name})" { dst: reg, obj: src, name: src }
+        /// `obj->name = src`
+        AssignProp "ASSIGN_PROP" "{obj}->{name} = {src}" { obj: src, name: src, src: src }
+        /// Makes property `obj->name` a reference (creating it) and puts
+        /// it in `dst`, for the variable instructions that write through
+        /// it (`$o->a[] = 1`, `$o->n++`, `&$o->x`).
+        FetchPropRef "FETCH_PROP_REF" "{dst} = &{obj}->{name}" { dst: reg, obj: src, name: src }
+        /// `unset(obj->name)`
+        UnsetProp "UNSET_PROP" "{obj}->{name}" { obj: src, name: src }
+        /// `dst = C::$name` (`quiet`: inside `isset`/`??`).
+        FetchStaticProp "FETCH_STATIC_PROP" "{dst} = {class}/{mode}::${name} quiet={quiet}" {
+            dst: reg, class: src, mode: u8, name: src, quiet: bool
+        }
+        /// `dst` = the reference that static property `C::$name` is.
+        FetchStaticPropRef "FETCH_STATIC_PROP_REF" "{dst} = &{class}/{mode}::${name}" {
+            dst: reg, class: src, mode: u8, name: src
+        }
+        /// `dst = C::NAME` (constant `name`).
+        FetchClassConst "FETCH_CLASS_CONST" "{dst} = {class}/{mode}::{name}" { dst: reg, class: src, mode: u8, name: cidx }
+        /// `dst = C::class`
+        FetchClassName "FETCH_CLASS_NAME" "{dst} = {class}/{mode}::class" { dst: reg, class: src, mode: u8 }
+        /// `dst = src instanceof C`
+        InstanceOf "INSTANCEOF" "{dst} = {src} instanceof {class}/{mode}" { dst: reg, src: src, class: src, mode: u8 }
+        /// `dst = clone src`
+        Clone "CLONE" "{dst} = clone {src}" { dst: reg, src: src }
+        /// `throw src`
+        Throw "THROW" "{src}" { src: src }
+        /// The start of a `catch (C $var)`: if the exception being
+        /// handled is a `C` (constant `class`), binds it to `var` (unless
+        /// NONE) and goes on; otherwise jumps to `next`, the next clause,
+        /// or with `last` throws it on.
+        Catch "CATCH" "{class} -> {var} else {next} last={last}" { class: cidx, var: reg, next: target, last: bool }
+        /// Runs the finally block at `target`, which comes back after
+        /// this instruction (its `FAST_RET` reads `slot`).
+        FastCall "FAST_CALL" "{slot} {target}" { slot: reg, target: target }
+        /// The end of a finally block: back after the `FAST_CALL` that
+        /// ran it, or on with the exception it was run for, or on to the
+        /// next instruction when the block was entered by falling in.
+        FastRet "FAST_RET" "{slot}" { slot: reg }
         /// `echo src`
         Echo "ECHO" "{src}" { src: src }
         /// `exit` / `exit(src)`; a constant null for a bare exit.

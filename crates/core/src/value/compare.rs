@@ -49,9 +49,10 @@ const LINEAR_PATH: usize = 32;
 /// allocates only when arrays nest.
 #[derive(Default)]
 struct Path {
-    arrays: Vec<*const PhpArray>,
+    /// Addresses of the arrays (or objects) on the path.
+    arrays: Vec<usize>,
     /// The same arrays, once there are more than `LINEAR_PATH`.
-    set: Option<HashSet<*const PhpArray>>,
+    set: Option<HashSet<usize>>,
 }
 
 impl Path {
@@ -63,7 +64,11 @@ impl Path {
         x: &PhpArray,
         f: impl FnOnce(&mut Path) -> Result<T, NestingError>,
     ) -> Result<T, NestingError> {
-        let p: *const PhpArray = x;
+        self.enter_at(x as *const PhpArray as usize, f)
+    }
+
+    /// [`Path::enter`] for the container at address `p`.
+    fn enter_at<T>(&mut self, p: usize, f: impl FnOnce(&mut Path) -> Result<T, NestingError>) -> Result<T, NestingError> {
         if self.arrays.len() >= MAX_COMPARE_DEPTH {
             return Err(NestingError);
         }
@@ -145,6 +150,7 @@ fn identical_flat(a: &Value, b: &Value) -> bool {
         (Value::Float(x), Value::Float(y)) => x == y,
         (Value::Str(x), Value::Str(y)) => x.as_bytes() == y.as_bytes(),
         (Value::Closure(x), Value::Closure(y)) => Rc::ptr_eq(x, y),
+        (Value::Obj(x), Value::Obj(y)) => crate::object::Obj::ptr_eq(x, y),
         _ => false,
     }
 }
@@ -230,6 +236,9 @@ fn compare_in(a: &Value, b: &Value, path: &mut Path) -> Result<i32, NestingError
         }
         (Closure(_), _) => 1,
         (_, Closure(_)) => -1,
+        (Obj(x), Obj(y)) => compare_objects(x, y, path)?,
+        (Obj(_), _) => 1,
+        (_, Obj(_)) => -1,
         _ => 0,
     })
 }
@@ -280,6 +289,40 @@ fn compare_arrays(x: &PhpArray, y: &PhpArray, path: &mut Path) -> Result<i32, Ne
             }
         }
         Ok(0)
+    })
+}
+
+/// `zend_std_compare_objects`: the same object is equal; objects of
+/// different classes are uncomparable (1); otherwise the declared
+/// properties slot by slot (an unset one on either side makes them
+/// uncomparable), then the dynamic ones as arrays.
+fn compare_objects(x: &crate::object::Obj, y: &crate::object::Obj, path: &mut Path) -> Result<i32, NestingError> {
+    if crate::object::Obj::ptr_eq(x, y) {
+        return Ok(0);
+    }
+    if x.class.id != y.class.id {
+        return Ok(1);
+    }
+    path.enter_at(x.addr(), |path| {
+        let (px, py) = (x.props.borrow().clone(), y.props.borrow().clone());
+        for (a, b) in px.iter().zip(py.iter()) {
+            match (a, b) {
+                (Value::Undef, Value::Undef) => continue,
+                (Value::Undef, _) | (_, Value::Undef) => return Ok(1),
+                _ => {}
+            }
+            let c = compare_in(a, b, path)?;
+            if c != 0 {
+                return Ok(c);
+            }
+        }
+        let (dx, dy) = (x.dynamic.borrow().clone(), y.dynamic.borrow().clone());
+        match (dx, dy) {
+            (None, None) => Ok(0),
+            (Some(a), None) => Ok(if a.is_empty() { 0 } else { 1 }),
+            (None, Some(b)) => Ok(if b.is_empty() { 0 } else { -1 }),
+            (Some(a), Some(b)) => compare_arrays(&a, &b, path),
+        }
     })
 }
 
