@@ -1,0 +1,293 @@
+//! Classes at run time: the class table lookups, linking a compiled
+//! declaration (`ClassDef`) into a `Class` with everything inherited in
+//! place (PHP's `zend_do_inheritance`, `zend_do_implement_interface`,
+//! trait binding), and the builtin classes, made on first use.
+//!
+//! Draft: written before the compiler side existed; compiled and tested
+//! with the rest of issue 21.
+
+use std::rc::Rc;
+
+use hashbrown::HashMap;
+use minizts_core::bytecode::{ClassDef, FuncId, Script};
+use minizts_core::object::{acc, Class, ClassConst, ClassId, ClassKind, Magic, Method, MethodBody, PropInfo, StaticProp};
+use minizts_core::{PhpStr, Value};
+use minizts_globals::{eg, Globals};
+
+use crate::error::{error, fatal, VmResult};
+
+mod builtin;
+
+/// The lower-case lookup key of a class name (a leading `\` dropped).
+pub fn key(name: &[u8]) -> Vec<u8> {
+    name.strip_prefix(b"\\").unwrap_or(name).to_ascii_lowercase()
+}
+
+/// Class `name` if it is declared (or builtin), without autoloading.
+pub fn lookup<G: Globals>(g: G, name: &[u8]) -> Option<Rc<Class>> {
+    let k = key(name);
+    if let Some(c) = eg!(g).classes.find(&k) {
+        return Some(c.clone());
+    }
+    builtin::make(g, &k)
+}
+
+/// Class `name`, or PHP's `Class "X" not found` error.
+pub fn find<G: Globals>(g: G, name: &[u8]) -> VmResult<Rc<Class>> {
+    match lookup(g, name) {
+        Some(c) => Ok(c),
+        None => error(format!(
+            "Class \"{}\" not found",
+            String::from_utf8_lossy(name.strip_prefix(b"\\").unwrap_or(name))
+        )),
+    }
+}
+
+/// Adds a linked class to the request's table under its name.
+pub(crate) fn register<G: Globals>(g: G, make: impl FnOnce(ClassId) -> Class) -> Rc<Class> {
+    let id = eg!(g).classes.list.len() as ClassId;
+    let class = Rc::new(make(id));
+    eg!(g, |eg| {
+        eg.classes.by_name.insert(key(class.name.as_bytes()).into(), id);
+        eg.classes.list.push(class.clone());
+    });
+    class
+}
+
+/// Runs declaration `index` of `script` (`DECLARE_CLASS`, or early
+/// binding before the script runs). One already declared is skipped.
+pub fn declare<G: Globals>(g: G, script: &Script, index: u32) -> VmResult<()> {
+    let unit = (script.first_func, index);
+    if eg!(g).classes.declared.contains(&unit) {
+        return Ok(());
+    }
+    let def = &script.classes[index as usize];
+    let k = key(def.name.as_bytes());
+    if def.name.as_ref() != "class@anonymous" {
+        if eg!(g).classes.find(&k).is_some() {
+            return fatal(format!(
+                "Cannot declare {} {}, because the name is already in use",
+                def_kind_word(def),
+                def.name
+            ));
+        }
+    }
+    link(g, def, script.first_func, index)?;
+    eg!(g).classes.declared.insert(unit);
+    Ok(())
+}
+
+fn def_kind_word(def: &ClassDef) -> &'static str {
+    match def.kind {
+        ClassKind::Interface => "interface",
+        ClassKind::Trait => "trait",
+        ClassKind::Enum => "enum",
+        ClassKind::Class => "class",
+    }
+}
+
+/// Whether every class `def` builds on is known now (early binding
+/// declares only those; the others wait for their statement).
+pub fn can_link_early<G: Globals>(g: G, def: &ClassDef) -> bool {
+    def.parent.iter().chain(def.interfaces.iter()).chain(def.traits.iter()).all(|n| lookup(g, n.as_bytes()).is_some())
+}
+
+/// Links `def` (declaration `index` of the script whose first function
+/// is `first_func`) into a class of the request.
+fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmResult<Rc<Class>> {
+    let _ = (first_func, index);
+    let parent = match &def.parent {
+        Some(p) => {
+            let pc = find(g, p.as_bytes())?;
+            if pc.kind == ClassKind::Interface {
+                return fatal(format!("Class {} cannot extend interface {}", def.name, pc.name));
+            }
+            if pc.kind == ClassKind::Trait {
+                return fatal(format!("Class {} cannot extend trait {}", def.name, pc.name));
+            }
+            if pc.flags & acc::FINAL != 0 {
+                return fatal(format!("Class {} cannot extend final class {}", def.name, pc.name));
+            }
+            Some(pc)
+        }
+        None => None,
+    };
+    let mut interfaces: Vec<Rc<Class>> = parent.as_ref().map_or_else(Vec::new, |p| p.interfaces.clone());
+    for name in &def.interfaces {
+        let i = find(g, name.as_bytes())?;
+        if i.kind != ClassKind::Interface {
+            return fatal(format!("{} cannot implement {} - it is not an interface", def.name, i.name));
+        }
+        for j in i.interfaces.iter().chain(std::iter::once(&i)) {
+            if !interfaces.iter().any(|k| k.id == j.id) {
+                interfaces.push(j.clone());
+            }
+        }
+    }
+    let mut traits = Vec::new();
+    for name in &def.traits {
+        let t = find(g, name.as_bytes())?;
+        if t.kind != ClassKind::Trait {
+            return fatal(format!("{} cannot use {} - it is not a trait", def.name, t.name));
+        }
+        traits.push(t);
+    }
+    Ok(register(g, |id| {
+        let mut props: Vec<PropInfo> = parent.as_ref().map_or_else(Vec::new, |p| p.props.clone());
+        let mut defaults: Vec<Value> = parent.as_ref().map_or_else(Vec::new, |p| p.defaults.clone());
+        let mut prop_index: HashMap<PhpStr, u32> = parent.as_ref().map_or_else(HashMap::new, |p| {
+            // A parent's private property stays in its slot but is not
+            // reached by name from outside the parent.
+            p.prop_index
+                .iter()
+                .filter(|(_, &slot)| p.props[slot as usize].flags & acc::PRIVATE == 0)
+                .map(|(k, v)| (k.clone(), *v))
+                .collect()
+        });
+        let mut statics: HashMap<PhpStr, StaticProp> = parent.as_ref().map_or_else(HashMap::new, |p| {
+            p.statics
+                .iter()
+                .filter(|(_, s)| s.flags & acc::PRIVATE == 0)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        });
+        for p in &def.props {
+            let name = PhpStr::from(p.name.as_bytes());
+            if p.flags & acc::STATIC != 0 {
+                statics.insert(
+                    name.clone(),
+                    StaticProp {
+                        name,
+                        flags: p.flags,
+                        declaring: id,
+                        slot: minizts_core::PhpRef::new(
+                            if p.has_default || p.ty.is_none() { Value::Null } else { Value::Undef },
+                            &mut minizts_core::gc::Collector::new(),
+                        ),
+                        ty: p.ty.clone().map(Rc::new),
+                    },
+                );
+                continue;
+            }
+            let info = PropInfo {
+                name: name.clone(),
+                flags: p.flags,
+                declaring: id,
+                ty: p.ty.clone().map(Rc::new),
+                has_default: p.has_default,
+            };
+            let initial = if p.ty.is_some() && !p.has_default { Value::Undef } else { Value::Null };
+            match prop_index.get(&name) {
+                // Redeclared: the child's declaration takes the slot.
+                Some(&slot) => {
+                    props[slot as usize] = info;
+                    defaults[slot as usize] = initial;
+                }
+                None => {
+                    prop_index.insert(name, props.len() as u32);
+                    props.push(info);
+                    defaults.push(initial);
+                }
+            }
+        }
+        let mut methods: HashMap<Box<[u8]>, Rc<Method>> = parent
+            .as_ref()
+            .map_or_else(HashMap::new, |p| p.methods.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
+        for i in &interfaces {
+            for (k, m) in &i.methods {
+                methods.entry(k.clone()).or_insert_with(|| m.clone());
+            }
+        }
+        for t in &traits {
+            for (k, m) in &t.methods {
+                methods.insert(
+                    k.clone(),
+                    Rc::new(Method {
+                        name: m.name.clone(),
+                        flags: m.flags,
+                        declaring: id,
+                        body: m.body,
+                    }),
+                );
+            }
+        }
+        for m in &def.methods {
+            methods.insert(
+                m.name.as_bytes().to_ascii_lowercase().into(),
+                Rc::new(Method {
+                    name: PhpStr::from(m.name.as_bytes()),
+                    flags: m.flags,
+                    declaring: id,
+                    body: MethodBody::User(m.func),
+                }),
+            );
+        }
+        let mut consts: HashMap<PhpStr, Rc<ClassConst>> = parent
+            .as_ref()
+            .map_or_else(HashMap::new, |p| p.consts.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
+        let mut const_order = parent.as_ref().map_or_else(Vec::new, |p| p.const_order.clone());
+        for i in &interfaces {
+            for (k, c) in &i.consts {
+                consts.entry(k.clone()).or_insert_with(|| c.clone());
+            }
+        }
+        for c in &def.consts {
+            let name = PhpStr::from(c.name.as_bytes());
+            if !consts.contains_key(&name) {
+                const_order.push(name.clone());
+            }
+            consts.insert(
+                name.clone(),
+                Rc::new(ClassConst {
+                    name,
+                    flags: c.flags,
+                    declaring: id,
+                    value: std::cell::RefCell::new(None),
+                    init: c.init,
+                    is_case: c.is_case,
+                    evaluating: std::cell::Cell::new(false),
+                }),
+            );
+        }
+        let magic = magic_of(&methods);
+        Class {
+            id,
+            name: PhpStr::from(def.name.as_bytes()),
+            kind: def.kind,
+            flags: def.flags,
+            native: parent.as_ref().and_then(|p| p.native),
+            allow_dynamic: def.allow_dynamic || parent.as_ref().is_some_and(|p| p.allow_dynamic),
+            parent,
+            interfaces,
+            props,
+            prop_index,
+            defaults,
+            statics,
+            consts,
+            const_order,
+            methods,
+            magic,
+            enum_backing: def.backing,
+        }
+    }))
+}
+
+/// The magic methods among `methods`.
+pub(crate) fn magic_of(methods: &HashMap<Box<[u8]>, Rc<Method>>) -> Magic {
+    let get = |n: &str| methods.get(n.as_bytes()).cloned();
+    Magic {
+        construct: get("__construct"),
+        destruct: get("__destruct"),
+        clone: get("__clone"),
+        get: get("__get"),
+        set: get("__set"),
+        isset: get("__isset"),
+        unset: get("__unset"),
+        call: get("__call"),
+        call_static: get("__callstatic"),
+        to_string: get("__tostring"),
+        invoke: get("__invoke"),
+        serialize: get("__serialize"),
+        unserialize: get("__unserialize"),
+    }
+}
