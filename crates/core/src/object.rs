@@ -159,8 +159,15 @@ pub struct Class {
     /// declared a private one (private properties of ancestors are in
     /// `private_props` of their own class).
     pub prop_index: HashMap<PhpStr, u32>,
-    /// Defaults of the slots (`Undef` for an uninitialised typed one).
-    pub defaults: Vec<Value>,
+    /// Defaults of the slots (`Undef` for an uninitialised typed one),
+    /// complete once `defaults_ready` is set: the declaration's defaults
+    /// are evaluated when the class is first used.
+    pub defaults: RefCell<Vec<Value>>,
+    pub defaults_ready: Cell<bool>,
+    /// The function computing this declaration's own defaults (a list,
+    /// one value per entry of `default_targets`).
+    pub defaults_fn: Option<FuncId>,
+    pub default_targets: Vec<DefaultTarget>,
     /// Static properties by name.
     pub statics: HashMap<PhpStr, StaticProp>,
     /// Constants (and enum cases) by name, in declaration order for the
@@ -180,6 +187,15 @@ pub struct Class {
     /// constructor's state set-up: the builtin class an object's native
     /// state comes from.
     pub native: Option<NativeKind>,
+}
+
+/// Where one of a declaration's property defaults goes.
+#[derive(Debug, Clone)]
+pub enum DefaultTarget {
+    /// An instance property slot.
+    Slot(u32),
+    /// A static property, by name.
+    Static(PhpStr),
 }
 
 /// The builtin classes whose objects carry native state.
@@ -319,6 +335,12 @@ impl Drop for Obj {
             let store = self.0.store.clone();
             store.queue_destructor(Obj(self.0.clone()));
         }
+    }
+}
+
+impl PartialEq for Obj {
+    fn eq(&self, other: &Obj) -> bool {
+        Obj::ptr_eq(self, other)
     }
 }
 

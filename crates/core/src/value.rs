@@ -260,6 +260,15 @@ impl Value {
         self.deref_clone_counted()
     }
 
+    /// The value with a reference followed, `Undef` kept (an unset
+    /// property slot stays told apart from a null one).
+    pub fn deref_clone_keep_undef(&self) -> Value {
+        match self {
+            Value::Ref(r) => r.get(),
+            v => v.clone(),
+        }
+    }
+
     #[inline(never)]
     fn deref_clone_counted(&self) -> Value {
         match self {

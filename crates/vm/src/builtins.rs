@@ -20,6 +20,7 @@ use crate::call::builtin_arity;
 use crate::error::{deprecated, type_error, warning, VmError, VmResult};
 
 mod array;
+mod classes;
 mod codec;
 mod math;
 mod misc;
@@ -125,7 +126,7 @@ macro_rules! modules {
     };
 }
 
-modules!(string, array, math, var, output, misc, codec, web, pcre, scope);
+modules!(string, array, math, var, output, misc, codec, web, pcre, scope, classes);
 
 /// How many builtins there are.
 const COUNT: usize = {

@@ -209,12 +209,20 @@ pub unsafe fn push_frame<G: Globals>(
         // SAFETY: the window holds `num_regs >= nparams` registers.
         unsafe { *base.add(fixed) = Value::arr(PhpArray::new()) };
     }
+    let (mut scope, mut called) = (0, 0);
     if let Some(c) = &closure {
         for (i, &cv) in f.bound_cvs.iter().enumerate() {
             if let Some(v) = c.bound.get(i) {
                 // SAFETY: bound CVs are registers of the window.
                 unsafe { *base.add(cv as usize) = v.clone() };
             }
+        }
+        // A closure runs in the scope it was made in (or bound to), with
+        // its `$this`.
+        (scope, called) = (c.scope, c.called);
+        if let (Some(this), Some(cv)) = (&c.this, f.this_cv) {
+            // SAFETY: a CV of the window.
+            unsafe { *base.add(cv as usize) = Value::Obj(this.clone()) };
         }
     }
     eg!(g).frames.push(Frame {
@@ -227,6 +235,8 @@ pub unsafe fn push_frame<G: Globals>(
         argc: argc.min(u16::MAX as usize) as u16,
         closure,
         native,
+        scope,
+        called,
     });
     if too_few {
         let name = if f.is_closure { "{closure}" } else { &f.name };
@@ -276,17 +286,78 @@ pub fn callable_closure<G: Globals>(g: G, v: &Value) -> VmResult<Value> {
         Callee::User { func, closure: None } => (func, ClosureKind::Named),
         Callee::Builtin(id) => (0, ClosureKind::Builtin(id)),
     };
-    let handle = eg!(g, |eg| {
-        eg.next_object_handle += 1;
-        eg.next_object_handle - 1
-    });
-    Ok(Value::Closure(Rc::new(Closure {
+    Ok(Value::Closure(Rc::new(new_closure(g, func, Vec::new(), Vec::new(), kind, None, 0, 0))))
+}
+
+/// A new closure object, its handle from the object store.
+#[allow(clippy::too_many_arguments)]
+pub fn new_closure<G: Globals>(
+    g: G,
+    func: FuncId,
+    bound: Vec<Value>,
+    statics: Vec<Option<minizts_core::PhpRef>>,
+    kind: ClosureKind,
+    this: Option<minizts_core::Obj>,
+    scope: u32,
+    called: u32,
+) -> Closure {
+    let store = eg!(g).objects.clone();
+    let handle = store.allocate();
+    Closure {
         func,
-        bound: Vec::new(),
-        statics: std::cell::RefCell::new(Vec::new()),
+        bound,
+        statics: std::cell::RefCell::new(statics),
         handle,
         kind,
-    })))
+        store: Some(store),
+        this,
+        scope,
+        called,
+    }
+}
+
+/// `clone` of a closure: the same function, captures and statics (a
+/// copy), a new handle.
+pub fn clone_closure<G: Globals>(g: G, c: &Closure) -> Rc<Closure> {
+    Rc::new(new_closure(
+        g,
+        c.func,
+        c.bound.clone(),
+        c.statics.borrow().clone(),
+        c.kind,
+        c.this.clone(),
+        c.scope,
+        c.called,
+    ))
+}
+
+/// Calls method `m` with `$this` (if any) and `called` as its called
+/// scope, from native code (magic methods, destructors, constant
+/// initialisers).
+pub fn call_method<G: Globals>(
+    g: G,
+    m: &minizts_core::object::Method,
+    this: Option<minizts_core::Obj>,
+    called: minizts_core::object::ClassId,
+    args: Vec<Value>,
+) -> VmResult<Value> {
+    match m.body {
+        minizts_core::object::MethodBody::User(func) => call_in_scope(g, func, this, m.declaring, called, args),
+        minizts_core::object::MethodBody::Native(id) => crate::natives::call(g, id, this.as_ref(), args),
+    }
+}
+
+/// Calls script function `func` from native code as code of class
+/// `scope`, `static::` being `called`, with `$this`.
+pub fn call_in_scope<G: Globals>(
+    g: G,
+    func: FuncId,
+    this: Option<minizts_core::Obj>,
+    scope: minizts_core::object::ClassId,
+    called: minizts_core::object::ClassId,
+    args: Vec<Value>,
+) -> VmResult<Value> {
+    call_user(g, func, None, args, None, Some((this, scope + 1, called + 1)))
 }
 
 /// Calls `callable` with `args` from native code (a builtin's callback):
@@ -338,7 +409,27 @@ pub fn call_resolved_named<G: Globals>(
             }
             crate::builtins::call_at(g, *id, &mut args, site)
         }
-        Callee::User { func, closure } => {
+        Callee::User { func, closure } => call_user(g, *func, closure.clone(), args, named, None),
+    }
+}
+
+/// The method context of a call from native code: `$this`, scope and
+/// called scope (ids + 1).
+type MethodCtx = Option<(Option<minizts_core::Obj>, u32, u32)>;
+
+/// Calls script function `func` from native code (see
+/// [`call_resolved_named`]), as a method when `ctx` says so.
+fn call_user<G: Globals>(
+    g: G,
+    func: FuncId,
+    closure: Option<Rc<Closure>>,
+    args: Vec<Value>,
+    named: Option<PhpArray>,
+    ctx: MethodCtx,
+) -> VmResult<Value> {
+    let func = &func;
+    {
+        {
             // A builtin that calls back (a sort's comparator, array_map's
             // callback) stops here at a limit: a callback without loops or
             // calls of its own never reaches the VM's checks.
@@ -393,7 +484,10 @@ pub fn call_resolved_named<G: Globals>(
                 unsafe { *at.add(i) = v };
             }
             // SAFETY: the arguments were just written to `at..at+argc`.
-            unsafe { push_frame(g, *func, at, chunk, argc, Reg::NONE, closure.clone(), true)? };
+            unsafe { push_frame(g, *func, at, chunk, argc, Reg::NONE, closure, true)? };
+            if let Some((this, scope, called)) = ctx {
+                enter_method(g, this, scope, called);
+            }
             if let Some(named) = named {
                 // The variadic parameter, last, holds the positional rest.
                 let rest = f.params.len() - 1;
@@ -413,6 +507,22 @@ pub fn call_resolved_named<G: Globals>(
             // `zend_call_function` leaves it (`array_map` keeps it so).
             r
         }
+    }
+}
+
+/// Makes the frame just pushed a method's: its scope, called scope
+/// (ids + 1) and `$this`.
+pub fn enter_method<G: Globals>(g: G, this: Option<minizts_core::Obj>, scope: u32, called: u32) {
+    let (base, function) = eg!(g, |eg| {
+        let f = eg.frames.last_mut().expect("the frame just pushed");
+        f.scope = scope;
+        f.called = called;
+        (f.base, f.function)
+    });
+    // SAFETY: the frame's function is one of the request's.
+    if let (Some(this), Some(cv)) = (this, unsafe { &*function }.this_cv) {
+        // SAFETY: a CV of the frame's window, which nothing else holds yet.
+        unsafe { *base.add(cv as usize) = Value::Obj(this) };
     }
 }
 

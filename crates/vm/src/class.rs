@@ -134,7 +134,8 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
     }
     Ok(register(g, |id| {
         let mut props: Vec<PropInfo> = parent.as_ref().map_or_else(Vec::new, |p| p.props.clone());
-        let mut defaults: Vec<Value> = parent.as_ref().map_or_else(Vec::new, |p| p.defaults.clone());
+        let mut defaults: Vec<Value> = parent.as_ref().map_or_else(Vec::new, |p| p.defaults.borrow().clone());
+        let mut default_targets = Vec::new();
         let mut prop_index: HashMap<PhpStr, u32> = parent.as_ref().map_or_else(HashMap::new, |p| {
             // A parent's private property stays in its slot but is not
             // reached by name from outside the parent.
@@ -151,8 +152,35 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect()
         });
+        if def.kind == ClassKind::Enum {
+            let mut names = vec!["name"];
+            if def.backing.is_some() {
+                names.push("value");
+            }
+            for n in names {
+                let name = PhpStr::from(n.as_bytes());
+                prop_index.insert(name.clone(), props.len() as u32);
+                props.push(PropInfo {
+                    name,
+                    flags: acc::PUBLIC | acc::READONLY,
+                    declaring: id,
+                    ty: None,
+                    has_default: false,
+                });
+                defaults.push(Value::Undef);
+            }
+        }
         for p in &def.props {
             let name = PhpStr::from(p.name.as_bytes());
+            if p.has_default {
+                default_targets.push(if p.flags & acc::STATIC != 0 {
+                    minizts_core::object::DefaultTarget::Static(name.clone())
+                } else {
+                    // The slot is known once the loop below has placed it;
+                    // patched after.
+                    minizts_core::object::DefaultTarget::Slot(u32::MAX)
+                });
+            }
             if p.flags & acc::STATIC != 0 {
                 statics.insert(
                     name.clone(),
@@ -177,16 +205,23 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
                 has_default: p.has_default,
             };
             let initial = if p.ty.is_some() && !p.has_default { Value::Undef } else { Value::Null };
-            match prop_index.get(&name) {
+            let slot = match prop_index.get(&name) {
                 // Redeclared: the child's declaration takes the slot.
                 Some(&slot) => {
                     props[slot as usize] = info;
                     defaults[slot as usize] = initial;
+                    slot
                 }
                 None => {
                     prop_index.insert(name, props.len() as u32);
                     props.push(info);
                     defaults.push(initial);
+                    props.len() as u32 - 1
+                }
+            };
+            if p.has_default {
+                if let Some(minizts_core::object::DefaultTarget::Slot(s)) = default_targets.last_mut() {
+                    *s = slot;
                 }
             }
         }
@@ -261,7 +296,10 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
             interfaces,
             props,
             prop_index,
-            defaults,
+            defaults: std::cell::RefCell::new(defaults),
+            defaults_ready: std::cell::Cell::new(false),
+            defaults_fn: def.defaults,
+            default_targets,
             statics,
             consts,
             const_order,

@@ -38,6 +38,11 @@ pub enum VmError {
     Fatal { message: String, at: Option<Location> },
     /// `exit()`.
     Exit,
+    /// A thrown object (`throw`, or an engine error once an object).
+    Thrown(minizts_core::Obj),
+    /// An error whose report is already written out (an uncaught
+    /// exception, which needed the request to word it).
+    Reported(String),
 }
 
 /// Results in the VM carry errors boxed, keeping the happy path small.
@@ -288,6 +293,11 @@ impl VmError {
     pub fn report(&self) -> Option<String> {
         match self {
             VmError::Exit => None,
+            VmError::Thrown(o) => Some(format!(
+                "Fatal error: Uncaught {} (minizts: reported without the request)\n",
+                o.class.name
+            )),
+            VmError::Reported(text) => Some(text.clone()),
             VmError::Fatal { message, at } => Some(format_message("Fatal error", message, at.as_ref())),
             VmError::Uncaught {
                 class,
@@ -326,7 +336,7 @@ impl VmError {
 
     pub fn is_located(&self) -> bool {
         match self {
-            VmError::Exit => true,
+            VmError::Exit | VmError::Thrown(_) | VmError::Reported(_) => true,
             VmError::Fatal { at, .. } | VmError::Uncaught { at, .. } => at.is_some(),
         }
     }
@@ -345,7 +355,7 @@ pub fn locate<G: Globals>(g: G, mut err: Box<VmError>) -> Box<VmError> {
             *at = here;
             *trace = stack_trace(g);
         }
-        VmError::Exit => {}
+        VmError::Exit | VmError::Thrown(_) | VmError::Reported(_) => {}
     }
     err
 }

@@ -581,6 +581,8 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     argc: argc as u16,
                     closure: None,
                     native: false,
+                    scope: 0,
+                    called: 0,
                 });
                 eg.frames.set_len(n + 1);
             }
@@ -937,7 +939,12 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 }
                 Op::Jmp { target } | Op::JmpBack { target } => jump!(target),
                 Op::JmpIf { cond, target } => branch!(num::truthy(raw!(cond)), true, target),
-                Op::JmpArgByVal { callee, arg, target } => {
+                Op::JmpArgByVal {
+                    callee,
+                    arg,
+                    target,
+                    method: false,
+                } => {
                     // A script closure called with a positional argument
                     // (a callback handed to a function, `$f($a[$i])`):
                     // its parameter's flag, without resolving the callee.
@@ -1352,7 +1359,28 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::Exit { .. }
                 | Op::MatchError { .. }
                 | Op::Silence { .. }
-                | Op::Unsilence { .. } => slow!(),
+                | Op::Unsilence { .. }
+                | Op::JmpArgByVal { .. }
+                | Op::DeclareClass { .. }
+                | Op::New { .. }
+                | Op::InitMethod { .. }
+                | Op::InitStaticMethod { .. }
+                | Op::CallMethod { .. }
+                | Op::FetchProp { .. }
+                | Op::IssetProp { .. }
+                | Op::AssignProp { .. }
+                | Op::FetchPropRef { .. }
+                | Op::UnsetProp { .. }
+                | Op::FetchStaticProp { .. }
+                | Op::FetchStaticPropRef { .. }
+                | Op::FetchClassConst { .. }
+                | Op::FetchClassName { .. }
+                | Op::InstanceOf { .. }
+                | Op::Clone { .. }
+                | Op::Throw { .. }
+                | Op::Catch { .. }
+                | Op::FastCall { .. }
+                | Op::FastRet { .. } => slow!(),
             }
         }
         // The general path of the instruction the dispatch loop stopped
@@ -1373,7 +1401,16 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             }
             Ok(Next(to)) if to.is_null() => return Ok(std::mem::take(&mut done)),
             Ok(Next(to)) => ip = to,
-            Err(e) => return Err(e),
+            // A thrown exception goes to the innermost handler around
+            // the instruction, in this frame or a caller's (frames
+            // popped on the way); none: the error leaves the loop.
+            Err(e) => match crate::exceptions::unwind(g, e) {
+                Ok(to) => {
+                    load_frame!();
+                    ip = to;
+                }
+                Err(e) => return Err(e),
+            },
         }
     }
 }

@@ -7,16 +7,21 @@
 
 pub mod builtins;
 pub mod call;
+pub mod class;
 mod code;
 mod dim;
 pub mod dtoa;
 pub mod error;
+mod enums;
 mod eval;
+pub mod exceptions;
 pub mod exec;
 pub mod extensions;
 mod gc;
 mod include;
 mod limits;
+mod natives;
+pub mod objects;
 mod ops;
 mod output;
 mod scope;
@@ -102,6 +107,12 @@ pub fn run_request<G: Globals>(g: G, script: Arc<Script>, argv: &[PhpStr], sink:
             (exit_status, error) = ended(g, result);
         }
     }
+    // The objects still alive get their destructors (PHP's
+    // `zend_call_destructors`), then the request's values go.
+    let result = objects::shutdown_destructors(g);
+    if result.is_err() && error.is_none() {
+        (exit_status, error) = ended(g, result);
+    }
     drop(limits);
     extensions::request_shutdown(g);
     let sink = eg!(g).request_shutdown();
@@ -119,6 +130,11 @@ fn ended<T, G: Globals>(g: G, result: VmResult<T>) -> (i32, Option<VmError>) {
         Ok(_) => (eg!(g).exit_status, None),
         Err(e) => match *e {
             VmError::Exit => (eg!(g).exit_status, None),
+            VmError::Thrown(o) => {
+                let text = crate::exceptions::uncaught_report(g, &o);
+                write_stderr(g, &text);
+                (255, Some(VmError::Reported(text)))
+            }
             e => {
                 if let Some(text) = e.report() {
                     write_stderr(g, &text);
@@ -164,6 +180,8 @@ fn main_frame<G: Globals>(g: G, script: &Script) -> VmResult<*mut Value> {
         argc: 0,
         closure: None,
         native: true,
+        scope: 0,
+        called: 0,
     });
     Ok(base)
 }
@@ -171,6 +189,12 @@ fn main_frame<G: Globals>(g: G, script: &Script) -> VmResult<*mut Value> {
 fn start<G: Globals>(g: G, script: &Script) -> VmResult<Value> {
     for &f in &script.early_functions {
         call::declare_function(g, f)?;
+    }
+    // PHP's early binding: top-level classes whose parents are known.
+    for &c in &script.early_classes {
+        if class::can_link_early(g, &script.classes[c as usize]) {
+            class::declare(g, script, c)?;
+        }
     }
     let main = script.main();
     let base = main_frame(g, script)?;

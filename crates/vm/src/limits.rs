@@ -58,6 +58,9 @@ pub(crate) fn safe_point<G: Globals>(g: G) -> VmResult<()> {
 #[inline(never)]
 pub(crate) fn interrupted_at_safe_point<G: Globals>(g: G) -> VmResult<()> {
     interrupted(g)?;
+    // Objects whose last holder went have their destructors run here,
+    // as close as the VM can get to PHP running them in the release.
+    crate::objects::run_destructors(g)?;
     crate::error::run_user_handlers(g)
 }
 

@@ -10,7 +10,7 @@
 use std::rc::Rc;
 
 use hashbrown::HashMap;
-use minizts_core::object::{acc, Class, ClassKind, NativeKind, PropInfo};
+use minizts_core::object::{acc, Class, ClassKind, Method, MethodBody, NativeKind, PropInfo};
 use minizts_core::{PhpStr, Value};
 use minizts_globals::Globals;
 
@@ -141,12 +141,22 @@ pub(super) fn make<G: Globals>(g: G, lc_name: &[u8]) -> Option<Rc<Class>> {
     Some(super::register(g, |id| {
         let (mut props, mut defaults) = parent
             .as_ref()
-            .map_or_else(|| (Vec::new(), Vec::new()), |p| (p.props.clone(), p.defaults.clone()));
+            .map_or_else(|| (Vec::new(), Vec::new()), |p| (p.props.clone(), p.defaults.borrow().clone()));
         if is_root_throwable {
             for (info, v) in throwable_props(id) {
                 props.push(info);
                 defaults.push(v);
             }
+        }
+        if spec.name == "ErrorException" {
+            props.push(PropInfo {
+                name: PhpStr::from(&b"severity"[..]),
+                flags: acc::PROTECTED,
+                declaring: id,
+                ty: None,
+                has_default: true,
+            });
+            defaults.push(Value::Int(1));
         }
         let prop_index = props
             .iter()
@@ -154,9 +164,20 @@ pub(super) fn make<G: Globals>(g: G, lc_name: &[u8]) -> Option<Rc<Class>> {
             .filter(|(_, p)| p.flags & acc::PRIVATE == 0 || p.declaring == id)
             .map(|(i, p)| (p.name.clone(), i as u32))
             .collect();
-        let methods = parent
+        let mut methods: HashMap<Box<[u8]>, Rc<Method>> = parent
             .as_ref()
             .map_or_else(HashMap::new, |p| p.methods.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
+        for (nid, name, flags) in crate::natives::declared_by(spec.name) {
+            methods.insert(
+                name.to_ascii_lowercase().into_bytes().into(),
+                Rc::new(Method {
+                    name: PhpStr::from(name.as_bytes()),
+                    flags,
+                    declaring: id,
+                    body: MethodBody::Native(nid),
+                }),
+            );
+        }
         let magic = super::magic_of(&methods);
         let native = if is_root_throwable {
             Some(NativeKind::Throwable)
@@ -174,7 +195,10 @@ pub(super) fn make<G: Globals>(g: G, lc_name: &[u8]) -> Option<Rc<Class>> {
             interfaces,
             props,
             prop_index,
-            defaults,
+            defaults: std::cell::RefCell::new(defaults),
+            defaults_ready: std::cell::Cell::new(true),
+            defaults_fn: None,
+            default_targets: Vec::new(),
             statics: HashMap::new(),
             consts: HashMap::new(),
             const_order: Vec::new(),

@@ -813,9 +813,20 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             tri!(check_limits(g));
             set!(dst, r);
         }
-        Op::JmpArgByVal { callee, arg, target } => {
+        Op::JmpArgByVal {
+            callee,
+            arg,
+            target,
+            method,
+        } => {
             save_pc(g, cur!());
-            let by_ref = match call::resolve_callable(g, &reg!(callee).clone()) {
+            let resolved = if method {
+                // SAFETY: a method call's three callee registers.
+                unsafe { crate::objects::callee_of(base.byte_add(callee.raw() * 8)) }.ok_or(())
+            } else {
+                call::resolve_callable(g, &reg!(callee).clone()).map_err(drop)
+            };
+            let by_ref = match resolved {
                 Ok(c) => match &*opnd!(arg) {
                     Value::Int(i) => call::param_by_ref(g, &c, *i as usize),
                     Value::Str(name) => call::named_param_by_ref(g, &c, name),
@@ -851,9 +862,19 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 a.insert(Key::from_bytes(name), v);
             }
         }
-        Op::SendUnpack { arr, src, callee } => {
+        Op::SendUnpack {
+            arr,
+            src,
+            callee,
+            method,
+        } => {
             save_pc(g, cur!());
-            let target = call::resolve_callable(g, &reg!(callee).clone()).ok();
+            let target = if method {
+                // SAFETY: a method call's three callee registers.
+                unsafe { crate::objects::callee_of(base.byte_add(callee.raw() * 8)) }
+            } else {
+                call::resolve_callable(g, &reg!(callee).clone()).ok()
+            };
             let start = match reg!(arr) {
                 Value::Arr(a) => a.len(),
                 _ => 0,
@@ -937,9 +958,16 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             var,
             callee,
             argno,
+            method,
         } => {
             save_pc(g, cur!());
-            let by_ref = match call::resolve_callable(g, &reg!(callee).clone()) {
+            let resolved = if method {
+                // SAFETY: a method call's three callee registers.
+                unsafe { crate::objects::callee_of(base.byte_add(callee.raw() * 8)) }.ok_or(())
+            } else {
+                call::resolve_callable(g, &reg!(callee).clone()).map_err(drop)
+            };
+            let by_ref = match resolved {
                 // `var` is `dst` when the compiler passes a value that
                 // is not a variable (`sort([1])`): PHP's error if the
                 // parameter is by reference.
@@ -957,6 +985,256 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             };
             set!(dst, v);
         }
+        Op::DeclareClass { decl } => {
+            save_pc(g, cur!());
+            let fid = eg!(g).frames.last().map_or(0, |f| f.func);
+            let script = eg!(g, |eg| eg.code.unit_of(fid).cloned());
+            if let Some(script) = script {
+                tri!(crate::class::declare(g, &script, decl as u32));
+            }
+        }
+        Op::New {
+            dst,
+            class,
+            mode,
+            callee,
+            skip,
+        } => {
+            save_pc(g, cur!());
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let o = tri!(crate::objects::instantiate(g, &cls));
+            set!(dst, Value::Obj(o.clone()));
+            match cls.magic.construct.clone() {
+                Some(m) => {
+                    tri!(crate::objects::check_constructor(g, &cls, &m));
+                    let r = crate::objects::Resolved {
+                        method: m,
+                        this: Some(o),
+                        called: cls,
+                        magic_name: None,
+                    };
+                    // SAFETY: `callee` is the first of three registers of
+                    // the window.
+                    unsafe { crate::objects::fill_callee(base.byte_add(callee.raw() * 8), r) };
+                }
+                None => jump!(skip),
+            }
+        }
+        Op::InitMethod { callee, obj, name } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let r = tri!(crate::objects::resolve_method(g, &opnd!(obj), &name));
+            // SAFETY: as for `New`.
+            unsafe { crate::objects::fill_callee(base.byte_add(callee.raw() * 8), r) };
+        }
+        Op::InitStaticMethod {
+            callee,
+            class,
+            mode,
+            name,
+        } => {
+            save_pc(g, cur!());
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let forwarding = matches!(
+                mode,
+                minizts_core::bytecode::class_mode::SELF
+                    | minizts_core::bytecode::class_mode::PARENT
+                    | minizts_core::bytecode::class_mode::STATIC
+            );
+            let r = tri!(crate::objects::resolve_static(g, &cls, &name, forwarding));
+            // SAFETY: as for `New`.
+            unsafe { crate::objects::fill_callee(base.byte_add(callee.raw() * 8), r) };
+        }
+        Op::CallMethod {
+            dst,
+            callee,
+            args,
+            argc,
+        } => {
+            save_pc(g, cur!());
+            // SAFETY: `callee` is the first of three registers of the window.
+            let c = unsafe { crate::objects::take_callee(g, base.byte_add(callee.raw() * 8)) };
+            match c {
+                crate::objects::Taken::User { func: fid, this, scope, called } => {
+                    tri!(check_limits(g));
+                    // SAFETY: the argument registers are in the window.
+                    let at_args = unsafe { base.byte_add(args.raw() * 8) };
+                    // SAFETY: the arguments are the top registers.
+                    tri!(unsafe { call::push_frame(g, fid, at_args, chunk!(), argc as usize, dst, None, false) });
+                    call::enter_method(g, this, scope, called);
+                    // SAFETY: the request's functions outlive its frames.
+                    entered!(unsafe { crate::code::known(g, fid) });
+                }
+                crate::objects::Taken::Other(run) => {
+                    // SAFETY: as for `CallBuiltin`.
+                    let slice = unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) };
+                    let list: Vec<Value> = slice.iter_mut().map(std::mem::take).collect();
+                    let r = tri!(run.call(g, list));
+                    tri!(check_limits(g));
+                    set!(dst, r);
+                }
+            }
+        }
+        Op::FetchProp { dst, obj, name, quiet } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let v = tri!(crate::objects::read(g, &opnd!(obj), &name, quiet));
+            set!(dst, v);
+        }
+        Op::IssetProp { dst, obj, name } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let v = tri!(crate::objects::isset(g, &opnd!(obj), &name));
+            set!(dst, Value::Bool(v));
+        }
+        Op::AssignProp { obj, name, src } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let v = opnd!(src).deref_clone();
+            tri!(crate::objects::write(g, &opnd!(obj), &name, v));
+        }
+        Op::FetchPropRef { dst, obj, name } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let r = tri!(crate::objects::make_ref(g, &opnd!(obj), &name));
+            set!(dst, Value::Ref(r));
+        }
+        Op::UnsetProp { obj, name } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            tri!(crate::objects::unset(g, &opnd!(obj), &name));
+        }
+        Op::FetchStaticProp {
+            dst,
+            class,
+            mode,
+            name,
+            quiet,
+        } => {
+            save_pc(g, cur!());
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let v = match crate::objects::static_ref(g, &cls, &name) {
+                Ok(r) => r.get(),
+                Err(_) if quiet => Value::Null,
+                Err(e) => return Err(e),
+            };
+            set!(dst, v);
+        }
+        Op::FetchStaticPropRef {
+            dst,
+            class,
+            mode,
+            name,
+        } => {
+            save_pc(g, cur!());
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let r = tri!(crate::objects::static_ref(g, &cls, &name));
+            set!(dst, Value::Ref(r));
+        }
+        Op::FetchClassConst { dst, class, mode, name } => {
+            save_pc(g, cur!());
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let Value::Str(name) = &func.consts.values()[name as usize] else {
+                unreachable!("a constant's name is a string constant")
+            };
+            let v = tri!(crate::objects::class_const(g, &cls, name));
+            set!(dst, v);
+        }
+        Op::FetchClassName { dst, class, mode } => {
+            save_pc(g, cur!());
+            let v = opnd!(class).deref_clone();
+            if mode == minizts_core::bytecode::class_mode::VALUE && !matches!(v, Value::Obj(_) | Value::Closure(_)) {
+                tri!(crate::error::type_error::<()>(format!(
+                    "Cannot use \"::class\" on value of type {}",
+                    v.type_name()
+                )));
+            }
+            let cls = tri!(crate::objects::class_operand(g, &v, mode));
+            set!(dst, Value::Str(cls.name.clone()));
+        }
+        Op::InstanceOf { dst, src, class, mode } => {
+            save_pc(g, cur!());
+            let v = opnd!(src).deref_clone();
+            let cls = if mode == minizts_core::bytecode::class_mode::NAME {
+                match &opnd!(class).deref_clone() {
+                    Value::Str(n) => crate::class::lookup(g, n.as_bytes()),
+                    _ => None,
+                }
+            } else {
+                match crate::objects::class_operand(g, &opnd!(class), mode) {
+                    Ok(c) => Some(c),
+                    Err(e) if mode == minizts_core::bytecode::class_mode::VALUE => {
+                        drop(e);
+                        tri!(crate::error::error::<()>("Class name must be a valid object or a string"));
+                        None
+                    }
+                    Err(e) => return Err(e),
+                }
+            };
+            set!(dst, Value::Bool(cls.is_some_and(|c| crate::objects::instance_of(&v, &c))));
+        }
+        Op::Clone { dst, src } => {
+            save_pc(g, cur!());
+            let v = tri!(crate::objects::clone(g, &opnd!(src)));
+            set!(dst, v);
+        }
+        Op::Throw { src } => {
+            save_pc(g, cur!());
+            match opnd!(src).deref_clone() {
+                Value::Obj(o) if o.class.interfaces.iter().any(|i| i.name.as_bytes() == b"Throwable") => {
+                    return Err(Box::new(crate::error::VmError::Thrown(o)));
+                }
+                _ => tri!(crate::error::error::<()>("Can only throw objects")),
+            }
+        }
+        Op::Catch { class, var, next, last } => {
+            let Value::Str(name) = &func.consts.values()[class as usize] else {
+                unreachable!("a class name is a string constant")
+            };
+            let exc = eg!(g).exception.clone();
+            let matched = match &exc {
+                Some(Value::Obj(o)) => crate::exceptions::is_a(g, o, name.as_bytes()),
+                _ => false,
+            };
+            if matched {
+                eg!(g).exception = None;
+                if !var.is_none() {
+                    let v = exc.expect("matched");
+                    match reg!(var) {
+                        Value::Ref(r) => r.set(v),
+                        slot => *slot = v,
+                    }
+                }
+            } else if last {
+                let exc = eg!(g).exception.take();
+                if let Some(Value::Obj(o)) = exc {
+                    save_pc(g, cur!());
+                    return Err(Box::new(crate::error::VmError::Thrown(o)));
+                }
+            } else {
+                jump!(next);
+            }
+        }
+        Op::FastCall { slot, target } => {
+            // The return address: the instruction after this one.
+            let back = func.index_of(at).map_or(0, |i| i + 1);
+            set!(slot, Value::Int(back as i64));
+            jump!(target);
+        }
+        Op::FastRet { slot } => match std::mem::take(reg!(slot)) {
+            Value::Int(back) => {
+                // SAFETY: a FAST_CALL's return address is inside the code.
+                return Ok(Next::at(unsafe { code.as_ptr().add(back as usize) }));
+            }
+            Value::Obj(o) => {
+                save_pc(g, cur!());
+                return Err(Box::new(crate::error::VmError::Thrown(o)));
+            }
+            _ => {}
+        },
         Op::Return { .. } | Op::ReturnRef { .. } => {
             let v = match op {
                 Op::Return { src } => opnd!(src).clone(),
@@ -1108,19 +1386,28 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             n,
         } => {
             let bound: Vec<Value> = (0..n as u16).map(|i| std::mem::take(reg!(captures.plus(i)))).collect();
-            let handle = eg!(g, |eg| {
-                eg.next_object_handle += 1;
-                eg.next_object_handle - 1
-            });
             // SAFETY: used here only.
-            let statics = vec![None; unsafe { crate::code::known(g, f) }.num_statics as usize];
-            *reg!(dst) = Value::Closure(Rc::new(Closure {
-                func: f,
+            let callee = unsafe { crate::code::known(g, f) };
+            let statics = vec![None; callee.num_statics as usize];
+            // A closure made in a method keeps its scope and, unless
+            // static, its `$this`.
+            let (scope, called) = eg!(g, |eg| eg.frames.last().map_or((0, 0), |f| (f.scope, f.called)));
+            let this = if callee.method_flags & minizts_core::object::acc::STATIC != 0 {
+                None
+            } else {
+                crate::objects::this(g)
+            };
+            let c = call::new_closure(
+                g,
+                f,
                 bound,
-                statics: std::cell::RefCell::new(statics),
-                handle,
-                kind: minizts_core::value::ClosureKind::Literal,
-            }));
+                statics,
+                minizts_core::value::ClosureKind::Literal,
+                this,
+                scope,
+                called,
+            );
+            *reg!(dst) = Value::Closure(Rc::new(c));
         }
         Op::MakeCallable { dst, src } => {
             save_pc(g, cur!());
@@ -1510,6 +1797,8 @@ pub(super) unsafe fn enter<G: Globals>(
             argc: n as u16,
             closure: None,
             native: false,
+            scope: 0,
+            called: 0,
         });
         Ok(b)
     });

@@ -228,6 +228,55 @@ impl<G: Globals> Printer<G> {
                 self.leave(p);
                 self.dump_close(level);
             }
+            Value::Obj(o) => {
+                let p = o.addr() as *const ();
+                if !self.enter(p) {
+                    self.push(b"*RECURSION*\n");
+                    return;
+                }
+                if o.class.kind == minizts_core::object::ClassKind::Enum {
+                    self.leave(p);
+                    self.push(amp);
+                    self.push(b"enum(");
+                    self.push(o.class.name.as_bytes());
+                    self.push(b"::");
+                    self.push(crate::exceptions::get(o, "name").to_php_str(14).unwrap_or_default().as_bytes());
+                    self.push(b")\n");
+                    return;
+                }
+                let props = crate::objects::visible_props(self.g, o);
+                let shown = props.iter().filter(|p| !matches!(p.value, Value::Undef)).count();
+                self.push(amp);
+                self.push(b"object(");
+                self.push(o.class.name.as_bytes());
+                self.push(b")#");
+                self.int(i64::from(o.handle()));
+                self.push(b" (");
+                self.int(shown as i64);
+                self.push(b") {\n");
+                for prop in &props {
+                    if !self.step() {
+                        break;
+                    }
+                    self.spaces(level + 1);
+                    self.push(b"[\"");
+                    self.push(prop.name.as_bytes());
+                    self.push(b"\"");
+                    self.push(prop.annotation().as_bytes());
+                    self.push(b"]=>\n");
+                    match &prop.value {
+                        Value::Undef => {
+                            self.spaces(level + 1);
+                            self.push(b"uninitialized(");
+                            self.push(prop.type_text.as_bytes());
+                            self.push(b")\n");
+                        }
+                        v => self.dump(v, level + 2),
+                    }
+                }
+                self.leave(p);
+                self.dump_close(level);
+            }
         }
     }
 
@@ -381,6 +430,33 @@ impl<G: Globals> Printer<G> {
                 self.print_hash(&props, indent);
                 self.leave(p);
             }
+            Value::Obj(o) => {
+                self.push(o.class.name.as_bytes());
+                self.push(b" Object\n");
+                let p = o.addr() as *const ();
+                if !self.enter(p) {
+                    self.push(b" *RECURSION*");
+                    return;
+                }
+                let props = crate::objects::visible_props(self.g, o);
+                self.spaces(indent);
+                self.push(b"(\n");
+                for prop in props.iter().filter(|p| !matches!(p.value, Value::Undef)) {
+                    if !self.step() {
+                        break;
+                    }
+                    self.spaces(indent + 4);
+                    self.push(b"[");
+                    self.push(prop.name.as_bytes());
+                    self.push(prop.print_r_annotation().as_bytes());
+                    self.push(b"] => ");
+                    self.print_r(&prop.value, indent + 8);
+                    self.push(b"\n");
+                }
+                self.spaces(indent);
+                self.push(b")\n");
+                self.leave(p);
+            }
             other => {
                 // Scalars print as their string conversion.
                 let _ = other.write_string_with(&mut *self.dtoa, &mut self.out, self.precision);
@@ -472,6 +548,50 @@ impl<G: Globals> Printer<G> {
                     self.spaces(level - 1);
                 }
                 self.push(b"))");
+            }
+            Value::Obj(o) => {
+                let p = o.addr() as *const ();
+                if !self.enter(p) {
+                    self.circular += 1;
+                    self.push(b"NULL");
+                    return;
+                }
+                if level > 1 {
+                    self.push(b"\n");
+                    self.spaces(level - 1);
+                }
+                let is_std = o.class.name.as_bytes() == b"stdClass";
+                if o.class.kind == minizts_core::object::ClassKind::Enum {
+                    self.push(b"\\");
+                    self.push(o.class.name.as_bytes());
+                    self.push(b"::");
+                    self.push(crate::exceptions::get(o, "name").to_php_str(14).unwrap_or_default().as_bytes());
+                    self.leave(p);
+                    return;
+                }
+                if is_std {
+                    self.push(b"(object) array(\n");
+                } else {
+                    self.push(b"\\");
+                    self.push(o.class.name.as_bytes());
+                    self.push(b"::__set_state(array(\n");
+                }
+                let props = crate::objects::visible_props(self.g, o);
+                for prop in props.iter().filter(|p| !matches!(p.value, Value::Undef)) {
+                    if !self.step() {
+                        break;
+                    }
+                    self.spaces(level + 2);
+                    self.export_str(prop.name.as_bytes());
+                    self.push(b" => ");
+                    self.export(&prop.value, level + 2);
+                    self.push(b",\n");
+                }
+                self.leave(p);
+                if level > 1 {
+                    self.spaces(level - 1);
+                }
+                self.push(if is_std { b")" as &[u8] } else { b"))" });
             }
         }
     }

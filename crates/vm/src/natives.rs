@@ -1,0 +1,98 @@
+//! The methods of the builtin classes (`Exception::getMessage` and the
+//! others), written once in [`NATIVES`]: the class that declares each,
+//! its name and flags; its id is its index, which `MethodBody::Native`
+//! holds.
+
+use minizts_core::object::acc;
+use minizts_core::{Obj, Value};
+use minizts_globals::Globals;
+
+use crate::error::{error, VmResult};
+use crate::exceptions as ex;
+
+/// (declaring class, method, flags), by id.
+pub const NATIVES: &[(&str, &str, u16)] = &[
+    ("Exception", "__construct", acc::PUBLIC),
+    ("Exception", "getMessage", acc::PUBLIC | acc::FINAL),
+    ("Exception", "getCode", acc::PUBLIC | acc::FINAL),
+    ("Exception", "getPrevious", acc::PUBLIC | acc::FINAL),
+    ("Exception", "getFile", acc::PUBLIC | acc::FINAL),
+    ("Exception", "getLine", acc::PUBLIC | acc::FINAL),
+    ("Exception", "getTrace", acc::PUBLIC | acc::FINAL),
+    ("Exception", "getTraceAsString", acc::PUBLIC | acc::FINAL),
+    ("Exception", "__toString", acc::PUBLIC),
+    ("Error", "__construct", acc::PUBLIC),
+    ("Error", "getMessage", acc::PUBLIC | acc::FINAL),
+    ("Error", "getCode", acc::PUBLIC | acc::FINAL),
+    ("Error", "getPrevious", acc::PUBLIC | acc::FINAL),
+    ("Error", "getFile", acc::PUBLIC | acc::FINAL),
+    ("Error", "getLine", acc::PUBLIC | acc::FINAL),
+    ("Error", "getTrace", acc::PUBLIC | acc::FINAL),
+    ("Error", "getTraceAsString", acc::PUBLIC | acc::FINAL),
+    ("Error", "__toString", acc::PUBLIC),
+    ("ErrorException", "__construct", acc::PUBLIC),
+    ("ErrorException", "getSeverity", acc::PUBLIC | acc::FINAL),
+];
+
+/// The native methods class `name` declares: (id, method, flags).
+pub fn declared_by(name: &str) -> impl Iterator<Item = (u16, &'static str, u16)> + '_ {
+    NATIVES
+        .iter()
+        .enumerate()
+        .filter(move |(_, (c, _, _))| *c == name)
+        .map(|(i, (_, m, f))| (i as u16, *m, *f))
+}
+
+/// Calls native method `id` on `this` with `args`.
+pub fn call<G: Globals>(g: G, id: u16, this: Option<&Obj>, args: Vec<Value>) -> VmResult<Value> {
+    let Some(&(_, method, _)) = NATIVES.get(id as usize) else {
+        return error("minizts: unknown native method");
+    };
+    let Some(o) = this else {
+        return error(format!("Non-static method {method}() cannot be called statically"));
+    };
+    let arg = |i: usize| args.get(i).map(Value::deref_clone);
+    Ok(match method {
+        "__construct" => {
+            let is_error_exception = o.class.native == Some(minizts_core::object::NativeKind::Throwable)
+                && NATIVES[id as usize].0 == "ErrorException";
+            if let Some(m) = arg(0) {
+                ex::set(o, "message", Value::Str(crate::ops::to_str(g, &m)?));
+            }
+            if is_error_exception {
+                // ($message, $code, $severity, $filename, $line, $previous)
+                if let Some(c) = arg(1) {
+                    ex::set(o, "code", Value::Int(c.to_int()));
+                }
+                ex::set(o, "severity", Value::Int(arg(2).map_or(1, |v| v.to_int())));
+                if let Some(f) = arg(3).filter(|v| !v.is_null()) {
+                    ex::set(o, "file", f);
+                }
+                if let Some(l) = arg(4).filter(|v| !v.is_null()) {
+                    ex::set(o, "line", Value::Int(l.to_int()));
+                }
+                if let Some(p) = arg(5) {
+                    ex::set(o, "previous", p);
+                }
+            } else {
+                if let Some(c) = arg(1) {
+                    ex::set(o, "code", Value::Int(c.to_int()));
+                }
+                if let Some(p) = arg(2) {
+                    ex::set(o, "previous", p);
+                }
+            }
+            Value::Null
+        }
+        "getMessage" => ex::get(o, "message"),
+        "getCode" => ex::get(o, "code"),
+        "getPrevious" => ex::get(o, "previous"),
+        "getFile" => ex::get(o, "file"),
+        "getLine" => ex::get(o, "line"),
+        "getTrace" => ex::get(o, "trace"),
+        "getSeverity" => ex::get(o, "severity"),
+        "getTraceAsString" => Value::str(ex::trace_string(o).as_bytes()),
+        "__toString" => Value::str(ex::to_string(g, o).as_bytes()),
+        _ => return error(format!("minizts: native method {method} is missing")),
+    })
+}

@@ -1,0 +1,1115 @@
+//! Objects at run time: `new`, property access with PHP's visibility
+//! rules and its magic hooks (`__get`, `__set`, `__isset`, `__unset`),
+//! method lookup for calls, static members and class constants (PHP's
+//! `zend_std_*` object handlers and `zend_object_handlers.c`).
+//!
+//! The running code's scope (for `self::` and visibility) and called
+//! scope (`static::`) are the top frame's, as PHP reads them from
+//! `EG(current_execute_data)`.
+
+use std::rc::Rc;
+
+use minizts_core::bytecode::class_mode;
+use minizts_core::object::{acc, Class, ClassKind, DefaultTarget, Method, MethodBody, Object};
+use minizts_core::{Obj, PhpStr, Value};
+use minizts_globals::{eg, Globals};
+
+use crate::error::{deprecated, error, warning, VmResult};
+
+/// The class of id + 1 `id1` (0: none).
+fn class_by_id1<G: Globals>(g: G, id1: u32) -> Option<Rc<Class>> {
+    (id1 != 0).then(|| eg!(g).classes.get(id1 - 1).clone())
+}
+
+/// The running code's class scope.
+pub fn scope<G: Globals>(g: G) -> Option<Rc<Class>> {
+    let id1 = eg!(g, |eg| eg.frames.last().map_or(0, |f| f.scope));
+    class_by_id1(g, id1)
+}
+
+/// The running code's called scope (`static::`).
+pub fn called<G: Globals>(g: G) -> Option<Rc<Class>> {
+    let id1 = eg!(g, |eg| eg.frames.last().map_or(0, |f| f.called));
+    class_by_id1(g, id1)
+}
+
+/// `$this` of the running frame, if it has one.
+pub fn this<G: Globals>(g: G) -> Option<Obj> {
+    eg!(g, |eg| {
+        let f = eg.frames.last()?;
+        // SAFETY: a frame's function is one of the request's.
+        let cv = unsafe { &*f.function }.this_cv?;
+        // SAFETY: a CV of the frame's live window.
+        match unsafe { &*f.base.add(cv as usize) } {
+            Value::Obj(o) => Some(o.clone()),
+            _ => None,
+        }
+    })
+}
+
+/// The class a class operand names (see `class_mode`).
+pub fn class_operand<G: Globals>(g: G, v: &Value, mode: u8) -> VmResult<Rc<Class>> {
+    match mode {
+        class_mode::SELF => scope(g).map_or_else(|| error("Cannot use \"self\" when no class scope is active"), Ok),
+        class_mode::PARENT => match scope(g) {
+            Some(s) => match &s.parent {
+                Some(p) => Ok(p.clone()),
+                None => error("Cannot use \"parent\" when current class scope has no parent"),
+            },
+            None => error("Cannot use \"parent\" when no class scope is active"),
+        },
+        class_mode::STATIC => called(g).map_or_else(|| error("Cannot use \"static\" when no class scope is active"), Ok),
+        _ => match v {
+            Value::Obj(o) => Ok(o.class.clone()),
+            Value::Closure(_) => crate::class::find(g, b"Closure"),
+            Value::Str(s) => crate::class::find(g, s.as_bytes()),
+            Value::Ref(r) => class_operand(g, &r.get(), mode),
+            _ => error("Cannot use value of that type as class name"),
+        },
+    }
+}
+
+/// Evaluates the property defaults of `class` (and its parents) the
+/// first time it is used (PHP's `zend_update_class_constants`).
+pub fn ensure_defaults<G: Globals>(g: G, class: &Rc<Class>) -> VmResult<()> {
+    if class.defaults_ready.get() {
+        return Ok(());
+    }
+    if let Some(p) = &class.parent {
+        ensure_defaults(g, p)?;
+        // Inherited slots take the parent's evaluated defaults.
+        let pd = p.defaults.borrow();
+        let mut d = class.defaults.borrow_mut();
+        for (i, v) in pd.iter().enumerate() {
+            if class.props[i].declaring == p.props[i].declaring {
+                d[i] = v.clone();
+            }
+        }
+    }
+    if let Some(f) = class.defaults_fn {
+        let list = crate::call::call_in_scope(g, f, None, class.id, class.id, Vec::new())?;
+        if let Value::Arr(a) = list {
+            for (target, v) in class.default_targets.iter().zip(a.values()) {
+                match target {
+                    DefaultTarget::Slot(s) => class.defaults.borrow_mut()[*s as usize] = v.deref_clone(),
+                    DefaultTarget::Static(name) => {
+                        if let Some(sp) = class.statics.get(name) {
+                            sp.slot.set(v.deref_clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    class.defaults_ready.set(true);
+    Ok(())
+}
+
+/// `new C` without the constructor call: PHP's `object_init_ex`.
+pub fn instantiate<G: Globals>(g: G, class: &Rc<Class>) -> VmResult<Obj> {
+    match class.kind {
+        ClassKind::Interface => return error(format!("Cannot instantiate interface {}", class.name)),
+        ClassKind::Trait => return error(format!("Cannot instantiate trait {}", class.name)),
+        ClassKind::Enum => return error(format!("Cannot instantiate enum {}", class.name)),
+        ClassKind::Class => {}
+    }
+    if class.is_abstract() {
+        return error(format!("Cannot instantiate abstract class {}", class.name));
+    }
+    ensure_defaults(g, class)?;
+    let props = class.defaults.borrow().clone();
+    let store = eg!(g).objects.clone();
+    let obj = store.create(class.clone(), props);
+    if class.is_throwable() {
+        crate::exceptions::init_throwable(g, &obj);
+    }
+    Ok(obj)
+}
+
+/// Where a property name leads on an object, seen from a scope.
+enum Lookup {
+    /// A declared property's slot.
+    Slot(u32),
+    /// Not declared: a dynamic property (which may not exist).
+    Dynamic,
+    /// Declared but not visible from the scope: the declaring class and
+    /// the property's flags, for the message.
+    Hidden(Rc<Class>, u16),
+}
+
+/// PHP's `zend_check_protected`: whether code of `scope` may see a
+/// protected member declared by `declaring`.
+fn protected_visible(declaring: &Class, scope: &Class) -> bool {
+    scope.is_subclass_of(declaring) || declaring.is_subclass_of(scope)
+}
+
+fn lookup<G: Globals>(g: G, o: &Object, name: &PhpStr, scope: Option<&Rc<Class>>) -> Lookup {
+    // A private property of the scope's own class wins when the object
+    // is an instance of that class (a parent's private slot).
+    if let Some(s) = scope {
+        if s.id != o.class.id && o.class.is_subclass_of(s) {
+            if let Some(&slot) = s.prop_index.get(name) {
+                let p = &s.props[slot as usize];
+                if p.flags & acc::PRIVATE != 0 && p.declaring == s.id {
+                    return Lookup::Slot(slot);
+                }
+            }
+        }
+    }
+    let Some(&slot) = o.class.prop_index.get(name) else {
+        return Lookup::Dynamic;
+    };
+    let p = &o.class.props[slot as usize];
+    if p.flags & acc::PUBLIC != 0 || p.flags & acc::VISIBILITY == 0 {
+        return Lookup::Slot(slot);
+    }
+    let declaring = eg!(g).classes.get(p.declaring).clone();
+    let visible = match scope {
+        None => false,
+        Some(s) if p.flags & acc::PRIVATE != 0 => s.id == p.declaring,
+        Some(s) => protected_visible(&declaring, s),
+    };
+    if visible {
+        Lookup::Slot(slot)
+    } else {
+        Lookup::Hidden(declaring, p.flags)
+    }
+}
+
+fn name_str(name: &PhpStr) -> String {
+    String::from_utf8_lossy(name.as_bytes()).into_owned()
+}
+
+fn hidden_error<T>(declaring: &Class, flags: u16, name: &PhpStr) -> VmResult<T> {
+    error(format!(
+        "Cannot access {} property {}::${}",
+        acc::visibility_word(flags),
+        declaring.name,
+        name_str(name)
+    ))
+}
+
+/// What an operand that should be an object is, for PHP's messages
+/// ("on null", "on int", "on string").
+fn non_object_type(v: &Value) -> &'static str {
+    v.type_name()
+}
+
+/// Calls magic method `m` of `o` with `args` (its `$this`).
+fn call_magic<G: Globals>(g: G, o: &Obj, m: &Rc<Method>, args: Vec<Value>) -> VmResult<Value> {
+    crate::call::call_method(g, m, Some(o.clone()), o.class.id, args)
+}
+
+/// Runs `f` with the object's hook guard set, unless it is set already
+/// (then `None`: a hook reached again from inside itself accesses the
+/// property directly, PHP's property guards).
+fn guarded<T>(o: &Obj, f: impl FnOnce() -> VmResult<T>) -> Option<VmResult<T>> {
+    if o.has_flag(Object::IN_HOOK) {
+        return None;
+    }
+    o.set_flag(Object::IN_HOOK, true);
+    let r = f();
+    o.set_flag(Object::IN_HOOK, false);
+    Some(r)
+}
+
+/// `$obj->name` (`quiet`: inside `isset`/`??`, no warning).
+pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool) -> VmResult<Value> {
+    let o = match objv {
+        Value::Obj(o) => o,
+        Value::Ref(r) => return read(g, &r.get(), name, quiet),
+        other => {
+            if !quiet {
+                warning(
+                    g,
+                    &format!(
+                        "Attempt to read property \"{}\" on {}",
+                        name_str(name),
+                        non_object_type(other)
+                    ),
+                );
+            }
+            return Ok(Value::Null);
+        }
+    };
+    let scope = scope(g);
+    match lookup(g, o, name, scope.as_ref()) {
+        Lookup::Slot(slot) => {
+            let v = o.props.borrow()[slot as usize].deref_clone_keep_undef();
+            if !matches!(v, Value::Undef) {
+                return Ok(v);
+            }
+            if let Some(get) = o.class.magic.get.clone() {
+                if let Some(r) = guarded(o, || call_magic(g, o, &get, vec![Value::Str(name.clone())])) {
+                    return r;
+                }
+            }
+            let p = &o.class.props[slot as usize];
+            if p.ty.is_some() {
+                return error(format!(
+                    "Typed property {}::${} must not be accessed before initialization",
+                    eg!(g).classes.get(p.declaring).name,
+                    name_str(name)
+                ));
+            }
+            if !quiet {
+                warning(g, &format!("Undefined property: {}::${}", o.class.name, name_str(name)));
+            }
+            Ok(Value::Null)
+        }
+        Lookup::Dynamic => {
+            if let Some(v) = o.dynamic.borrow().as_ref().and_then(|d| d.get(&minizts_core::Key::from_php_str(name.clone())).map(Value::deref_clone)) {
+                return Ok(v);
+            }
+            if let Some(get) = o.class.magic.get.clone() {
+                if let Some(r) = guarded(o, || call_magic(g, o, &get, vec![Value::Str(name.clone())])) {
+                    return r;
+                }
+            }
+            if !quiet {
+                warning(g, &format!("Undefined property: {}::${}", o.class.name, name_str(name)));
+            }
+            Ok(Value::Null)
+        }
+        Lookup::Hidden(declaring, flags) => {
+            if let Some(get) = o.class.magic.get.clone() {
+                if let Some(r) = guarded(o, || call_magic(g, o, &get, vec![Value::Str(name.clone())])) {
+                    return r;
+                }
+            }
+            hidden_error(&declaring, flags, name)
+        }
+    }
+}
+
+/// `$obj->name = v`.
+pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value) -> VmResult<()> {
+    let o = match objv {
+        Value::Obj(o) => o,
+        Value::Ref(r) => return write(g, &r.get(), name, v),
+        other => {
+            return error(format!(
+                "Attempt to assign property \"{}\" on {}",
+                name_str(name),
+                non_object_type(other)
+            ))
+        }
+    };
+    let scope = scope(g);
+    match lookup(g, o, name, scope.as_ref()) {
+        Lookup::Slot(slot) => {
+            let p = &o.class.props[slot as usize];
+            if p.flags & acc::READONLY != 0 {
+                let initialised = !matches!(o.props.borrow()[slot as usize], Value::Undef);
+                let declaring = eg!(g).classes.get(p.declaring).clone();
+                if initialised {
+                    return error(format!("Cannot modify readonly property {}::${}", o.class.name, name_str(name)));
+                }
+                if scope.as_ref().is_none_or(|s| s.id != p.declaring) {
+                    return error(format!(
+                        "Cannot initialize readonly property {}::${} from {}",
+                        declaring.name,
+                        name_str(name),
+                        scope.as_ref().map_or_else(|| "global scope".to_string(), |s| format!("scope {}", s.name))
+                    ));
+                }
+            }
+            let v = match &p.ty {
+                Some(ty) => crate::types::check_property(g, ty, v, &o.class, p.declaring, name)?,
+                None => v,
+            };
+            let mut props = o.props.borrow_mut();
+            let slot = &mut props[slot as usize];
+            let old = match slot {
+                Value::Ref(r) => {
+                    let r = r.clone();
+                    drop(props);
+                    r.set(v);
+                    return Ok(());
+                }
+                slot => std::mem::replace(slot, v),
+            };
+            drop(props);
+            drop(old);
+            Ok(())
+        }
+        Lookup::Dynamic => {
+            let key = minizts_core::Key::from_php_str(name.clone());
+            let exists = o.dynamic.borrow().as_ref().is_some_and(|d| d.get(&key).is_some());
+            if !exists {
+                if let Some(set) = o.class.magic.set.clone() {
+                    if let Some(r) = guarded(o, || call_magic(g, o, &set, vec![Value::Str(name.clone()), v.clone()])) {
+                        return r.map(drop);
+                    }
+                }
+                if !o.class.allow_dynamic {
+                    deprecated(
+                        g,
+                        &format!("Creation of dynamic property {}::${} is deprecated", o.class.name, name_str(name)),
+                    );
+                }
+            }
+            let mut d = o.dynamic.borrow_mut();
+            let table = d.get_or_insert_with(minizts_core::PhpArray::new);
+            let (slot, _) = table.entry(key);
+            match slot {
+                Value::Ref(r) => r.set(v),
+                slot => *slot = v,
+            }
+            Ok(())
+        }
+        Lookup::Hidden(declaring, flags) => {
+            if let Some(set) = o.class.magic.set.clone() {
+                if let Some(r) = guarded(o, || call_magic(g, o, &set, vec![Value::Str(name.clone()), v.clone()])) {
+                    return r.map(drop);
+                }
+            }
+            hidden_error(&declaring, flags, name)
+        }
+    }
+}
+
+/// `&$obj->name`: the property as a reference, made one if it is not
+/// (and created, null, if it does not exist), for writes through it.
+pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<minizts_core::PhpRef> {
+    let o = match objv {
+        Value::Obj(o) => o,
+        Value::Ref(r) => return make_ref(g, &r.get(), name),
+        other => {
+            return error(format!(
+                "Attempt to modify property \"{}\" on {}",
+                name_str(name),
+                non_object_type(other)
+            ))
+        }
+    };
+    let scope = scope(g);
+    match lookup(g, o, name, scope.as_ref()) {
+        Lookup::Slot(slot) => {
+            let p = &o.class.props[slot as usize];
+            if p.flags & acc::READONLY != 0 && !matches!(o.props.borrow()[slot as usize], Value::Undef) {
+                return error(format!("Cannot modify readonly property {}::${}", o.class.name, name_str(name)));
+            }
+            let mut props = o.props.borrow_mut();
+            let v = &mut props[slot as usize];
+            if let Value::Ref(r) = v {
+                return Ok(r.clone());
+            }
+            let inner = match std::mem::take(v) {
+                Value::Undef => Value::Null,
+                x => x,
+            };
+            let r = crate::gc::new_ref(g, inner);
+            *v = Value::Ref(r.clone());
+            Ok(r)
+        }
+        Lookup::Dynamic => {
+            let key = minizts_core::Key::from_php_str(name.clone());
+            let exists = o.dynamic.borrow().as_ref().is_some_and(|d| d.get(&key).is_some());
+            if !exists {
+                if let Some(get) = o.class.magic.get.clone() {
+                    if let Some(r) = guarded(o, || call_magic(g, o, &get, vec![Value::Str(name.clone())])) {
+                        let v = r?;
+                        warning(
+                            g,
+                            &format!("Indirect modification of overloaded property {}::${} has no effect", o.class.name, name_str(name)),
+                        );
+                        return Ok(crate::gc::new_ref(g, v));
+                    }
+                }
+                if !o.class.allow_dynamic {
+                    deprecated(
+                        g,
+                        &format!("Creation of dynamic property {}::${} is deprecated", o.class.name, name_str(name)),
+                    );
+                }
+            }
+            let mut d = o.dynamic.borrow_mut();
+            let table = d.get_or_insert_with(minizts_core::PhpArray::new);
+            let (slot, _) = table.entry(key);
+            if let Value::Ref(r) = slot {
+                return Ok(r.clone());
+            }
+            let inner = match std::mem::take(slot) {
+                Value::Undef => Value::Null,
+                x => x,
+            };
+            let r = crate::gc::new_ref(g, inner);
+            *slot = Value::Ref(r.clone());
+            Ok(r)
+        }
+        Lookup::Hidden(declaring, flags) => hidden_error(&declaring, flags, name),
+    }
+}
+
+/// `isset($obj->name)`.
+pub fn isset<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<bool> {
+    let o = match objv {
+        Value::Obj(o) => o,
+        Value::Ref(r) => return isset(g, &r.get(), name),
+        _ => return Ok(false),
+    };
+    let scope = scope(g);
+    let direct = match lookup(g, o, name, scope.as_ref()) {
+        Lookup::Slot(slot) => Some(o.props.borrow()[slot as usize].deref_clone_keep_undef()),
+        Lookup::Dynamic => o
+            .dynamic
+            .borrow()
+            .as_ref()
+            .and_then(|d| d.get(&minizts_core::Key::from_php_str(name.clone())).map(Value::deref_clone)),
+        Lookup::Hidden(..) => None,
+    };
+    match direct {
+        Some(v) if !matches!(v, Value::Undef) => Ok(!v.is_null()),
+        _ => match o.class.magic.isset.clone() {
+            Some(m) => match guarded(o, || call_magic(g, o, &m, vec![Value::Str(name.clone())])) {
+                Some(r) => Ok(r?.to_bool()),
+                None => Ok(false),
+            },
+            None => Ok(false),
+        },
+    }
+}
+
+/// `unset($obj->name)`.
+pub fn unset<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<()> {
+    let o = match objv {
+        Value::Obj(o) => o,
+        Value::Ref(r) => return unset(g, &r.get(), name),
+        _ => return Ok(()),
+    };
+    let scope = scope(g);
+    match lookup(g, o, name, scope.as_ref()) {
+        Lookup::Slot(slot) => {
+            let p = &o.class.props[slot as usize];
+            if p.flags & acc::READONLY != 0 {
+                return error(format!("Cannot unset readonly property {}::${}", o.class.name, name_str(name)));
+            }
+            let old = std::mem::take(&mut o.props.borrow_mut()[slot as usize]);
+            drop(old);
+            Ok(())
+        }
+        Lookup::Dynamic => {
+            let key = minizts_core::Key::from_php_str(name.clone());
+            let removed = o.dynamic.borrow_mut().as_mut().and_then(|d| d.remove(&key));
+            if removed.is_none() {
+                if let Some(m) = o.class.magic.unset.clone() {
+                    if let Some(r) = guarded(o, || call_magic(g, o, &m, vec![Value::Str(name.clone())])) {
+                        r?;
+                    }
+                }
+            }
+            Ok(())
+        }
+        Lookup::Hidden(declaring, flags) => {
+            if let Some(m) = o.class.magic.unset.clone() {
+                if let Some(r) = guarded(o, || call_magic(g, o, &m, vec![Value::Str(name.clone())])) {
+                    return r.map(drop);
+                }
+            }
+            hidden_error(&declaring, flags, name)
+        }
+    }
+}
+
+/// A method resolved for a call: what runs, on what.
+pub struct Resolved {
+    pub method: Rc<Method>,
+    pub this: Option<Obj>,
+    /// The class `static::` means inside the call.
+    pub called: Rc<Class>,
+    /// For `__call`/`__callStatic`: the name that was called.
+    pub magic_name: Option<PhpStr>,
+}
+
+/// Method `name` of `class` as code of `scope` may call it; `Err` with
+/// the method (if any) when it is not visible.
+fn find_method(class: &Rc<Class>, lc: &[u8], scope: Option<&Rc<Class>>) -> Result<Rc<Method>, Option<Rc<Method>>> {
+    // The scope's own private method wins on an instance of it.
+    if let Some(s) = scope {
+        if s.id != class.id && class.is_subclass_of(s) {
+            if let Some(m) = s.methods.get(lc) {
+                if m.flags & acc::PRIVATE != 0 && m.declaring == s.id {
+                    return Ok(m.clone());
+                }
+            }
+        }
+    }
+    let Some(m) = class.methods.get(lc) else {
+        return Err(None);
+    };
+    if m.flags & acc::PRIVATE != 0 {
+        if scope.is_some_and(|s| s.id == m.declaring) {
+            return Ok(m.clone());
+        }
+        return Err(Some(m.clone()));
+    }
+    if m.flags & acc::PROTECTED != 0 {
+        let ok = scope.is_some_and(|s| s.is_subclass_of(class) || class.is_subclass_of(s) || s.id == m.declaring);
+        if !ok {
+            return Err(Some(m.clone()));
+        }
+    }
+    Ok(m.clone())
+}
+
+fn scope_words(scope: Option<&Rc<Class>>) -> String {
+    match scope {
+        Some(s) => format!("scope {}", s.name),
+        None => "global scope".into(),
+    }
+}
+
+/// `$obj->name(…)`: PHP's `INIT_METHOD_CALL`.
+pub fn resolve_method<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<Resolved> {
+    let o = match objv {
+        Value::Obj(o) => o.clone(),
+        Value::Ref(r) => return resolve_method(g, &r.get(), name),
+        other => {
+            return error(format!(
+                "Call to a member function {}() on {}",
+                name_str(name),
+                non_object_type(other)
+            ))
+        }
+    };
+    let scope = scope(g);
+    let lc = name.as_bytes().to_ascii_lowercase();
+    match find_method(&o.class, &lc, scope.as_ref()) {
+        Ok(m) => Ok(Resolved {
+            called: o.class.clone(),
+            method: m,
+            this: Some(o),
+            magic_name: None,
+        }),
+        Err(hidden) => {
+            if let Some(call) = o.class.magic.call.clone() {
+                return Ok(Resolved {
+                    called: o.class.clone(),
+                    method: call,
+                    this: Some(o),
+                    magic_name: Some(name.clone()),
+                });
+            }
+            match hidden {
+                Some(m) => error(format!(
+                    "Call to {} method {}::{}() from {}",
+                    acc::visibility_word(m.flags),
+                    o.class.name,
+                    m.name,
+                    scope_words(scope.as_ref())
+                )),
+                None => error(format!("Call to undefined method {}::{}()", o.class.name, name_str(name))),
+            }
+        }
+    }
+}
+
+/// `C::name(…)`: PHP's `INIT_STATIC_METHOD_CALL`. `forwarding`: the class
+/// was named by `self`, `parent` or `static`, which keep the caller's
+/// called scope and `$this`.
+pub fn resolve_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, forwarding: bool) -> VmResult<Resolved> {
+    let scope = scope(g);
+    let this = this(g).filter(|t| t.class.is_subclass_of(class));
+    let lc = name.as_bytes().to_ascii_lowercase();
+    let called = if forwarding {
+        called(g).filter(|c| c.is_subclass_of(class)).unwrap_or_else(|| class.clone())
+    } else {
+        class.clone()
+    };
+    match find_method(class, &lc, scope.as_ref()) {
+        Ok(m) => {
+            if m.flags & acc::ABSTRACT != 0 {
+                return error(format!("Cannot call abstract method {}::{}()", class.name, m.name));
+            }
+            if m.is_static() {
+                return Ok(Resolved {
+                    method: m,
+                    this: None,
+                    called,
+                    magic_name: None,
+                });
+            }
+            match this {
+                Some(t) => Ok(Resolved {
+                    called: t.class.clone(),
+                    method: m,
+                    this: Some(t),
+                    magic_name: None,
+                }),
+                None => error(format!(
+                    "Non-static method {}::{}() cannot be called statically",
+                    class.name, m.name
+                )),
+            }
+        }
+        Err(hidden) => {
+            if let (Some(t), Some(call)) = (this.clone(), class.magic.call.clone()) {
+                return Ok(Resolved {
+                    called: t.class.clone(),
+                    method: call,
+                    this: Some(t),
+                    magic_name: Some(name.clone()),
+                });
+            }
+            if let Some(cs) = class.magic.call_static.clone() {
+                return Ok(Resolved {
+                    method: cs,
+                    this: None,
+                    called,
+                    magic_name: Some(name.clone()),
+                });
+            }
+            match hidden {
+                Some(m) => error(format!(
+                    "Call to {} method {}::{}() from {}",
+                    acc::visibility_word(m.flags),
+                    class.name,
+                    m.name,
+                    scope_words(scope.as_ref())
+                )),
+                None => error(format!("Call to undefined method {}::{}()", class.name, name_str(name))),
+            }
+        }
+    }
+}
+
+/// The reference static property `C::$name` is.
+pub fn static_ref<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResult<minizts_core::PhpRef> {
+    ensure_defaults(g, class)?;
+    let Some(sp) = class.statics.get(name) else {
+        return error(format!("Access to undeclared static property {}::${}", class.name, name_str(name)));
+    };
+    let scope = scope(g);
+    let visible = if sp.flags & acc::PRIVATE != 0 {
+        scope.as_ref().is_some_and(|s| s.id == sp.declaring)
+    } else if sp.flags & acc::PROTECTED != 0 {
+        let declaring = eg!(g).classes.get(sp.declaring).clone();
+        scope.as_ref().is_some_and(|s| protected_visible(&declaring, s))
+    } else {
+        true
+    };
+    if !visible {
+        let declaring = eg!(g).classes.get(sp.declaring).clone();
+        return error(format!(
+            "Cannot access {} property {}::${}",
+            acc::visibility_word(sp.flags),
+            declaring.name,
+            name_str(name)
+        ));
+    }
+    Ok(sp.slot.clone())
+}
+
+/// `C::NAME`.
+pub fn class_const<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResult<Value> {
+    let Some(c) = class.consts.get(name).cloned() else {
+        return error(format!("Undefined constant {}::{}", class.name, name_str(name)));
+    };
+    if c.flags & acc::PRIVATE != 0 || c.flags & acc::PROTECTED != 0 {
+        let scope = scope(g);
+        let declaring = eg!(g).classes.get(c.declaring).clone();
+        let visible = if c.flags & acc::PRIVATE != 0 {
+            scope.as_ref().is_some_and(|s| s.id == c.declaring)
+        } else {
+            scope.as_ref().is_some_and(|s| protected_visible(&declaring, s))
+        };
+        if !visible {
+            return error(format!(
+                "Cannot access {} constant {}::{}",
+                acc::visibility_word(c.flags),
+                class.name,
+                name_str(name)
+            ));
+        }
+    }
+    if let Some(v) = c.value.borrow().as_ref() {
+        return Ok(v.clone());
+    }
+    let Some(init) = c.init else {
+        return Ok(Value::Null);
+    };
+    if c.evaluating.get() {
+        return error(format!("Cannot declare self-referencing constant {}::{}", class.name, name_str(name)));
+    }
+    c.evaluating.set(true);
+    let r = crate::call::call_in_scope(g, init, None, c.declaring, class.id, Vec::new());
+    c.evaluating.set(false);
+    let v = r?;
+    let v = if c.is_case {
+        crate::enums::make_case(g, class, name, v)?
+    } else {
+        v
+    };
+    *c.value.borrow_mut() = Some(v.clone());
+    Ok(v)
+}
+
+/// `clone $v`.
+pub fn clone<G: Globals>(g: G, v: &Value) -> VmResult<Value> {
+    let o = match v {
+        Value::Obj(o) => o,
+        Value::Ref(r) => return clone(g, &r.get()),
+        Value::Closure(c) => return Ok(Value::Closure(crate::call::clone_closure(g, c))),
+        _ => return error("__clone method called on non-object"),
+    };
+    if o.class.kind == ClassKind::Enum {
+        return error(format!("Trying to clone an uncloneable object of class {}", o.class.name));
+    }
+    // References held only by the original become values in the copy.
+    let props: Vec<Value> = o
+        .props
+        .borrow()
+        .iter()
+        .map(|v| match v {
+            Value::Ref(r) if r.count() == 1 => r.get(),
+            v => v.clone(),
+        })
+        .collect();
+    let store = eg!(g).objects.clone();
+    let copy = store.create(o.class.clone(), props);
+    *copy.dynamic.borrow_mut() = o.dynamic.borrow().clone();
+    if let Some(m) = o.class.magic.clone.clone() {
+        let scope = scope(g);
+        if m.flags & acc::PRIVATE != 0 && scope.as_ref().is_none_or(|s| s.id != m.declaring) {
+            return error(format!("Call to private {}::__clone() from {}", o.class.name, scope_words(scope.as_ref())));
+        }
+        crate::call::call_method(g, &m, Some(copy.clone()), copy.class.id, Vec::new())?;
+    }
+    Ok(Value::Obj(copy))
+}
+
+/// `$v instanceof C`.
+pub fn instance_of(v: &Value, class: &Class) -> bool {
+    match v {
+        Value::Obj(o) => o.class.is_subclass_of(class),
+        Value::Ref(r) => instance_of(&r.get(), class),
+        Value::Closure(_) => class.name.as_bytes().eq_ignore_ascii_case(b"Closure"),
+        _ => false,
+    }
+}
+
+/// Runs the destructors that are due (objects whose last holder went).
+pub fn run_destructors<G: Globals>(g: G) -> VmResult<()> {
+    loop {
+        let next = eg!(g).objects.take_pending();
+        let Some(o) = next else { return Ok(()) };
+        if let Some(m) = o.class.magic.destruct.clone() {
+            crate::call::call_method(g, &m, Some(o.clone()), o.class.id, Vec::new())?;
+        }
+    }
+}
+
+/// Whether `m` is run by the script (`MethodBody::User`).
+pub fn is_user(m: &Method) -> bool {
+    matches!(m.body, MethodBody::User(_))
+}
+
+/// A constructor `new` may call from here (a private or protected one
+/// only from its class's scope).
+pub fn check_constructor<G: Globals>(g: G, class: &Rc<Class>, m: &Rc<Method>) -> VmResult<()> {
+    if m.flags & (acc::PRIVATE | acc::PROTECTED) == 0 {
+        return Ok(());
+    }
+    let scope = scope(g);
+    let ok = match &scope {
+        Some(s) if m.flags & acc::PRIVATE != 0 => s.id == m.declaring,
+        Some(s) => s.is_subclass_of(class) || class.is_subclass_of(s),
+        None => false,
+    };
+    if ok {
+        return Ok(());
+    }
+    error(format!(
+        "Call to {} {}::__construct() from {}",
+        acc::visibility_word(m.flags),
+        class.name,
+        scope_words(scope.as_ref())
+    ))
+}
+
+/// Bit 31 of a method descriptor: a native method.
+const NATIVE_BIT: i64 = 1 << 31;
+
+/// Writes a resolved method call into the three callee registers at
+/// `regs`: `$this` (or null), the method (its function or native id in
+/// the low 32 bits, its declaring class above), and the called class's
+/// id — or for `__call`/`__callStatic` the list [name, called id].
+///
+/// # Safety
+/// `regs..regs+3` must be registers of the running frame's window.
+pub unsafe fn fill_callee(regs: *mut Value, r: Resolved) {
+    let low = match r.method.body {
+        MethodBody::User(f) => f as i64,
+        MethodBody::Native(id) => NATIVE_BIT | id as i64,
+    };
+    let desc = ((r.method.declaring as i64) << 32) | low;
+    let third = match r.magic_name {
+        Some(name) => {
+            let mut l = minizts_core::PhpArray::new();
+            let _ = l.push(Value::Str(name));
+            let _ = l.push(Value::Int(r.called.id as i64));
+            Value::arr(l)
+        }
+        None => Value::Int(r.called.id as i64),
+    };
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        *regs = r.this.map_or(Value::Null, Value::Obj);
+        *regs.add(1) = Value::Int(desc);
+        *regs.add(2) = third;
+    }
+}
+
+/// The callee registers' method as a `Callee` for by-reference
+/// decisions (`None`: a native method or `__call`, which take values).
+///
+/// # Safety
+/// As for [`fill_callee`].
+pub unsafe fn callee_of(regs: *const Value) -> Option<crate::call::Callee> {
+    // SAFETY: forwarded to the caller.
+    let (desc, third) = unsafe { (&*regs.add(1), &*regs.add(2)) };
+    match (desc, third) {
+        (Value::Int(d), Value::Int(_)) if d & NATIVE_BIT == 0 => Some(crate::call::Callee::User {
+            func: (d & 0x7fff_ffff) as u32,
+            closure: None,
+        }),
+        _ => None,
+    }
+}
+
+/// A method call other than a script function run by the loop.
+pub struct OtherCall {
+    method: Rc<Method>,
+    this: Option<Obj>,
+    called: u32,
+    magic_name: Option<Value>,
+}
+
+impl OtherCall {
+    /// Runs it with `args`.
+    pub fn call<G: Globals>(self, g: G, args: Vec<Value>) -> VmResult<Value> {
+        match self.magic_name {
+            Some(name) => {
+                let mut list = minizts_core::PhpArray::new();
+                for a in args {
+                    let _ = list.push(a.deref_clone());
+                }
+                crate::call::call_method(g, &self.method, self.this, self.called, vec![name, Value::arr(list)])
+            }
+            None => crate::call::call_method(g, &self.method, self.this, self.called, args),
+        }
+    }
+}
+
+/// What the callee registers hold, taken out of them.
+pub enum Taken {
+    /// A script method: the loop pushes its frame.
+    User {
+        func: minizts_core::bytecode::FuncId,
+        this: Option<Obj>,
+        /// Scope and called scope, ids + 1.
+        scope: u32,
+        called: u32,
+    },
+    Other(OtherCall),
+}
+
+/// Takes the method call out of the callee registers at `regs`.
+///
+/// # Safety
+/// As for [`fill_callee`].
+pub unsafe fn take_callee<G: Globals>(g: G, regs: *mut Value) -> Taken {
+    // SAFETY: forwarded to the caller.
+    let (this, desc, third) = unsafe {
+        (
+            std::mem::take(&mut *regs),
+            std::mem::take(&mut *regs.add(1)),
+            std::mem::take(&mut *regs.add(2)),
+        )
+    };
+    let this = match this {
+        Value::Obj(o) => Some(o),
+        _ => None,
+    };
+    let d = match desc {
+        Value::Int(d) => d,
+        _ => 0,
+    };
+    let declaring = (d >> 32) as u32;
+    let low = d & 0xffff_ffff;
+    match third {
+        Value::Int(called) if low & NATIVE_BIT == 0 => Taken::User {
+            func: low as u32,
+            this,
+            scope: declaring + 1,
+            called: called as u32 + 1,
+        },
+        third => {
+            let (called, magic_name) = match third {
+                Value::Int(c) => (c as u32, None),
+                Value::Arr(l) => {
+                    let name = l.get(&minizts_core::Key::Int(0)).cloned().unwrap_or(Value::Null);
+                    let called = l.get(&minizts_core::Key::Int(1)).map_or(0, |v| v.to_int() as u32);
+                    (called, Some(name))
+                }
+                _ => (0, None),
+            };
+            let class = eg!(g).classes.get(declaring).clone();
+            let body = if low & NATIVE_BIT != 0 {
+                MethodBody::Native((low & 0xffff) as u16)
+            } else {
+                MethodBody::User(low as u32)
+            };
+            let method = class
+                .methods
+                .values()
+                .find(|m| m.body == body)
+                .cloned()
+                .unwrap_or_else(|| {
+                    Rc::new(Method {
+                        name: PhpStr::from(&b"__call"[..]),
+                        flags: acc::PUBLIC,
+                        declaring,
+                        body,
+                    })
+                });
+            Taken::Other(OtherCall {
+                method,
+                this,
+                called,
+                magic_name,
+            })
+        }
+    }
+}
+
+/// Destructors at request end (PHP's `zend_call_destructors` and
+/// `zend_objects_store_call_destructors`): those due, then every live
+/// object's whose destructor has not run, in handle order.
+pub fn shutdown_destructors<G: Globals>(g: G) -> VmResult<()> {
+    run_destructors(g)?;
+    let live = eg!(g).objects.live();
+    for o in live {
+        if o.has_flag(Object::DESTRUCTED) {
+            continue;
+        }
+        o.set_flag(Object::DESTRUCTED, true);
+        if let Some(m) = o.class.magic.destruct.clone() {
+            crate::call::call_method(g, &m, Some(o.clone()), o.class.id, Vec::new())?;
+        }
+    }
+    run_destructors(g)
+}
+
+/// A property as the dumping functions list it.
+pub struct ShownProp {
+    pub name: PhpStr,
+    /// `acc` visibility bits (0 for a dynamic one).
+    pub flags: u16,
+    /// The declaring class's name (for private ones).
+    pub class_name: PhpStr,
+    /// `Undef` for an uninitialised typed property.
+    pub value: Value,
+    /// The declared type, as PHP prints it.
+    pub type_text: String,
+}
+
+impl ShownProp {
+    /// `var_dump`'s key suffix: `:protected`, `:"A":private`.
+    pub fn annotation(&self) -> String {
+        if self.flags & acc::PRIVATE != 0 {
+            format!(":\"{}\":private", String::from_utf8_lossy(self.class_name.as_bytes()))
+        } else if self.flags & acc::PROTECTED != 0 {
+            ":protected".into()
+        } else {
+            String::new()
+        }
+    }
+
+    /// `print_r`'s: `:protected`, `:A:private`.
+    pub fn print_r_annotation(&self) -> String {
+        if self.flags & acc::PRIVATE != 0 {
+            format!(":{}:private", String::from_utf8_lossy(self.class_name.as_bytes()))
+        } else if self.flags & acc::PROTECTED != 0 {
+            ":protected".into()
+        } else {
+            String::new()
+        }
+    }
+}
+
+/// Every property of `o` in PHP's order (declared slots, then dynamic
+/// ones), unset untyped ones left out, for `var_dump` and its siblings.
+pub fn visible_props<G: Globals>(g: G, o: &Obj) -> Vec<ShownProp> {
+    let mut out = Vec::new();
+    let props = o.props.borrow();
+    for (i, p) in o.class.props.iter().enumerate() {
+        let v = props[i].clone();
+        if matches!(v, Value::Undef) && p.ty.is_none() {
+            continue;
+        }
+        let class_name = eg!(g).classes.get(p.declaring).name.clone();
+        out.push(ShownProp {
+            name: p.name.clone(),
+            flags: p.flags,
+            class_name,
+            // A reference held only here shows as its value.
+            value: match v {
+                Value::Ref(r) if r.count() == 1 => r.get(),
+                v => v,
+            },
+            type_text: p.ty.as_ref().map_or_else(String::new, |t| t.to_php_string()),
+        });
+    }
+    drop(props);
+    if let Some(d) = o.dynamic.borrow().as_ref() {
+        for (k, v) in d.iter() {
+            let name = match k {
+                minizts_core::KeyRef::Int(n) => PhpStr::from(n.to_string().as_bytes()),
+                minizts_core::KeyRef::Str(s) => PhpStr::from(s),
+            };
+            out.push(ShownProp {
+                name,
+                flags: acc::PUBLIC,
+                class_name: o.class.name.clone(),
+                value: match v {
+                    Value::Ref(r) if r.count() == 1 => r.get(),
+                    v => v.clone(),
+                },
+                type_text: String::new(),
+            });
+        }
+    }
+    out
+}
+
+/// The properties code of the current scope sees, as an array
+/// (`get_object_vars`, `(array)` casts without mangling, `foreach`).
+pub fn props_array<G: Globals>(g: G, o: &Obj, scope: Option<&Rc<Class>>) -> minizts_core::PhpArray {
+    let mut out = minizts_core::PhpArray::new();
+    let props = o.props.borrow();
+    for (i, p) in o.class.props.iter().enumerate() {
+        if matches!(props[i], Value::Undef) {
+            continue;
+        }
+        let visible = if p.flags & acc::PRIVATE != 0 {
+            scope.is_some_and(|s| s.id == p.declaring)
+        } else if p.flags & acc::PROTECTED != 0 {
+            let declaring = eg!(g).classes.get(p.declaring).clone();
+            scope.is_some_and(|s| protected_visible(&declaring, s))
+        } else {
+            true
+        };
+        if visible {
+            out.insert(minizts_core::Key::from_php_str(p.name.clone()), props[i].deref_clone());
+        }
+    }
+    drop(props);
+    if let Some(d) = o.dynamic.borrow().as_ref() {
+        for (k, v) in d.iter() {
+            out.insert(k.to_key(), v.deref_clone());
+        }
+    }
+    out
+}
