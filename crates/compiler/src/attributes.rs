@@ -13,6 +13,7 @@ use crate::{Compiler, Result};
 #[derive(Clone, Copy)]
 pub(crate) enum Target {
     Function = 1 << 1,
+    Method = 1 << 2,
     Parameter = 1 << 5,
 }
 
@@ -20,7 +21,7 @@ pub(crate) enum Target {
 const TARGET_NAMES: [&str; 6] = ["class", "function", "method", "property", "class constant", "parameter"];
 
 const CLASS: u32 = 1;
-const METHOD: u32 = 1 << 2;
+const METHOD: u32 = Target::Method as u32;
 
 /// PHP 8.2's internal attributes (lowercase) and the targets each allows.
 const INTERNAL: [(&str, u32); 4] = [

@@ -115,6 +115,29 @@ fn array(out: &mut Vec<u8>, items: &[ArrayItem<'_>]) {
     out.push(b']');
 }
 
+/// A class as written before `::` or after `new`/`instanceof`.
+fn class_ref(out: &mut Vec<u8>, class: &ClassRef<'_>) {
+    match class {
+        ClassRef::Name(n) => out.extend_from_slice(n.as_bytes()),
+        ClassRef::Static => out.extend_from_slice(b"static"),
+        ClassRef::Expr(e) => expr(out, e, 0),
+        ClassRef::Anonymous(_) => out.extend_from_slice(b"class"),
+    }
+}
+
+/// A member's name: as written, or `{expr}` (a variable as it is).
+fn member(out: &mut Vec<u8>, name: &MemberName<'_>) {
+    match name {
+        MemberName::Ident(n) => out.extend_from_slice(n.as_bytes()),
+        MemberName::Expr(e) if matches!(e.kind, ExprKind::Var(_)) => expr(out, e, 0),
+        MemberName::Expr(e) => {
+            out.push(b'{');
+            expr(out, e, 0);
+            out.push(b'}');
+        }
+    }
+}
+
 /// Writes `e` inside an operator of priority `priority`.
 fn expr(out: &mut Vec<u8>, e: &Expr<'_>, priority: u32) {
     match &e.kind {
@@ -206,8 +229,77 @@ fn expr(out: &mut Vec<u8>, e: &Expr<'_>, priority: u32) {
                 out.extend_from_slice(b"fn() => ");
                 expr(out, body, 0);
             }
-            FunctionBody::Block(_) => out.extend_from_slice(b"function () {\n}"),
+            FunctionBody::Block(_) | FunctionBody::None => out.extend_from_slice(b"function () {\n}"),
         },
+        ExprKind::New { class, args: a } => {
+            out.extend_from_slice(b"new ");
+            match class {
+                ClassRef::Anonymous(_) => out.extend_from_slice(b"class"),
+                other => class_ref(out, other),
+            }
+            args(out, a);
+        }
+        ExprKind::Prop { obj, name, nullsafe } => {
+            expr(out, obj, 260);
+            out.extend_from_slice(if *nullsafe { b"?->" } else { b"->" });
+            member(out, name);
+        }
+        ExprKind::MethodCall {
+            obj,
+            name,
+            args: a,
+            nullsafe,
+        } => {
+            expr(out, obj, 260);
+            out.extend_from_slice(if *nullsafe { b"?->" } else { b"->" });
+            member(out, name);
+            args(out, a);
+        }
+        ExprKind::MethodCallable { obj, name } => {
+            expr(out, obj, 260);
+            out.extend_from_slice(b"->");
+            member(out, name);
+            out.extend_from_slice(b"(...)");
+        }
+        ExprKind::StaticCall { class, name, args: a } => {
+            class_ref(out, class);
+            out.extend_from_slice(b"::");
+            member(out, name);
+            args(out, a);
+        }
+        ExprKind::StaticCallable { class, name } => {
+            class_ref(out, class);
+            out.extend_from_slice(b"::");
+            member(out, name);
+            out.extend_from_slice(b"(...)");
+        }
+        ExprKind::ClassConst { class, name } => {
+            class_ref(out, class);
+            out.extend_from_slice(b"::");
+            out.extend_from_slice(name.as_bytes());
+        }
+        ExprKind::StaticProp { class, name } => {
+            class_ref(out, class);
+            out.extend_from_slice(b"::$");
+            member(out, name);
+        }
+        ExprKind::InstanceOf { expr: inner, class } => {
+            open(out, priority, 230);
+            expr(out, inner, 231);
+            out.extend_from_slice(b" instanceof ");
+            class_ref(out, class);
+            close(out, priority, 230);
+        }
+        ExprKind::Clone(inner) => {
+            open(out, priority, 270);
+            out.extend_from_slice(b"clone ");
+            expr(out, inner, 270);
+            close(out, priority, 270);
+        }
+        ExprKind::Throw(inner) => {
+            out.extend_from_slice(b"throw ");
+            expr(out, inner, 0);
+        }
         ExprKind::Unary { op, expr: inner } => {
             let (text, p) = match op {
                 UnaryOp::Not => ("!", 240),

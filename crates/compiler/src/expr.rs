@@ -6,6 +6,7 @@ use minizts_globals::{cg, Globals};
 use minizts_syntax::ast::*;
 use minizts_syntax::names;
 
+use crate::objects::{has_nullsafe, referenceable};
 use crate::{vars, Compiler, Result};
 
 /// The most arguments a call instruction holds (its count is a byte); a
@@ -13,7 +14,7 @@ use crate::{vars, Compiler, Result};
 const MAX_ARGS: usize = 255;
 
 /// Whether assignment target `t` is a list with references in it.
-fn list_with_refs(t: &Expr<'_>) -> bool {
+pub(crate) fn list_with_refs(t: &Expr<'_>) -> bool {
     matches!(&t.kind, ExprKind::Array(items, _) if crate::lvalue::list_has_ref(items))
 }
 
@@ -60,6 +61,17 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             // emitted (an element of a multi-line array literal).
             ExprKind::Const("__LINE__") => self.const_int(self.line_of(e.pos) as i64),
             ExprKind::Const(name) => self.constant(name),
+            // `A::class`, resolved now.
+            ExprKind::ClassConst { class, name } if name.eq_ignore_ascii_case("class") => {
+                match self.folded_class_name(*class) {
+                    Some(folded) => self.const_str(&names::to_bytes(&folded)),
+                    None => {
+                        let t = self.temp()?;
+                        self.expr_into(e, t)?;
+                        Ok(Src::reg(t))
+                    }
+                }
+            }
             _ => {
                 let t = self.temp()?;
                 self.expr_into(e, t)?;
@@ -70,6 +82,16 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     /// Compiles `e` into register `dst` (a temporary).
     pub(crate) fn expr_into(&mut self, e: &'a Expr<'a>, dst: Reg) -> Result<()> {
+        // The outermost element of a member chain with a nullsafe
+        // operator is where the chain's short circuit ends.
+        let in_chain = std::mem::take(&mut self.in_chain);
+        if !in_chain && has_nullsafe(e) {
+            let null = self.const_null()?;
+            return self.short_circuit(dst, null, |c| {
+                c.in_chain = true;
+                c.expr_into(e, dst)
+            });
+        }
         let line = self.line;
         self.at(e.pos);
         let mark = self.mark();
@@ -128,13 +150,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 } = &base.kind
                 {
                     // Two levels at once: the inner array is only looked at.
-                    let b = self.expr(inner)?;
+                    let b = self.chain_expr(inner)?;
                     let k1 = self.expr(first)?;
                     let k2 = self.expr(index)?;
                     self.at(e.pos);
                     self.emit(Op::FetchDim2 { dst, base: b, k1, k2 });
                 } else {
-                    let b = self.expr(base)?;
+                    let b = self.chain_expr(base)?;
                     let k = self.expr(index)?;
                     self.emit(Op::FetchDim { dst, base: b, key: k });
                 }
@@ -227,9 +249,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 }
                 self.patch_all_here(&done);
             }
+            ExprKind::Empty(var) if matches!(var.kind, ExprKind::Prop { .. }) => self.empty_prop(var, dst)?,
             ExprKind::Empty(var) => {
                 let v = match var.kind {
-                    ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } => self.quiet(var)?,
+                    ExprKind::Var(_)
+                    | ExprKind::VarVar { .. }
+                    | ExprKind::Index { .. }
+                    | ExprKind::StaticProp { .. } => self.quiet(var)?,
                     // PHP's check of a curly-brace offset misses it here.
                     ExprKind::CurlyIndex { base, index } => self.quiet_dim(base, index)?,
                     _ => self.expr(var)?,
@@ -273,6 +299,30 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.emit(Op::Unsilence { save });
             }
             ExprKind::Match { subject, arms } => self.match_expr(subject, arms, dst)?,
+            ExprKind::New { class, args } => self.new_expr(*class, args, dst)?,
+            ExprKind::Prop { obj, name, nullsafe } => self.prop_fetch(obj, *name, *nullsafe, dst, false)?,
+            ExprKind::MethodCall {
+                obj,
+                name,
+                args,
+                nullsafe,
+            } => self.method_call(obj, *name, args, *nullsafe, dst)?,
+            ExprKind::StaticCall { class, name, args } => self.static_call(*class, *name, args, dst)?,
+            ExprKind::ClassConst { class, name } => self.class_const(*class, name, dst)?,
+            ExprKind::StaticProp { class, name } => self.static_prop_fetch(*class, *name, dst, false)?,
+            ExprKind::InstanceOf { expr, class } => self.instance_of(expr, *class, dst)?,
+            ExprKind::Clone(inner) => {
+                let v = self.expr(inner)?;
+                self.at(e.pos);
+                self.emit(Op::Clone { dst, src: v });
+            }
+            ExprKind::Throw(inner) => {
+                let v = self.expr(inner)?;
+                self.at(e.pos);
+                self.emit(Op::Throw { src: v });
+            }
+            ExprKind::MethodCallable { obj, name } => self.method_callable(obj, *name, dst)?,
+            ExprKind::StaticCallable { class, name } => self.static_callable(*class, *name, dst)?,
         }
         self.release(mark);
         self.line = line;
@@ -364,7 +414,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 };
                 return self.const_str(&names::to_bytes(name));
             }
-            "__CLASS__" | "__METHOD__" | "__NAMESPACE__" => return self.const_str(b""),
+            "__CLASS__" => return self.class_magic(),
+            "__METHOD__" if self.method_name.is_some() => {
+                let name = self.method_name.clone().unwrap_or_default();
+                return self.const_str(&names::to_bytes(&name));
+            }
+            // Outside a method, the function's name.
+            "__METHOD__" => return self.constant("__FUNCTION__"),
+            "__NAMESPACE__" => return self.const_str(b""),
             _ => {}
         }
         let key = names::to_bytes(name);
@@ -407,7 +464,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             BinaryOp::Coalesce => {
                 match lhs.kind {
-                    ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } => {
+                    ExprKind::Var(_)
+                    | ExprKind::VarVar { .. }
+                    | ExprKind::Index { .. }
+                    | ExprKind::Prop { .. }
+                    | ExprKind::StaticProp { .. } => {
                         let v = self.quiet(lhs)?;
                         self.emit(Op::Move { dst, src: v });
                     }
@@ -606,11 +667,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             let r = start.plus(i as u16);
             let mark = self.mark();
             match &a.value.kind {
-                // `$GLOBALS` is a read-only copy: a value.
-                ExprKind::Var(name) if *name == "GLOBALS" => self.expr_into(a.value, r)?,
-                ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } if by_ref(i) => {
-                    self.reference_into(a.value, r)?
-                }
+                // `$GLOBALS` is a read-only copy: a value; so is `$this`.
+                ExprKind::Var(name) if *name == "GLOBALS" || *name == "this" => self.expr_into(a.value, r)?,
+                ExprKind::Var(_) if by_ref(i) => self.reference_into(a.value, r)?,
+                _ if by_ref(i) && referenceable(a.value) => self.reference_into(a.value, r)?,
                 // A list assignment with references gives the reference
                 // its right side became, which a by-reference parameter
                 // takes as it is.
@@ -627,7 +687,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 ExprKind::Call { name, args } if !by_ref(i) || !special_function(name, args) => {
                     self.expr_into(a.value, r)?
                 }
-                ExprKind::CallValue { .. } | ExprKind::AssignRef { .. } => self.expr_into(a.value, r)?,
+                ExprKind::CallValue { .. }
+                | ExprKind::MethodCall { .. }
+                | ExprKind::StaticCall { .. }
+                | ExprKind::AssignRef { .. } => self.expr_into(a.value, r)?,
                 _ if by_ref(i) && !prefer_ref => {
                     self.expr_into(a.value, r)?;
                     self.cannot_pass_by_ref(callee, a.value, i, r)?;
@@ -658,6 +721,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             var: r,
             callee: c,
             argno: i as u8,
+            method: false,
         });
         Ok(())
     }
@@ -668,7 +732,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// goes by reference is decided when it is sent, as PHP's
     /// `SEND_VAR_EX` and `SEND_UNPACK` decide, since which function
     /// `callee` names is known only then.
-    fn call_spread(&mut self, callee: Src, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
+    pub(crate) fn call_spread(&mut self, callee: Src, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
         let line = self.line;
         self.check_arg_order(args)?;
         let c = self.temp()?;
@@ -686,6 +750,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                             arr,
                             src: var,
                             callee: c,
+                            method: false,
                         });
                     }
                     _ => {
@@ -701,7 +766,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     None => self.const_int(i as i64)?,
                 };
                 let r = self.temp()?;
-                self.send_arg(a.value, c, which, r)?;
+                self.send_arg(a.value, c, which, r, false)?;
                 match a.name {
                     Some(name) => {
                         let name = self.const_str_index(name.as_bytes())?;
@@ -727,11 +792,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// name) of the call of the callable in `c` into `r`: a variable or
     /// element by reference when the parameter is by reference at run
     /// time, else by value.
-    fn send_arg(&mut self, e: &'a Expr<'a>, c: Reg, which: Src, r: Reg) -> Result<()> {
+    /// With `method`, `c` is the first of the three registers of a
+    /// resolved method call.
+    pub(crate) fn send_arg(&mut self, e: &'a Expr<'a>, c: Reg, which: Src, r: Reg, method: bool) -> Result<()> {
         let variable = match e.kind {
-            ExprKind::Var(name) => name != "GLOBALS",
-            ExprKind::VarVar { .. } | ExprKind::Index { .. } => true,
-            _ => false,
+            ExprKind::Var(name) => name != "GLOBALS" && name != "this",
+            _ => referenceable(e),
         };
         if !variable {
             return self.expr_into(e, r);
@@ -740,6 +806,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             callee: c,
             arg: which,
             target: 0,
+            method,
         });
         let mark = self.mark();
         if matches!(e.kind, ExprKind::Index { .. }) && !self.writable_dim(e) {
@@ -956,11 +1023,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     fn call_value(&mut self, callee: &'a Expr<'a>, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
         if args.len() > MAX_ARGS || args.iter().any(|a| a.spread || a.name.is_some()) {
-            let c = self.expr(callee)?;
+            let c = self.chain_expr(callee)?;
             return self.call_spread(c, args, dst);
         }
         let line = self.line;
         let c = self.temp()?;
+        self.in_chain = true;
         self.expr_into(callee, c)?;
         if args.len() > MAX_ARGS {
             return self.error("minizts: internal error: too many arguments for one call instruction");
@@ -973,18 +1041,19 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             match &a.value.kind {
                 // Whether it goes by reference is known only at run time
                 // (`$GLOBALS`, a read-only copy, is a value).
-                ExprKind::Var(name) if *name != "GLOBALS" => {
+                ExprKind::Var(name) if *name != "GLOBALS" && *name != "this" => {
                     let var = self.cv(name)?;
                     self.emit(Op::SendVarEx {
                         dst: r,
                         var,
                         callee: c,
                         argno: i as u8,
+                        method: false,
                     });
                 }
-                ExprKind::Index { .. } | ExprKind::VarVar { .. } => {
+                _ if referenceable(a.value) => {
                     let which = self.const_int(i as i64)?;
-                    self.send_arg(a.value, c, which, r)?;
+                    self.send_arg(a.value, c, which, r, false)?;
                 }
                 ExprKind::Assign { target, value } if list_with_refs(target) => {
                     let v = self.assign(target, value)?;
@@ -994,13 +1063,16 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                             var,
                             callee: c,
                             argno: i as u8,
+                            method: false,
                         });
                     }
                 }
                 // A call's result goes as it is (PHP's `SEND_VAR_NO_REF_EX`).
-                ExprKind::Call { .. } | ExprKind::CallValue { .. } | ExprKind::AssignRef { .. } => {
-                    self.expr_into(a.value, r)?
-                }
+                ExprKind::Call { .. }
+                | ExprKind::CallValue { .. }
+                | ExprKind::MethodCall { .. }
+                | ExprKind::StaticCall { .. }
+                | ExprKind::AssignRef { .. } => self.expr_into(a.value, r)?,
                 // Any other value: PHP's `SEND_VAL_EX`, an error if the
                 // parameter turns out to be by reference (`vals`).
                 _ => {
@@ -1075,10 +1147,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     fn isset_one(&mut self, var: &'a Expr<'a>, dst: Reg) -> Result<()> {
         let mark = self.mark();
         match var.kind {
-            ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } => {
+            ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } | ExprKind::StaticProp { .. } => {
                 let v = self.quiet(var)?;
                 self.emit(Op::IsSet { dst, src: v });
             }
+            ExprKind::Prop { .. } => self.isset_prop(var, dst)?,
             // PHP's check of a curly-brace offset misses it here.
             ExprKind::CurlyIndex { base, index } => {
                 let v = self.quiet_dim(base, index)?;
@@ -1094,9 +1167,37 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         Ok(())
     }
 
-    /// Reads a variable or element without warnings (null if missing).
+    /// Reads a variable, element or property without warnings (null if
+    /// missing).
     pub(crate) fn quiet(&mut self, e: &'a Expr<'a>) -> Result<Src> {
+        let in_chain = std::mem::take(&mut self.in_chain);
+        if !in_chain && has_nullsafe(e) {
+            let t = self.temp()?;
+            let null = self.const_null()?;
+            self.short_circuit(t, null, |c| {
+                let v = c.quiet_element(e, true)?;
+                c.emit(Op::Move { dst: t, src: v });
+                Ok(())
+            })?;
+            return Ok(Src::reg(t));
+        }
+        self.quiet_element(e, in_chain)
+    }
+
+    /// `quiet` of one element of a chain; `in_chain`: it is part of the
+    /// chain of the expression being read.
+    fn quiet_element(&mut self, e: &'a Expr<'a>, in_chain: bool) -> Result<Src> {
         match &e.kind {
+            ExprKind::Prop { obj, name, nullsafe } => {
+                let t = self.temp()?;
+                self.prop_fetch(obj, *name, *nullsafe, t, true)?;
+                Ok(Src::reg(t))
+            }
+            ExprKind::StaticProp { class, name } => {
+                let t = self.temp()?;
+                self.static_prop_fetch(*class, *name, t, true)?;
+                Ok(Src::reg(t))
+            }
             ExprKind::Var("GLOBALS") => self.expr(e),
             ExprKind::Var(name) => {
                 let var = self.cv(name)?;
@@ -1121,6 +1222,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 index: Some(index),
             } => self.quiet_dim(base, index),
             ExprKind::Index { index: None, .. } => self.error("Cannot use [] for reading"),
+            _ if in_chain => self.chain_expr(e),
             _ => self.expr(e),
         }
     }
@@ -1130,7 +1232,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let b = match base.kind {
             // The fetch itself reads an unset base quietly.
             ExprKind::Var(name) => Src::reg(self.cv(name)?),
-            _ => self.quiet(base)?,
+            _ => {
+                self.in_chain = true;
+                let b = self.quiet(base);
+                self.in_chain = false;
+                b?
+            }
         };
         let k = self.expr(index)?;
         let t = self.temp()?;

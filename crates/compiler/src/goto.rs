@@ -19,13 +19,17 @@ struct PendingGoto<'a> {
     loops: Vec<u32>,
     /// The iterator releases before its jump, with their loops.
     frees: Vec<(u32, Target)>,
+    /// The `FAST_CALL`s of the finally blocks before its jump, with
+    /// their `try` blocks' ids.
+    finally_calls: Vec<(u32, Target)>,
 }
 
 /// The labels and `goto`s of the function being compiled.
 #[derive(Default)]
 pub(crate) struct Labels<'a> {
-    /// Each label's position and the loops it is inside.
-    defined: HashMap<&'a str, (Target, Vec<u32>)>,
+    /// Each label's position, the loops it is inside and the `try`
+    /// blocks with a finally it is inside.
+    defined: HashMap<&'a str, (Target, Vec<u32>, Vec<u32>)>,
     gotos: Vec<PendingGoto<'a>>,
 }
 
@@ -40,18 +44,17 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         let here = self.next_pc();
         let loops = self.loop_ids();
-        self.labels.defined.insert(name, (here, loops));
+        let finallies = self.finally_ids();
+        self.labels.defined.insert(name, (here, loops, finallies));
         Ok(())
     }
 
     pub(crate) fn goto(&mut self, name: &'a str) -> Result<()> {
+        // Every enclosing loop's iterator is released and every enclosing
+        // finally block called; those the label is inside too become
+        // `NOP`s when it is found.
         let mut frees = Vec::new();
-        for i in (0..self.loops.len()).rev() {
-            if let Some(iter) = self.loops[i].iter {
-                let id = self.loops[i].id;
-                frees.push((id, self.emit(Op::FeFree { iter })));
-            }
-        }
+        let finally_calls = self.call_finallies_for_goto(&mut frees);
         let jump = self.emit(Op::Jmp { target: 0 });
         let loops = self.loop_ids();
         self.labels.gotos.push(PendingGoto {
@@ -60,6 +63,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             jump,
             loops,
             frees,
+            finally_calls,
         });
         Ok(())
     }
@@ -69,7 +73,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let labels = std::mem::take(&mut self.labels);
         for g in labels.gotos {
             self.line = g.line;
-            let Some((target, label_loops)) = labels.defined.get(g.name) else {
+            let Some((target, label_loops, label_finallies)) = labels.defined.get(g.name) else {
                 return self.error(format!("'goto' to undefined label '{}'", g.name));
             };
             if !g.loops.starts_with(label_loops) {
@@ -77,6 +81,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             for (id, pc) in g.frees {
                 if label_loops.contains(&id) {
+                    cg!(self.g).op_array().code[pc as usize] = Op::Nop {};
+                }
+            }
+            for (id, pc) in g.finally_calls {
+                if label_finallies.contains(&id) {
                     cg!(self.g).op_array().code[pc as usize] = Op::Nop {};
                 }
             }

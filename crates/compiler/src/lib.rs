@@ -13,11 +13,14 @@
 //! has been consumed.
 
 mod attributes;
+mod classes;
 mod ct;
+mod exceptions;
 mod export;
 mod expr;
 mod goto;
 mod lvalue;
+mod objects;
 mod peephole;
 mod refs;
 mod stmt;
@@ -27,7 +30,7 @@ mod vars;
 use std::sync::Arc;
 
 use hashbrown::HashMap;
-use minizts_core::bytecode::{FuncId, Function, Op, Reg, Script, Site, Src, Target};
+use minizts_core::bytecode::{ClassDef, FuncId, Function, Op, Reg, Script, Site, Src, Target};
 use minizts_globals::{cg, Globals, OpArrayBuilder};
 use minizts_syntax::ast::{FunctionDecl, StmtKind};
 use minizts_syntax::{ast, names, LineIndex};
@@ -114,7 +117,6 @@ pub fn compile_unit<G: Globals>(g: G, src: &[u8], unit: Unit<'_>) -> Result<Arc<
 }
 
 fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], unit: Unit<'_>) -> Result<Arc<Script>> {
-    let file = unit.file;
     let lines = LineIndex::new(src);
     let ast = minizts_syntax::parse(arena, src).map_err(|e| CompileError {
         kind: if e.fatal {
@@ -126,6 +128,19 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], unit: Unit<'_
         // Line 0 is PHP's "[no active file] on line 0".
         line: if e.unlocated { 0 } else { lines.line(e.pos as u32) },
     })?;
+    compile_ast(g, &ast, &lines, src.len(), unit)
+}
+
+/// Compiles a parsed script (`src_len` bytes long, its lines in
+/// `lines`).
+fn compile_ast<'a, G: Globals>(
+    g: G,
+    ast: &ast::Script<'a>,
+    lines: &LineIndex,
+    src_len: usize,
+    unit: Unit<'_>,
+) -> Result<Arc<Script>> {
+    let file = unit.file;
     cg!(g, |cg| {
         cg.active.clear();
         cg.cache_slots = unit.first_cache_slot;
@@ -141,7 +156,7 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], unit: Unit<'_
         } else {
             ImplicitReturn::Null
         },
-        lines: &lines,
+        lines,
         line: 1,
         decls: HashMap::new(),
         functions: vec![None],
@@ -157,9 +172,20 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], unit: Unit<'_
         plain_vars: hashbrown::HashSet::new(),
         halt_offset: ast.halt_offset,
         strict_types: ast.strict_types,
+        classes: Vec::new(),
+        early_classes: Vec::new(),
+        early_class_names: HashMap::new(),
+        class: None,
+        pending_method: None,
+        method_name: None,
+        finallies: Vec::new(),
+        next_finally_id: 0,
+        short_circuits: Vec::new(),
+        in_chain: false,
+        anonymous_classes: 0,
     };
     c.collect_decls(ast.stmts);
-    let last_line = lines.line(src.len() as u32);
+    let last_line = lines.line(src_len as u32);
     c.compile_main(ast.stmts, last_line)?;
     let mut functions: Vec<Function> = c
         .functions
@@ -167,12 +193,19 @@ fn compile_in<G: Globals>(g: G, arena: &bumpalo::Bump, src: &[u8], unit: Unit<'_
         .map(|f| f.expect("every function id is filled"))
         .collect();
     bind_early_calls(&mut functions, unit.first_func, &c.early);
+    let classes: Vec<ClassDef> = c
+        .classes
+        .into_iter()
+        .map(|d| d.expect("every class index is filled"))
+        .collect();
     let (strings, cache_slots) = cg!(g, |cg| (std::mem::take(&mut cg.interned), cg.cache_slots));
     Ok(Arc::new(Script {
         file: file.into(),
         first_func: unit.first_func,
         functions,
         early_functions: c.early,
+        classes,
+        early_classes: c.early_classes,
         strings,
         cache_slots,
     }))
@@ -237,6 +270,33 @@ struct LoopCtx {
     id: u32,
 }
 
+/// A `try` with a `finally` being compiled: what leaving it early
+/// (`return`, `break`, `continue`, `goto`) must run first.
+pub(crate) struct FinallyCtx {
+    /// Which one it is (for `goto`).
+    pub id: u32,
+    /// The register its `FAST_CALL`s and `FAST_RET` share.
+    pub slot: Reg,
+    /// Where a `return` leaving it keeps its value while the finally
+    /// blocks run (below every register they use).
+    pub ret: Reg,
+    /// The `FAST_CALL`s into its finally block, patched when it is placed.
+    pub calls: Vec<Target>,
+    /// How many loops enclose it (`loops.len()` when it started).
+    pub loop_depth: usize,
+}
+
+/// The class-like declaration whose body is being compiled.
+#[derive(Clone)]
+pub(crate) struct ClassCtx<'a> {
+    /// Its index in the script's classes.
+    pub index: u32,
+    /// Its name (an anonymous class's generated one).
+    pub name: std::rc::Rc<str>,
+    pub kind: ast::ClassKind,
+    pub parent: Option<&'a str>,
+}
+
 /// The value top-level code gives when it ends without `return`.
 #[derive(Debug, Clone, Copy)]
 enum ImplicitReturn {
@@ -287,6 +347,33 @@ struct Compiler<'a, 'l, G: Globals> {
     plain_vars: hashbrown::HashSet<&'a str>,
     /// `__COMPILER_HALT_OFFSET__`, if the script calls `__halt_compiler()`.
     halt_offset: Option<usize>,
+    /// Every class-like declaration, by index (filled when compiled).
+    classes: Vec<Option<ClassDef>>,
+    /// The top-level unconditional ones.
+    early_classes: Vec<u32>,
+    /// Their lowercase names, with the line each was declared on.
+    early_class_names: HashMap<Vec<u8>, u32>,
+    /// The class whose members are being compiled.
+    class: Option<ClassCtx<'a>>,
+    /// The method flags and class of the next function `compile_function`
+    /// compiles (set by the class compiler for a method).
+    pending_method: Option<(u16, u32)>,
+    /// `Class::method` while a method's body is compiled (`__METHOD__`).
+    method_name: Option<String>,
+    /// The current function's `try` blocks with a `finally`, innermost
+    /// last.
+    finallies: Vec<FinallyCtx>,
+    next_finally_id: u32,
+    /// The jumps of the nullsafe operators (`?->`) of the member chains
+    /// being compiled, innermost chain last: each jumps to where its
+    /// chain gives null.
+    short_circuits: Vec<Vec<Target>>,
+    /// Set while the object (or base, or callee) of a member chain's
+    /// element is compiled: it belongs to that chain, whose short circuit
+    /// it uses.
+    in_chain: bool,
+    /// How many anonymous classes the script has (for their names).
+    anonymous_classes: u32,
 }
 
 impl<'a, G: Globals> Compiler<'a, '_, G> {
@@ -463,6 +550,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 return self.too_large();
             }
         }
+        builder.this_cv = builder.find_cv("this").map(|r| r.idx() as u16);
         cg!(self.g).active.push(builder);
         // Declarations PHP binds before running: named functions at the
         // top level of the file.
@@ -482,8 +570,16 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
         }
         for s in stmts {
-            if !matches!(s.kind, StmtKind::Function(_)) {
-                self.stmt(s)?;
+            match &s.kind {
+                StmtKind::Function(_) => {}
+                // Classes declared unconditionally at the top level are
+                // declared before the script runs too (when what they
+                // extend is known by then).
+                StmtKind::Class(decl) => {
+                    self.at(s.pos);
+                    self.class_stmt(decl, true)?;
+                }
+                _ => self.stmt(s)?,
             }
         }
         self.line = last_line;
@@ -505,8 +601,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     /// Compiles a named function, closure or arrow function; returns its id.
     fn compile_function(&mut self, f: &'a FunctionDecl<'a>) -> Result<FuncId> {
+        // A method (see `compile_method`), a closure or a named function.
+        let method = self.pending_method.take();
+        let closure = method.is_none() && f.name == "{closure}";
         let key = function_key(f.name);
-        if f.name != "{closure}" && cg!(self.g).function_table.contains_key(key.as_slice()) {
+        if method.is_none() && !closure && cg!(self.g).function_table.contains_key(key.as_slice()) {
             return self.error(format!("Cannot redeclare {}()", f.name));
         }
         let id = self.first_func + self.functions.len() as FuncId;
@@ -515,18 +614,39 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let end = self.line_of(f.end_pos);
         let mut builder = OpArrayBuilder::new(f.name, start, end);
         builder.strict_types = self.strict_types;
-        builder.is_closure = f.name == "{closure}";
+        builder.is_closure = closure;
+        match method {
+            Some((flags, class)) => {
+                builder.method_flags = flags;
+                builder.class_decl = Some(class);
+            }
+            // A closure written inside a class has its scope; a `static`
+            // one has no `$this`.
+            None if closure => {
+                builder.class_decl = self.class.as_ref().map(|c| c.index);
+                if f.is_static {
+                    builder.method_flags = minizts_core::object::acc::STATIC;
+                }
+            }
+            None => {}
+        }
+        // `self`, `parent` and `static` in types: where a class scope
+        // may be (a method, or a closure that may be bound to one).
+        let scoped = closure || method.is_some();
 
         // PHP checks the header at one line: the declaration's, or for a
         // closure the line its last `use` variable left current.
-        let closure = f.name == "{closure}";
         self.line = match f.uses.last() {
             Some(u) => self.line_of(u.pos),
             None => start,
         };
-        self.check_attributes(f.attributes, attributes::Target::Function)?;
+        let target = match method {
+            Some(_) => attributes::Target::Method,
+            None => attributes::Target::Function,
+        };
+        self.check_attributes(f.attributes, target)?;
         let return_type = match f.return_type {
-            Some(hint) => Some(self.type_decl(hint, types::Place::Return, closure)?),
+            Some(hint) => Some(self.type_decl(hint, types::Place::Return, scoped)?),
             None => None,
         };
         let mut required = 0;
@@ -551,7 +671,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             self.check_attributes(p.attributes, attributes::Target::Parameter)?;
             let ty = match p.ty {
-                Some(hint) => Some(self.param_type(hint, p.name, p.default, closure)?),
+                Some(hint) => Some(self.param_type(hint, p.name, p.default, scoped)?),
                 None => None,
             };
             builder.params.push(minizts_core::bytecode::ParamInfo {
@@ -590,12 +710,18 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 }
             }
             ast::FunctionBody::Arrow(e) => vars::collect_expr(e, &mut names),
+            ast::FunctionBody::None => {}
+        }
+        // A constructor's promoted parameters are assigned to `$this`.
+        if method.is_some() && f.params.iter().any(|p| p.promote != 0) {
+            names.add("this");
         }
         for name in names.iter() {
             if builder.cv(name).is_err() {
                 return self.too_large();
             }
         }
+        builder.this_cv = builder.find_cv("this").map(|r| r.idx() as u16);
         // The hidden variables of a function that reaches its scope by name
         // (names no PHP variable can have).
         if names.by_name {
@@ -633,6 +759,20 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let saved_in_function = std::mem::replace(&mut self.in_function, true);
         let saved_return_type = std::mem::replace(&mut self.return_type, return_type);
         let saved_by_ref_return = std::mem::replace(&mut self.by_ref_return, f.by_ref_return);
+        let saved_finallies = std::mem::take(&mut self.finallies);
+        let saved_short_circuits = std::mem::take(&mut self.short_circuits);
+        let saved_in_chain = std::mem::replace(&mut self.in_chain, false);
+        // A named function declared inside a method has no class scope.
+        let saved_class = if method.is_none() && !closure {
+            self.class.take()
+        } else {
+            self.class.clone()
+        };
+        let method_name = match (method, &self.class) {
+            (Some(_), Some(c)) => Some(format!("{}::{}", c.name, f.name)),
+            _ => None,
+        };
+        let saved_method_name = std::mem::replace(&mut self.method_name, method_name);
         let saved_line = self.line;
         self.line = start;
         let result = self.function_body(f).and_then(|()| self.resolve_gotos());
@@ -642,6 +782,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.in_function = saved_in_function;
         self.return_type = saved_return_type;
         self.by_ref_return = saved_by_ref_return;
+        self.finallies = saved_finallies;
+        self.short_circuits = saved_short_circuits;
+        self.in_chain = saved_in_chain;
+        self.class = saved_class;
+        self.method_name = saved_method_name;
         self.line = saved_line;
         let mut builder = cg!(self.g).active.pop().expect("function op array");
         result?;
@@ -652,7 +797,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     fn function_body(&mut self, f: &'a FunctionDecl<'a>) -> Result<()> {
-        let closure = f.name == "{closure}";
+        let scoped = f.name == "{closure}" || self.method_name.is_some();
+        if matches!(f.body, ast::FunctionBody::None) {
+            // An abstract or interface method: never run.
+            let null = self.const_null()?;
+            self.emit(Op::Return { src: null });
+            return Ok(());
+        }
         self.emit_param_checks(f);
         // The auto-globals the body names are the global ones, bound on
         // entry as `global $_SERVER;` would bind them.
@@ -680,7 +831,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let reg = self.cv(p.name)?;
                 let mark = self.mark();
                 let ty = match &p.ty {
-                    Some(hint) => Some(self.param_type(hint, p.name, p.default, closure)?),
+                    Some(hint) => Some(self.param_type(hint, p.name, p.default, scoped)?),
                     None => None,
                 };
                 let v = match (&default.kind, &ty) {
@@ -702,7 +853,21 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.patch_here(jump);
             }
         }
+        // Constructor promotion: `$this->x = $x` for each promoted
+        // parameter, once the defaults are in place.
+        for p in f.params.iter().filter(|p| p.promote != 0) {
+            self.at(p.pos);
+            let this = self.cv("this")?;
+            let var = self.cv(p.name)?;
+            let name = self.const_str(&names::to_bytes(p.name))?;
+            self.emit(Op::AssignProp {
+                obj: Src::reg(this),
+                name,
+                src: Src::reg(var),
+            });
+        }
         match &f.body {
+            ast::FunctionBody::None => unreachable!("handled above"),
             ast::FunctionBody::Block(stmts) => {
                 for s in stmts.iter() {
                     self.stmt(s)?;

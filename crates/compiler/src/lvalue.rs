@@ -12,6 +12,7 @@ use minizts_globals::Globals;
 use minizts_syntax::ast::*;
 
 use crate::expr::bin_op;
+use crate::objects::has_nullsafe;
 use crate::{Compiler, Result};
 
 /// Whether `e` compiles to code that writes its destination once, at the
@@ -32,7 +33,16 @@ fn writes_once(e: &Expr<'_>) -> bool {
         | ExprKind::CallValue { .. }
         | ExprKind::Closure(_)
         | ExprKind::Unary { .. }
-        | ExprKind::Cast { .. } => true,
+        | ExprKind::Cast { .. }
+        // One instruction (or a call) writes the result last; a nullsafe
+        // chain writes null instead, without reading anything.
+        | ExprKind::Prop { .. }
+        | ExprKind::MethodCall { .. }
+        | ExprKind::StaticCall { .. }
+        | ExprKind::ClassConst { .. }
+        | ExprKind::StaticProp { .. }
+        | ExprKind::InstanceOf { .. }
+        | ExprKind::Clone(_) => true,
         _ => false,
     }
 }
@@ -69,7 +79,22 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             | ExprKind::CallValue { .. }
             | ExprKind::CallableFromName(_)
             | ExprKind::CallableFromValue(_) => self.error("Can't use function return value in write context"),
+            ExprKind::MethodCall { .. } | ExprKind::StaticCall { .. } => {
+                self.error("Can't use method return value in write context")
+            }
+            ExprKind::Var("this") => self.error("Cannot re-assign $this"),
+            _ if has_nullsafe(target) => self.error("Can't use nullsafe operator in write context"),
             _ => Ok(()),
+        }
+    }
+
+    /// After a write through the reference a property was made into for
+    /// it (`$o->a[] = 1`), lets the temporary's hold of it go, so that
+    /// the property is no reference shared with anything (a clone would
+    /// share it).
+    fn release_root(&mut self, root: &'a Expr<'a>, var: Reg) {
+        if matches!(root.kind, ExprKind::Prop { .. }) {
+            self.emit(Op::UnsetVar { var });
         }
     }
 
@@ -101,11 +126,32 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 });
                 Ok(dst)
             }
+            // A property: the reference it is made into, written through
+            // (`$o->a[] = 1`, `$o->n++`). An object below it is a handle,
+            // read as any value (`$a->b->c[] = 1`).
+            ExprKind::Prop {
+                obj,
+                name,
+                nullsafe: false,
+            } => {
+                let dst = self.temp()?;
+                self.at(root.pos);
+                self.prop_ref(obj, *name, dst)?;
+                Ok(dst)
+            }
+            ExprKind::StaticProp { class, name } => {
+                let dst = self.temp()?;
+                self.at(root.pos);
+                self.static_prop_ref(*class, *name, dst)?;
+                Ok(dst)
+            }
             // `f()[0] = 1`: the call's result is the container. A
             // by-reference function's result is its reference, written
             // through; any other is a temporary copy, as in PHP. A
             // builtin's result cannot be written.
-            ExprKind::Call { .. } | ExprKind::CallValue { .. } if !self.builtin_result(root) => {
+            ExprKind::Call { .. } | ExprKind::CallValue { .. } | ExprKind::MethodCall { .. } | ExprKind::StaticCall { .. }
+                if !self.builtin_result(root) =>
+            {
                 let dst = self.temp()?;
                 self.expr_into(root, dst)?;
                 Ok(dst)
@@ -129,7 +175,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     keys.push(*index);
                     cur = base;
                 }
-                ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Call { .. } | ExprKind::CallValue { .. } => {
+                ExprKind::Var(_)
+                | ExprKind::VarVar { .. }
+                | ExprKind::Call { .. }
+                | ExprKind::CallValue { .. }
+                | ExprKind::MethodCall { .. }
+                | ExprKind::StaticCall { .. }
+                | ExprKind::Prop { nullsafe: false, .. }
+                | ExprKind::StaticProp { .. } => {
                     keys.reverse();
                     if keys.len() > 255 {
                         return self.error("minizts: array access nested too deeply");
@@ -211,6 +264,22 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     depth,
                     src: v,
                 });
+                self.release_root(path.root, var);
+                Ok(v)
+            }
+            ExprKind::Prop { obj, name, .. } => {
+                let o = self.expr(obj)?;
+                let n = self.member_name(*name)?;
+                let v = self.expr(value)?;
+                self.at(target.pos);
+                self.emit(Op::AssignProp { obj: o, name: n, src: v });
+                Ok(v)
+            }
+            ExprKind::StaticProp { .. } => {
+                let v = self.expr(value)?;
+                self.at(target.pos);
+                let var = self.var_reg(target)?;
+                self.emit(Op::Assign { var, src: v });
                 Ok(v)
             }
             ExprKind::Array(items, syntax) if list_has_ref(items) => {
@@ -296,6 +365,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             depth,
             src: t,
         });
+        self.release_root(path.root, var);
         Ok(Src::reg(t))
     }
 
@@ -317,6 +387,17 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     depth,
                     src: v,
                 });
+                self.release_root(path.root, var);
+            }
+            ExprKind::Prop { obj, name, .. } => {
+                let o = self.expr(obj)?;
+                let n = self.member_name(*name)?;
+                self.at(target.pos);
+                self.emit(Op::AssignProp { obj: o, name: n, src: v });
+            }
+            ExprKind::StaticProp { .. } => {
+                let var = self.var_reg(target)?;
+                self.emit(Op::Assign { var, src: v });
             }
             ExprKind::Array(items, _) => self.destructure(items, v)?,
             _ => return self.error("Cannot assign to this expression"),
@@ -543,6 +624,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     depth,
                     src: r,
                 });
+                self.release_root(path.root, var);
+            }
+            // No instruction binds a property to a reference.
+            ExprKind::Prop { .. } | ExprKind::StaticProp { .. } => {
+                return self.error("minizts does not support assigning a reference to a property yet")
             }
             _ => return self.error("Cannot assign reference to this expression"),
         }
@@ -569,15 +655,29 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 });
                 self.release(mark);
             }
+            _ if has_nullsafe(e) => return self.error("Cannot take reference of a nullsafe chain"),
             ExprKind::Index { .. } => {
                 let mark = self.mark();
                 let path = self.dim_path(e)?;
                 let (var, keys, depth) = self.keys(&path)?;
                 self.emit(Op::MakeRefDim { dst, var, keys, depth });
+                self.release_root(path.root, var);
+                self.release(mark);
+            }
+            ExprKind::Prop { obj, name, .. } => {
+                let mark = self.mark();
+                self.prop_ref(obj, *name, dst)?;
+                self.release(mark);
+            }
+            ExprKind::StaticProp { class, name } => {
+                let mark = self.mark();
+                self.static_prop_ref(*class, *name, dst)?;
                 self.release(mark);
             }
             // `$x =& f()`: the reference a by-reference function returns.
-            ExprKind::Call { .. } | ExprKind::CallValue { .. } if self.binding_call_result => {
+            ExprKind::Call { .. } | ExprKind::CallValue { .. } | ExprKind::MethodCall { .. } | ExprKind::StaticCall { .. }
+                if self.binding_call_result =>
+            {
                 // Only the outermost call: its arguments are compiled as usual.
                 self.binding_call_result = false;
                 let call = self.expr_into(e, dst);
@@ -627,7 +727,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         let op = bin_op(op);
         match &target.kind {
-            ExprKind::Var(_) | ExprKind::VarVar { .. } => {
+            ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Prop { .. } | ExprKind::StaticProp { .. } => {
                 let var = self.var_reg(target)?;
                 let v = self.expr(value)?;
                 self.at(target.pos);
@@ -638,6 +738,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         src: Src::reg(var),
                     });
                 }
+                self.release_root(target, var);
             }
             ExprKind::Index { .. } if one_key(target).is_some() => {
                 let (var, key, v) = self.one_key_operands(target, value)?;
@@ -659,6 +760,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     depth,
                     src: v,
                 });
+                self.release_root(path.root, var);
                 if !dst.is_none() {
                     let r = self.quiet(target)?;
                     self.emit(Op::Move { dst, src: r });
@@ -672,10 +774,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     pub(crate) fn inc_dec(&mut self, target: &'a Expr<'a>, kind: IncDec, dst: Reg) -> Result<()> {
         self.ensure_writable(target)?;
         match &target.kind {
-            ExprKind::Var(_) | ExprKind::VarVar { .. } => {
+            ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Prop { .. } | ExprKind::StaticProp { .. } => {
                 let mark = self.mark();
                 let var = self.var_reg(target)?;
+                self.at(target.pos);
                 self.emit(Op::IncDecVar { var, kind, dst });
+                self.release_root(target, var);
                 self.release(mark);
             }
             ExprKind::Index { .. } => {
@@ -689,6 +793,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     kind,
                     dst,
                 });
+                self.release_root(path.root, var);
                 self.release(mark);
             }
             _ => return self.error("Cannot increment/decrement this expression"),
@@ -697,6 +802,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     pub(crate) fn unset(&mut self, e: &'a Expr<'a>) -> Result<()> {
+        if let ExprKind::Var("this") = e.kind {
+            return self.error("Cannot unset $this");
+        }
         self.ensure_writable(e)?;
         let mark = self.mark();
         match &e.kind {
@@ -713,6 +821,28 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let path = self.dim_path(e)?;
                 let (var, keys, depth) = self.keys(&path)?;
                 self.emit(Op::UnsetDim { var, keys, depth });
+                self.release_root(path.root, var);
+            }
+            ExprKind::Prop { obj, name, .. } => {
+                let o = self.expr(obj)?;
+                let n = self.member_name(*name)?;
+                self.at(e.pos);
+                self.emit(Op::UnsetProp { obj: o, name: n });
+            }
+            // PHP compiles it to an instruction that throws this.
+            ExprKind::StaticProp { class, name } => {
+                let class = match class {
+                    ClassRef::Name(n) => n.to_string(),
+                    _ => "static".to_string(),
+                };
+                let name = match name {
+                    MemberName::Ident(n) => n,
+                    MemberName::Expr(_) => "",
+                };
+                let message =
+                    self.const_str_index(format!("Attempt to unset static property {class}::${name}").as_bytes())?;
+                self.at(e.pos);
+                self.emit(Op::ThrowError { message });
             }
             _ => return self.error("Cannot unset this expression"),
         }
@@ -737,6 +867,10 @@ fn can_write_to_variable(e: &Expr<'_>) -> bool {
             | ExprKind::CallableFromName(_)
             | ExprKind::CallableFromValue(_)
             | ExprKind::CurlyIndex { .. }
+            | ExprKind::Prop { .. }
+            | ExprKind::StaticProp { .. }
+            | ExprKind::MethodCall { .. }
+            | ExprKind::StaticCall { .. }
     )
 }
 

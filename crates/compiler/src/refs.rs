@@ -34,8 +34,32 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 }
             }
             FunctionBody::Arrow(e) => self.refs_expr(e, &mut out),
+            FunctionBody::None => {}
         }
         out
+    }
+
+    /// The arguments of a call whose callee is known only at run time
+    /// (a method): any variable may go by reference.
+    fn refs_runtime_args(&mut self, args: &'a [Arg<'a>], out: &mut HashSet<&'a str>) {
+        for a in args.iter() {
+            if let ExprKind::Var(n) = a.value.kind {
+                out.insert(n);
+            }
+            self.refs_expr(a.value, out);
+        }
+    }
+
+    fn refs_class(&mut self, class: &ClassRef<'a>, out: &mut HashSet<&'a str>) {
+        if let ClassRef::Expr(e) = class {
+            self.refs_expr(e, out);
+        }
+    }
+
+    fn refs_name(&mut self, name: &MemberName<'a>, out: &mut HashSet<&'a str>) {
+        if let MemberName::Expr(e) = name {
+            self.refs_expr(e, out);
+        }
     }
 
     fn refs_stmt(&mut self, s: &'a Stmt<'a>, out: &mut HashSet<&'a str>) {
@@ -103,11 +127,21 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             StmtKind::Const(items) => items.iter().for_each(|(_, e)| self.refs_expr(e, out)),
             StmtKind::Block(stmts) => stmts.iter().for_each(|s| self.refs_stmt(s, out)),
+            StmtKind::Try { body, catches, finally } => {
+                body.iter().for_each(|s| self.refs_stmt(s, out));
+                for c in catches.iter() {
+                    c.body.iter().for_each(|s| self.refs_stmt(s, out));
+                }
+                if let Some(f) = finally {
+                    f.iter().for_each(|s| self.refs_stmt(s, out));
+                }
+            }
             StmtKind::Return(None)
             | StmtKind::InlineHtml(_)
             | StmtKind::Break(_)
             | StmtKind::Continue(_)
             | StmtKind::Function(_)
+            | StmtKind::Class(_)
             | StmtKind::Nop
             | StmtKind::Label(_)
             | StmtKind::Goto(_)
@@ -239,6 +273,34 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Isset(es) => es.iter().for_each(|e| self.refs_expr(e, out)),
             ExprKind::Exit(Some(e)) => self.refs_expr(e, out),
             ExprKind::Exit(None) => {}
+            ExprKind::New { class, args } => {
+                self.refs_class(class, out);
+                self.refs_runtime_args(args, out);
+            }
+            ExprKind::Prop { obj, name, .. } | ExprKind::MethodCallable { obj, name } => {
+                self.refs_expr(obj, out);
+                self.refs_name(name, out);
+            }
+            ExprKind::MethodCall { obj, name, args, .. } => {
+                self.refs_expr(obj, out);
+                self.refs_name(name, out);
+                self.refs_runtime_args(args, out);
+            }
+            ExprKind::StaticCall { class, name, args } => {
+                self.refs_class(class, out);
+                self.refs_name(name, out);
+                self.refs_runtime_args(args, out);
+            }
+            ExprKind::ClassConst { class, .. } => self.refs_class(class, out),
+            ExprKind::StaticProp { class, name } | ExprKind::StaticCallable { class, name } => {
+                self.refs_class(class, out);
+                self.refs_name(name, out);
+            }
+            ExprKind::InstanceOf { expr, class } => {
+                self.refs_expr(expr, out);
+                self.refs_class(class, out);
+            }
+            ExprKind::Clone(e) | ExprKind::Throw(e) => self.refs_expr(e, out),
         }
     }
 }

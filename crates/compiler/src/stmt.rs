@@ -119,7 +119,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             StmtKind::Return(Some(e)) if self.by_ref_return => {
                 self.check_return(Some(e))?;
                 let mark = self.mark();
-                let t = self.temp()?;
+                // Leaving `try` blocks with a `finally`, the reference is
+                // kept where their code does not reach.
+                let t = match self.finallies.first() {
+                    Some(f) => f.ret,
+                    None => self.temp()?,
+                };
                 match e.kind {
                     ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } => self.reference_into(e, t)?,
                     _ => self.expr_into(e, t)?,
@@ -128,6 +133,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 if self.return_type.as_ref().is_some_and(|ty| ty.mask != type_bits::ANY) {
                     self.emit(Op::VerifyReturnRef { src: t });
                 }
+                self.call_finallies(0);
                 self.emit(Op::ReturnRef { src: t });
                 self.release(mark);
             }
@@ -146,7 +152,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     }
                     None => self.const_null()?,
                 };
-                let v = self.checked_return(v)?;
+                let mut v = self.checked_return(v)?;
+                // Leaving `try` blocks with a `finally`: the value is kept
+                // where their code does not reach while they run.
+                if let Some(ret) = self.finallies.first().map(|f| f.ret) {
+                    self.emit(Op::Move { dst: ret, src: v });
+                    self.call_finallies(0);
+                    v = Src::reg(ret);
+                }
                 if self.caller_scope && !self.in_function {
                     self.emit(Op::DetachScope {});
                 }
@@ -155,6 +168,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             StmtKind::Global(names) => {
                 for name in names.iter() {
+                    if *name == "this" {
+                        return self.error("Cannot use $this as global variable");
+                    }
                     if !self.in_function {
                         // Top-level variables are the globals already.
                         continue;
@@ -177,6 +193,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             StmtKind::Static(vars) => {
                 for v in vars.iter() {
+                    if v.name == "this" {
+                        return self.error("Cannot use $this as static variable");
+                    }
                     let var = self.cv(v.name)?;
                     let slot = cg!(self.g, |cg| {
                         let op_array = cg.op_array();
@@ -223,6 +242,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             StmtKind::Label(name) => self.label(name)?,
             StmtKind::Goto(name) => self.goto(name)?,
             StmtKind::Refused(message) => return self.error(*message),
+            StmtKind::Class(decl) => self.class_stmt(decl, false)?,
+            StmtKind::Try { body, catches, finally } => self.try_stmt(body, catches, *finally)?,
         }
         Ok(())
     }
@@ -409,7 +430,16 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let by_ref = by_ref || ref_list;
         let mark = self.mark();
         let iter = self.temp()?;
+        // The temporary holding the reference a property iterated by
+        // reference was made into.
+        let mut prop_ref = None;
         let inner = self.mark();
+        for target in key.into_iter().chain(std::iter::once(value)) {
+            if let ExprKind::Var("this") = target.kind {
+                self.at(target.pos);
+                return self.error("Cannot re-assign $this");
+            }
+        }
         let reset = if by_ref {
             match &subject.kind {
                 ExprKind::Var(name) => {
@@ -418,6 +448,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 }
                 _ => {
                     let src = self.reference_to(subject)?;
+                    if matches!(subject.kind, ExprKind::Prop { .. }) {
+                        prop_ref = Some(src);
+                    }
                     self.emit(Op::FeResetRefFrom { iter, src, end: 0 })
                 }
             }
@@ -485,6 +518,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.patch_here(fetch);
         self.patch_all_here(&ctx.breaks);
         self.emit(Op::FeFree { iter });
+        // The property is no reference shared with anything after it.
+        if let Some(var) = prop_ref {
+            self.emit(Op::UnsetVar { var });
+        }
         self.release(mark);
         Ok(())
     }
@@ -567,7 +604,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             StmtKind::Block([inner]) => return self.lone_loop_exit(inner),
             _ => return None,
         };
-        (levels == 1 && !self.loops.is_empty()).then_some((levels, is_break))
+        // Nor across a `finally`, which must run first.
+        let crosses_finally = self.finallies.last().is_some_and(|f| f.loop_depth >= self.loops.len());
+        (levels == 1 && !self.loops.is_empty() && !crosses_finally).then_some((levels, is_break))
     }
 
     /// `if (cond) break;` (or continue): the jumps `cond` takes when true
@@ -599,12 +638,16 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let depth = self.loops.len();
         // Loops left entirely release their foreach iterators here; the
         // target loop's own iterator is released at its end (break) or
-        // kept (continue).
+        // kept (continue). The `finally` blocks left run first, each
+        // where the loops it is inside are left.
+        let mut finallies = self.finallies.len();
         for i in 1..n {
+            finallies = self.call_finallies_inside(finallies, depth - i);
             if let Some(iter) = self.loops[depth - i].iter {
                 self.emit(Op::FeFree { iter });
             }
         }
+        self.call_finallies_inside(finallies, depth - n);
         let pc = self.emit(Op::Jmp { target: 0 });
         let target = &mut self.loops[depth - n];
         if is_break || target.is_switch {

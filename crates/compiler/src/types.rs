@@ -56,12 +56,12 @@ const BUILTIN_NAMES: [&str; 12] = [
 ];
 
 /// The names no class may have (`zend_is_reserved_class_name`).
-const RESERVED_CLASS_NAMES: [&str; 15] = [
+pub(crate) const RESERVED_CLASS_NAMES: [&str; 15] = [
     "bool", "false", "float", "int", "null", "parent", "self", "static", "string", "true", "void", "never", "iterable",
     "object", "mixed",
 ];
 
-fn one_of(name: &str, list: &[&str]) -> bool {
+pub(crate) fn one_of(name: &str, list: &[&str]) -> bool {
     list.iter().any(|n| name.eq_ignore_ascii_case(n))
 }
 

@@ -42,9 +42,11 @@ pub struct Capture<'a> {
 
 /// What closure `f` captures: its `use` list, or for an arrow function
 /// every variable its body reads that is not a parameter.
+/// `$this` is never captured: a closure made in a method is bound to
+/// the method's object.
 pub fn captures<'a>(f: &'a FunctionDecl<'a>) -> Vec<Capture<'a>> {
     match &f.body {
-        FunctionBody::Block(_) => f
+        FunctionBody::Block(_) | FunctionBody::None => f
             .uses
             .iter()
             .map(|u| Capture {
@@ -57,7 +59,7 @@ pub fn captures<'a>(f: &'a FunctionDecl<'a>) -> Vec<Capture<'a>> {
             collect_expr(e, &mut names);
             names
                 .iter()
-                .filter(|n| !f.params.iter().any(|p| p.name == *n))
+                .filter(|n| *n != "this" && !f.params.iter().any(|p| p.name == *n))
                 .map(|name| Capture { name, by_ref: false })
                 .collect()
         }
@@ -128,10 +130,39 @@ pub fn collect_stmt<'a>(s: &'a Stmt<'a>, out: &mut VarNames<'a>) {
                 }
             }
         }
-        StmtKind::Function(_) => {}
+        // Methods are functions of their own.
+        StmtKind::Function(_) | StmtKind::Class(_) => {}
         StmtKind::Const(items) => items.iter().for_each(|(_, e)| collect_expr(e, out)),
         StmtKind::Block(stmts) => stmts.iter().for_each(|s| collect_stmt(s, out)),
+        StmtKind::Try { body, catches, finally } => {
+            body.iter().for_each(|s| collect_stmt(s, out));
+            for c in catches.iter() {
+                if let Some(v) = c.var {
+                    out.add(v);
+                }
+                c.body.iter().for_each(|s| collect_stmt(s, out));
+            }
+            if let Some(f) = finally {
+                f.iter().for_each(|s| collect_stmt(s, out));
+            }
+        }
     }
+}
+
+fn collect_class<'a>(class: &ClassRef<'a>, out: &mut VarNames<'a>) {
+    if let ClassRef::Expr(e) = class {
+        collect_expr(e, out);
+    }
+}
+
+fn collect_name<'a>(name: &MemberName<'a>, out: &mut VarNames<'a>) {
+    if let MemberName::Expr(e) = name {
+        collect_expr(e, out);
+    }
+}
+
+fn collect_args<'a>(args: &'a [Arg<'a>], out: &mut VarNames<'a>) {
+    args.iter().for_each(|a| collect_expr(a.value, out));
 }
 
 pub fn collect_expr<'a>(e: &'a Expr<'a>, out: &mut VarNames<'a>) {
@@ -238,6 +269,35 @@ pub fn collect_expr<'a>(e: &'a Expr<'a>, out: &mut VarNames<'a>) {
                 collect_expr(e, out);
             }
         }
+        // An anonymous class's body is its own.
+        ExprKind::New { class, args } => {
+            collect_class(class, out);
+            collect_args(args, out);
+        }
+        ExprKind::Prop { obj, name, .. } | ExprKind::MethodCallable { obj, name } => {
+            collect_expr(obj, out);
+            collect_name(name, out);
+        }
+        ExprKind::MethodCall { obj, name, args, .. } => {
+            collect_expr(obj, out);
+            collect_name(name, out);
+            collect_args(args, out);
+        }
+        ExprKind::StaticCall { class, name, args } => {
+            collect_class(class, out);
+            collect_name(name, out);
+            collect_args(args, out);
+        }
+        ExprKind::ClassConst { class, .. } => collect_class(class, out),
+        ExprKind::StaticProp { class, name } | ExprKind::StaticCallable { class, name } => {
+            collect_class(class, out);
+            collect_name(name, out);
+        }
+        ExprKind::InstanceOf { expr, class } => {
+            collect_expr(expr, out);
+            collect_class(class, out);
+        }
+        ExprKind::Clone(e) | ExprKind::Throw(e) => collect_expr(e, out),
     }
 }
 
@@ -267,6 +327,25 @@ pub fn walk_stmt_decls<'a>(s: &'a Stmt<'a>, f: &mut dyn FnMut(&'a FunctionDecl<'
             }
         }
         StmtKind::Block(stmts) => stmts.iter().for_each(|s| walk_stmt_decls(s, f)),
+        StmtKind::Try { body, catches, finally } => {
+            body.iter().for_each(|s| walk_stmt_decls(s, f));
+            for c in catches.iter() {
+                c.body.iter().for_each(|s| walk_stmt_decls(s, f));
+            }
+            if let Some(stmts) = finally {
+                stmts.iter().for_each(|s| walk_stmt_decls(s, f));
+            }
+        }
+        // Not the methods themselves: the functions declared in them.
+        StmtKind::Class(class) => {
+            for m in class.members.iter() {
+                if let Member::Method { decl, .. } = m {
+                    if let FunctionBody::Block(stmts) = &decl.body {
+                        stmts.iter().for_each(|s| walk_stmt_decls(s, f));
+                    }
+                }
+            }
+        }
         _ => {}
     }
 }
