@@ -24,6 +24,8 @@ mod objects;
 mod peephole;
 mod refs;
 mod stmt;
+#[cfg(test)]
+mod tests;
 mod types;
 mod vars;
 
