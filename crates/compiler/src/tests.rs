@@ -484,6 +484,45 @@ fn declaration_errors() {
         "Cannot use \"self\" when no class scope is active"
     );
     assert_eq!(error("<?php enum E: int { case A; }"), "Case A of backed enum E must have a value");
+    assert_eq!(
+        error("<?php enum E { public function __toString() {} }"),
+        "Enum E cannot include magic method __toString"
+    );
+    assert_eq!(
+        error("<?php class A { function __get($a, $b) {} }"),
+        "Method A::__get() must take exactly 1 argument"
+    );
+    assert_eq!(
+        error("<?php class A { function __set(int $a, $b) {} }"),
+        "A::__set(): Parameter #1 ($a) must be of type string when declared"
+    );
+    assert_eq!(
+        error("<?php class A { function __toString(): int {} }"),
+        "A::__toString(): Return type must be string when declared"
+    );
+    assert_eq!(
+        error("<?php new class { public $x; public $x; };"),
+        "Cannot redeclare class@anonymous::$x"
+    );
+    assert_eq!(error("<?php (0)::X;"), "Illegal class name");
+    assert_eq!(
+        error("<?php function f() { try {} finally { goto out; } out: }"),
+        "jump out of a finally block is disallowed"
+    );
+    assert_eq!(
+        error("<?php function f() { goto in; try {} finally { in: } }"),
+        "jump into a finally block is disallowed"
+    );
+    assert_eq!(
+        error("<?php while (1) { try {} finally { break; } }"),
+        "jump out of a finally block is disallowed"
+    );
+    assert_eq!(
+        error("<?php class A { function __construct(public int $x = null) {} }"),
+        "Cannot use null as default value for parameter $x of type int"
+    );
+    // Lazily resolved: no parent needed when compiling.
+    assert!(try_compile("<?php class A { const X = parent::Y; }").is_ok());
 }
 
 /// A tiny AST builder for the statements the tests write by hand.
