@@ -133,7 +133,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let backing = match decl.backing {
             None => None,
             Some(hint) => {
-                let single = |n: &str| !hint.nullable && !hint.intersection && matches!(hint.names, [x] if x.eq_ignore_ascii_case(n));
+                let single = |n: &str| {
+                    !hint.nullable && !hint.intersection && matches!(hint.names, [x] if x.eq_ignore_ascii_case(n))
+                };
                 if single("int") {
                     Some(EnumBacking::Int)
                 } else if single("string") {
@@ -217,7 +219,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         }
                         if flags & acc::READONLY != 0 {
                             if flags & acc::STATIC != 0 {
-                                return self.error(format!("Static property {name}::${} cannot be readonly", item.name));
+                                return self
+                                    .error(format!("Static property {name}::${} cannot be readonly", item.name));
                             }
                             if ty.is_none() {
                                 return self.error(format!("Readonly property {name}::${} must have type", item.name));
@@ -372,11 +375,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         });
                     }
                 }
-                Member::Case {
-                    pos,
-                    name: case,
-                    value,
-                } => {
+                Member::Case { pos, name: case, value } => {
                     self.at(*pos);
                     if kind != ClassKind::Enum {
                         return self.error("Case can only be used in enums");
@@ -415,7 +414,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             if !abstract_methods.is_empty() {
                 self.at(decl.pos);
                 let n = abstract_methods.len();
-                let mut list: Vec<String> = abstract_methods.iter().take(3).map(|m| format!("{name}::{}", m.name)).collect();
+                let mut list: Vec<String> = abstract_methods
+                    .iter()
+                    .take(3)
+                    .map(|m| format!("{name}::{}", m.name))
+                    .collect();
                 if n > 3 {
                     list.push("...".into());
                 }
@@ -545,7 +548,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             Some(false) if flags & acc::STATIC != 0 => {
                 return self.error(format!("Method {class}::{name}() cannot be static"))
             }
-            Some(true) if flags & acc::STATIC == 0 => return self.error(format!("Method {class}::{name}() must be static")),
+            Some(true) if flags & acc::STATIC == 0 => {
+                return self.error(format!("Method {class}::{name}() must be static"))
+            }
             _ => {}
         }
         let as_text = |mask: u16| {
@@ -557,7 +562,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             .to_php_string()
         };
         for (i, &want) in arg_types.iter().enumerate() {
-            let Some(hint) = f.params.get(i).and_then(|p| p.ty) else { continue };
+            let Some(hint) = f.params.get(i).and_then(|p| p.ty) else {
+                continue;
+            };
             let ty = self.type_decl(hint, Place::Param, true)?;
             if ty.mask & want == 0 {
                 return self.error(format!(
@@ -662,12 +669,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// (a constant's value, the list of property defaults) and returns
     /// it: the code of a constant expression the VM runs when the class
     /// needs it.
-    fn init_function(
-        &mut self,
-        name: &str,
-        pos: u32,
-        body: impl FnOnce(&mut Self) -> Result<Src>,
-    ) -> Result<FuncId> {
+    fn init_function(&mut self, name: &str, pos: u32, body: impl FnOnce(&mut Self) -> Result<Src>) -> Result<FuncId> {
         let id = self.first_func + self.functions.len() as FuncId;
         self.functions.push(None);
         let line = self.line_of(pos);

@@ -26,12 +26,14 @@ struct PendingGoto<'a> {
     finally_bodies: Vec<u32>,
 }
 
+/// A label's position, the loops it is inside, the `try` blocks with a
+/// finally it is inside and the finally blocks it is inside.
+type Label = (Target, Vec<u32>, Vec<u32>, Vec<u32>);
+
 /// The labels and `goto`s of the function being compiled.
 #[derive(Default)]
 pub(crate) struct Labels<'a> {
-    /// Each label's position, the loops it is inside, the `try` blocks
-    /// with a finally it is inside and the finally blocks it is inside.
-    defined: HashMap<&'a str, (Target, Vec<u32>, Vec<u32>, Vec<u32>)>,
+    defined: HashMap<&'a str, Label>,
     gotos: Vec<PendingGoto<'a>>,
 }
 

@@ -163,7 +163,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             // by-reference function's result is its reference, written
             // through; any other is a temporary copy, as in PHP. A
             // builtin's result cannot be written.
-            ExprKind::Call { .. } | ExprKind::CallValue { .. } | ExprKind::MethodCall { .. } | ExprKind::StaticCall { .. }
+            ExprKind::Call { .. }
+            | ExprKind::CallValue { .. }
+            | ExprKind::MethodCall { .. }
+            | ExprKind::StaticCall { .. }
                 if !self.builtin_result(root) =>
             {
                 let dst = self.temp()?;
@@ -286,7 +289,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let n = self.member_name(*name)?;
                 let v = self.expr(value)?;
                 self.at(target.pos);
-                self.emit(Op::AssignProp { obj: o, name: n, src: v });
+                self.emit(Op::AssignProp {
+                    obj: o,
+                    name: n,
+                    src: v,
+                });
                 Ok(v)
             }
             ExprKind::StaticProp { .. } => {
@@ -415,7 +422,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let o = self.write_object(obj)?;
                 let n = self.member_name(*name)?;
                 self.at(target.pos);
-                self.emit(Op::AssignProp { obj: o, name: n, src: v });
+                self.emit(Op::AssignProp {
+                    obj: o,
+                    name: n,
+                    src: v,
+                });
             }
             ExprKind::StaticProp { .. } => {
                 let var = self.var_reg(target)?;
@@ -697,7 +708,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.release(mark);
             }
             // `$x =& f()`: the reference a by-reference function returns.
-            ExprKind::Call { .. } | ExprKind::CallValue { .. } | ExprKind::MethodCall { .. } | ExprKind::StaticCall { .. }
+            ExprKind::Call { .. }
+            | ExprKind::CallValue { .. }
+            | ExprKind::MethodCall { .. }
+            | ExprKind::StaticCall { .. }
                 if self.binding_call_result =>
             {
                 // Only the outermost call: its arguments are compiled as usual.

@@ -383,7 +383,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         quiet: bool,
     ) -> Result<()> {
         let line = self.line;
-        let o = if quiet { self.quiet_object(obj, nullsafe)? } else { self.chain_expr(obj)? };
+        let o = if quiet {
+            self.quiet_object(obj, nullsafe)?
+        } else {
+            self.chain_expr(obj)?
+        };
         if nullsafe {
             self.nullsafe_check(o)?;
         }
@@ -454,11 +458,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             let n = c.member_name(name)?;
             c.line = line;
             let t = c.temp()?;
-            c.emit(Op::IssetProp { dst: t, obj: o, name: n });
-            c.emit(Op::Not {
-                dst,
-                src: Src::reg(t),
+            c.emit(Op::IssetProp {
+                dst: t,
+                obj: o,
+                name: n,
             });
+            c.emit(Op::Not { dst, src: Src::reg(t) });
             let done = c.emit(Op::JmpIf {
                 cond: Src::reg(dst),
                 target: 0,
@@ -469,10 +474,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 name: n,
                 quiet: true,
             });
-            c.emit(Op::Not {
-                dst,
-                src: Src::reg(t),
-            });
+            c.emit(Op::Not { dst, src: Src::reg(t) });
             c.patch_here(done);
             Ok(())
         };
@@ -506,7 +508,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         let callee = self.temps(3)?;
         self.line = line;
-        self.emit(Op::InitMethod { callee, obj: o, name: n });
+        self.emit(Op::InitMethod {
+            callee,
+            obj: o,
+            name: n,
+        });
         let start = self.method_args(callee, args)?;
         self.line = line;
         self.emit(Op::CallMethod {

@@ -606,7 +606,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         };
         // Nor across a `finally`, which must run first, nor out of one.
         let crosses_finally = self.finallies.last().is_some_and(|f| f.loop_depth >= self.loops.len())
-            || self.finally_bodies.last().is_some_and(|&(_, loops)| loops >= self.loops.len());
+            || self
+                .finally_bodies
+                .last()
+                .is_some_and(|&(_, loops)| loops >= self.loops.len());
         (levels == 1 && !self.loops.is_empty() && !crosses_finally).then_some((levels, is_break))
     }
 

@@ -57,7 +57,7 @@ fn find(f: &Function, pick: impl Fn(&Op) -> bool) -> usize {
         .unwrap_or_else(|| panic!("not found in {:?}", f.code))
 }
 
-fn konst<'s>(f: &'s Function, s: Src) -> &'s minizts_core::Value {
+fn konst(f: &Function, s: Src) -> &minizts_core::Value {
     assert!(s.is_const(), "{s:?} is no constant");
     &f.consts.values()[s.index()]
 }
@@ -129,7 +129,9 @@ fn a_class_declaration_is_a_class_def_with_its_members() {
     let this = ctor.this_cv.expect("the constructor uses $this");
     assert_eq!(&*ctor.cv_names[this as usize], "this");
     let promote = find(ctor, |op| matches!(op, Op::AssignProp { .. }));
-    let Op::AssignProp { obj, name, src } = ctor.code[promote] else { unreachable!() };
+    let Op::AssignProp { obj, name, src } = ctor.code[promote] else {
+        unreachable!()
+    };
     assert_eq!(obj, Src::reg(Reg::new(this)));
     assert!(is_str(ctor, name, "promoted"));
     assert_eq!(src, Src::reg(Reg::new(0)));
@@ -141,12 +143,20 @@ fn a_class_declaration_is_a_class_def_with_its_members() {
     assert_eq!(g.params.len(), 1);
 
     // Constants and defaults are functions computing them.
-    let x = script.function(a.consts[0].init.expect("X has a value")).expect("X's function");
+    let x = script
+        .function(a.consts[0].init.expect("X has a value"))
+        .expect("X's function");
     assert_eq!(&*x.name, "{const}");
     assert_eq!(x.class_decl, Some(0));
-    let defaults = script.function(a.defaults.expect("defaults")).expect("the defaults function");
+    let defaults = script
+        .function(a.defaults.expect("defaults"))
+        .expect("the defaults function");
     assert_eq!(defaults.class_decl, Some(0));
-    let pushes = defaults.code.iter().filter(|op| matches!(op, Op::ArrayPush { .. })).count();
+    let pushes = defaults
+        .code
+        .iter()
+        .filter(|op| matches!(op, Op::ArrayPush { .. }))
+        .count();
     // [1, 2] (two pushes into the literal), then p's and s's defaults.
     assert_eq!(pushes, 4);
     assert!(first == 0);
@@ -229,7 +239,9 @@ fn an_anonymous_class_is_declared_then_instantiated_by_its_name() {
     let declare = find(main, |op| matches!(op, Op::DeclareClass { decl: 0 }));
     let new = find(main, |op| matches!(op, Op::New { .. }));
     assert!(declare < new);
-    let Op::New { class, mode, .. } = main.code[new] else { unreachable!() };
+    let Op::New { class, mode, .. } = main.code[new] else {
+        unreachable!()
+    };
     assert_eq!(mode, class_mode::NAME);
     assert!(is_str(main, class, "P@anonymous\0test.php:2$0"));
 }
@@ -239,11 +251,18 @@ fn a_method_call_resolves_into_three_registers_then_calls() {
     let script = compile("<?php function f($o, $a) { return $o->m($a, 2, $a[0]); }");
     let f = function(&script, "f");
     let init = find(f, |op| matches!(op, Op::InitMethod { .. }));
-    let Op::InitMethod { callee, obj, name } = f.code[init] else { unreachable!() };
+    let Op::InitMethod { callee, obj, name } = f.code[init] else {
+        unreachable!()
+    };
     assert_eq!(obj, Src::reg(Reg::new(0)));
     assert!(is_str(f, name, "m"));
     let call = find(f, |op| matches!(op, Op::CallMethod { .. }));
-    let Op::CallMethod { callee: c, args, argc, .. } = f.code[call] else { unreachable!() };
+    let Op::CallMethod {
+        callee: c, args, argc, ..
+    } = f.code[call]
+    else {
+        unreachable!()
+    };
     assert_eq!((c, argc), (callee, 3));
     assert_eq!(args.idx(), callee.idx() + 3);
     // A variable goes as the parameter wants it; an element is decided
@@ -290,8 +309,14 @@ fn static_calls_name_their_class_by_mode() {
 fn spreads_and_named_arguments_call_a_callable_array() {
     let script = compile("<?php class A extends B { function m($a) { $this->f(...$a); parent::g(x: 1); } }");
     let m = function(&script, "m");
-    assert_eq!(m.code.iter().filter(|op| matches!(op, Op::CallSpread { .. })).count(), 2);
-    assert!(m.code.iter().any(|op| matches!(op, Op::ArrayPush { src, .. } if src.is_const() && is_str(m, *src, "B"))));
+    assert_eq!(
+        m.code.iter().filter(|op| matches!(op, Op::CallSpread { .. })).count(),
+        2
+    );
+    assert!(m
+        .code
+        .iter()
+        .any(|op| matches!(op, Op::ArrayPush { src, .. } if src.is_const() && is_str(m, *src, "B"))));
     assert!(!m.code.iter().any(|op| matches!(op, Op::CallMethod { .. })));
 }
 
@@ -300,15 +325,22 @@ fn a_nullsafe_operator_short_circuits_its_whole_chain() {
     let script = compile("<?php function f($a) { return $a?->b->c()['d']; }");
     let f = function(&script, "f");
     let check = find(f, |op| matches!(op, Op::JmpIdentical { .. }));
-    let Op::JmpIdentical { a, target, .. } = f.code[check] else { unreachable!() };
+    let Op::JmpIdentical { a, target, .. } = f.code[check] else {
+        unreachable!()
+    };
     assert_eq!(a, Src::reg(Reg::new(0)));
     // It lands past the whole chain, where null is the result (returned
     // at once here).
-    assert!(matches!(f.code[target as usize], Op::Return { src } if src.is_const() && *konst(f, src) == minizts_core::Value::Null));
+    assert!(
+        matches!(f.code[target as usize], Op::Return { src } if src.is_const() && *konst(f, src) == minizts_core::Value::Null)
+    );
     let dim = find(f, |op| matches!(op, Op::FetchDim { .. }));
     assert!(dim < target as usize);
     // Each element once.
-    assert_eq!(f.code.iter().filter(|op| matches!(op, Op::JmpIdentical { .. })).count(), 1);
+    assert_eq!(
+        f.code.iter().filter(|op| matches!(op, Op::JmpIdentical { .. })).count(),
+        1
+    );
 }
 
 #[test]
@@ -325,9 +357,16 @@ fn isset_and_empty_of_properties() {
 
 #[test]
 fn class_constants_and_names() {
-    let script = compile("<?php class A { function m($o) { return [B::X, B::class, self::class, static::class, $o::class]; } }");
+    let script =
+        compile("<?php class A { function m($o) { return [B::X, B::class, self::class, static::class, $o::class]; } }");
     let m = function(&script, "m");
-    assert!(m.code.iter().any(|op| matches!(op, Op::FetchClassConst { mode: class_mode::NAME, .. })));
+    assert!(m.code.iter().any(|op| matches!(
+        op,
+        Op::FetchClassConst {
+            mode: class_mode::NAME,
+            ..
+        }
+    )));
     // `B::class` and `self::class` are folded; the others are looked up.
     let fetched: Vec<u8> = m
         .code
@@ -392,14 +431,25 @@ fn try_catch_finally_layout() {
     assert!(!last);
     assert_eq!(&*f.cv_names[var.idx()], "e");
     assert!(matches!(code[range.catch as usize + 1], Op::Jmp { .. }));
-    let Op::Catch { var: var_b, next: next_b, last: false, .. } = code[next as usize] else {
+    let Op::Catch {
+        var: var_b,
+        next: next_b,
+        last: false,
+        ..
+    } = code[next as usize]
+    else {
         panic!("no second CATCH")
     };
     assert_eq!(var_b, var);
     // A match on A jumps to where B's match falls: the clause's body.
-    let Op::Jmp { target: body } = code[range.catch as usize + 1] else { unreachable!() };
+    let Op::Jmp { target: body } = code[range.catch as usize + 1] else {
+        unreachable!()
+    };
     assert_eq!(body, next + 1);
-    let Op::Catch { var: none, last: true, .. } = code[next_b as usize] else {
+    let Op::Catch {
+        var: none, last: true, ..
+    } = code[next_b as usize]
+    else {
         panic!("no last CATCH")
     };
     assert!(none.is_none());
@@ -464,7 +514,10 @@ fn declaration_errors() {
         error("<?php interface I { private function f(); }"),
         "Access type for interface method I::f() must be public"
     );
-    assert_eq!(error("<?php class A { function f(){} function F(){} }"), "Cannot redeclare A::F()");
+    assert_eq!(
+        error("<?php class A { function f(){} function F(){} }"),
+        "Cannot redeclare A::F()"
+    );
     assert_eq!(
         error("<?php class A { function f(public $x) {} }"),
         "Cannot declare promoted property outside a constructor"
@@ -478,12 +531,18 @@ fn declaration_errors() {
         "Class A contains 1 abstract method and must therefore be declared abstract or implement the remaining methods (A::f)"
     );
     assert_eq!(error("<?php unset($this);"), "Cannot unset $this");
-    assert_eq!(error("<?php unset($a?->b);"), "Can't use nullsafe operator in write context");
+    assert_eq!(
+        error("<?php unset($a?->b);"),
+        "Can't use nullsafe operator in write context"
+    );
     assert_eq!(
         error("<?php function f() { return self::X; }"),
         "Cannot use \"self\" when no class scope is active"
     );
-    assert_eq!(error("<?php enum E: int { case A; }"), "Case A of backed enum E must have a value");
+    assert_eq!(
+        error("<?php enum E: int { case A; }"),
+        "Case A of backed enum E must have a value"
+    );
     assert_eq!(
         error("<?php enum E { public function __toString() {} }"),
         "Enum E cannot include magic method __toString"
@@ -657,7 +716,9 @@ fn property_writes_go_through_the_property() {
             "RETURN",
         ]
     );
-    let Op::FetchPropRef { dst, .. } = main.code[1] else { unreachable!() };
+    let Op::FetchPropRef { dst, .. } = main.code[1] else {
+        unreachable!()
+    };
     assert!(matches!(main.code[3], Op::AssignDim { var, depth: 1, .. } if var == dst));
     assert_eq!(main.code[4], Op::UnsetVar { var: dst });
 }
@@ -709,6 +770,12 @@ fn a_property_passed_by_reference_is_its_reference() {
     let names: Vec<&str> = script.main().code.iter().map(|op| op.mnemonic()).collect();
     assert_eq!(
         names,
-        ["FETCH_PROP_REF", "CALL_DIRECT", "FETCH_PROP_REF", "ASSIGN_REF", "RETURN"]
+        [
+            "FETCH_PROP_REF",
+            "CALL_DIRECT",
+            "FETCH_PROP_REF",
+            "ASSIGN_REF",
+            "RETURN"
+        ]
     );
 }
