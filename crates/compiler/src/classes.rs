@@ -114,19 +114,37 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         Ok(index)
     }
 
-    fn class_body(&mut self, decl: &'a ClassDecl<'a>, index: u32, name: &str) -> Result<ClassDef> {
+    fn class_body(&mut self, decl: &'a ClassDecl<'a>, index: u32, full_name: &str) -> Result<ClassDef> {
+        // Messages print an anonymous class's name up to its NUL byte.
+        let name = full_name.split('\0').next().unwrap_or(full_name);
         let kind = decl.kind;
+        // `extends` and `implements` name no class by a keyword.
+        for (written, what) in decl
+            .parent
+            .iter()
+            .map(|p| (*p, "class name"))
+            .chain(decl.interfaces.iter().map(|i| (*i, "interface name")))
+        {
+            if one_of(written, &["self", "parent", "static"]) {
+                return self.error(format!("Cannot use '{written}' as {what}, as it is reserved"));
+            }
+        }
         let class_flags = acc_bits(decl.modifiers);
         let backing = match decl.backing {
             None => None,
             Some(hint) => {
-                let single = |n: &str| !hint.nullable && !hint.intersection && matches!(hint.names, [x] if x.eq_ignore_ascii_case(n));
+                let single = |n: &str| {
+                    !hint.nullable && !hint.intersection && matches!(hint.names, [x] if x.eq_ignore_ascii_case(n))
+                };
                 if single("int") {
                     Some(EnumBacking::Int)
                 } else if single("string") {
                     Some(EnumBacking::String)
                 } else {
-                    let written = format!("{}{}", if hint.nullable { "?" } else { "" }, hint.names.join("|"));
+                    let written = match self.type_decl(hint, Place::Param, true) {
+                        Ok(t) => t.to_php_string(),
+                        Err(_) => format!("{}{}", if hint.nullable { "?" } else { "" }, hint.names.join("|")),
+                    };
                     return self.error(format!("Enum backing type must be int or string, {written} given"));
                 }
             }
@@ -196,13 +214,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         None => None,
                     };
                     for item in items.iter() {
-                        self.at(item.pos);
                         if props.iter().any(|p| &*p.name == item.name) {
                             return self.error(format!("Cannot redeclare {name}::${}", item.name));
                         }
                         if flags & acc::READONLY != 0 {
                             if flags & acc::STATIC != 0 {
-                                return self.error(format!("Static property {name}::${} cannot be readonly", item.name));
+                                return self
+                                    .error(format!("Static property {name}::${} cannot be readonly", item.name));
                             }
                             if ty.is_none() {
                                 return self.error(format!("Readonly property {name}::${} must have type", item.name));
@@ -215,7 +233,6 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                             }
                         }
                         if let Some(d) = item.default {
-                            self.at(*pos);
                             self.check_const_expr(d)?;
                             defaults.push(d);
                         }
@@ -291,6 +308,18 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                             Some(hint) => Some(self.property_type(hint, name, p.name)?),
                             None => None,
                         };
+                        // A promoted parameter's type is not made nullable
+                        // by a null default.
+                        let null_default = p
+                            .default
+                            .is_some_and(|d| matches!(d.kind, ExprKind::Const(c) if c.eq_ignore_ascii_case("null")));
+                        if let Some(t) = ty.as_ref().filter(|t| null_default && !t.allows_null()) {
+                            return self.error(format!(
+                                "Cannot use null as default value for parameter ${} of type {}",
+                                p.name,
+                                t.to_php_string()
+                            ));
+                        }
                         props.push(PropDef {
                             name: p.name.into(),
                             flags: pflags,
@@ -298,6 +327,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                             has_default: false,
                         });
                     }
+                    self.check_magic_method(name, f, flags)?;
                     let func = self.compile_method(f, flags, index)?;
                     methods.push(MethodDef {
                         name: mname.into(),
@@ -345,11 +375,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         });
                     }
                 }
-                Member::Case {
-                    pos,
-                    name: case,
-                    value,
-                } => {
+                Member::Case { pos, name: case, value } => {
                     self.at(*pos);
                     if kind != ClassKind::Enum {
                         return self.error("Case can only be used in enums");
@@ -388,7 +414,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             if !abstract_methods.is_empty() {
                 self.at(decl.pos);
                 let n = abstract_methods.len();
-                let mut list: Vec<String> = abstract_methods.iter().take(3).map(|m| format!("{name}::{}", m.name)).collect();
+                let mut list: Vec<String> = abstract_methods
+                    .iter()
+                    .take(3)
+                    .map(|m| format!("{name}::{}", m.name))
+                    .collect();
                 if n > 3 {
                     list.push("...".into());
                 }
@@ -400,13 +430,37 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 ));
             }
         }
+        // The magic methods an enum may not have (`zend_verify_enum`).
+        if kind == ClassKind::Enum {
+            for magic in [
+                "__construct",
+                "__destruct",
+                "__clone",
+                "__get",
+                "__set",
+                "__unset",
+                "__isset",
+                "__toString",
+                "__debugInfo",
+                "__serialize",
+                "__unserialize",
+                "__sleep",
+                "__wakeup",
+                "__set_state",
+            ] {
+                if methods.iter().any(|m| m.name.eq_ignore_ascii_case(magic)) {
+                    self.at(decl.pos);
+                    return self.error(format!("Enum {name} cannot include magic method {magic}"));
+                }
+            }
+        }
         let defaults = if defaults.is_empty() {
             None
         } else {
             Some(self.defaults_function(decl.pos, &defaults)?)
         };
         Ok(ClassDef {
-            name: name.into(),
+            name: full_name.into(),
             kind: core_kind(kind),
             flags: class_flags,
             parent: decl.parent.map(Into::into),
@@ -430,16 +484,120 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// property may have.
     fn property_type(&self, hint: &TypeHint<'a>, class: &str, prop: &str) -> Result<TypeDecl> {
         use minizts_core::bytecode::type_bits as bits;
-        // `void` and `never` first, which a parameter's check would
-        // report as a parameter's.
-        for (bit, word) in [(bits::VOID, "void"), (bits::NEVER, "never"), (bits::CALLABLE, "callable")] {
-            let named = hint.names.iter().any(|n| n.eq_ignore_ascii_case(word));
-            if named && !hint.intersection {
-                let _ = bit;
-                return self.error(format!("Property {class}::${prop} cannot have type {word}"));
+        // Checked as a return type: `void` and `never` get the
+        // property's message, not a parameter's.
+        let ty = self.type_decl(hint, Place::Return, true)?;
+        if ty.mask & (bits::VOID | bits::NEVER | bits::CALLABLE) != 0 {
+            return self.error(format!(
+                "Property {class}::${prop} cannot have type {}",
+                ty.to_php_string()
+            ));
+        }
+        Ok(ty)
+    }
+
+    /// PHP's compile-time checks of a magic method's signature
+    /// (`zend_check_magic_method_implementation`; its warning about
+    /// visibility is not given).
+    fn check_magic_method(&self, class: &str, f: &'a FunctionDecl<'a>, flags: u16) -> Result<()> {
+        use minizts_core::bytecode::type_bits as bits;
+        let name = f.name;
+        if !name.starts_with("__") {
+            return Ok(());
+        }
+        let lower = name.to_ascii_lowercase();
+        // (arguments, static, argument types, return type), `None` where
+        // not checked.
+        type Rule = (Option<usize>, Option<bool>, &'static [u16], Option<u16>);
+        let no_ret = Some(0u16);
+        let rule: Rule = match lower.as_str() {
+            "__construct" => (None, Some(false), &[], no_ret),
+            "__destruct" => (Some(0), Some(false), &[], no_ret),
+            "__clone" => (Some(0), Some(false), &[], Some(bits::VOID)),
+            "__get" => (Some(1), Some(false), &[bits::STRING], None),
+            "__set" => (Some(2), Some(false), &[bits::STRING], Some(bits::VOID)),
+            "__unset" => (Some(1), Some(false), &[bits::STRING], Some(bits::VOID)),
+            "__isset" => (Some(1), Some(false), &[bits::STRING], Some(bits::BOOL)),
+            "__call" => (Some(2), Some(false), &[bits::STRING, bits::ARRAY], None),
+            "__callstatic" => (Some(2), Some(true), &[bits::STRING, bits::ARRAY], None),
+            "__tostring" => (Some(0), Some(false), &[], Some(bits::STRING)),
+            "__debuginfo" => (Some(0), Some(false), &[], Some(bits::ARRAY | bits::NULL)),
+            "__serialize" => (Some(0), Some(false), &[], Some(bits::ARRAY)),
+            "__unserialize" => (Some(1), Some(false), &[bits::ARRAY], Some(bits::VOID)),
+            "__set_state" => (Some(1), Some(true), &[bits::ARRAY], Some(bits::OBJECT)),
+            "__invoke" => (None, Some(false), &[], None),
+            "__sleep" => (Some(0), Some(false), &[], Some(bits::ARRAY)),
+            "__wakeup" => (Some(0), Some(false), &[], Some(bits::VOID)),
+            _ => return Ok(()),
+        };
+        let (args, is_static, arg_types, ret) = rule;
+        if let Some(n) = args {
+            let declared = f.params.iter().filter(|p| !p.variadic).count();
+            if declared != n {
+                return self.error(match n {
+                    0 => format!("Method {class}::{name}() cannot take arguments"),
+                    1 => format!("Method {class}::{name}() must take exactly 1 argument"),
+                    n => format!("Method {class}::{name}() must take exactly {n} arguments"),
+                });
+            }
+            if f.params.iter().take(n).any(|p| p.by_ref) {
+                return self.error(format!("Method {class}::{name}() cannot take arguments by reference"));
             }
         }
-        self.type_decl(hint, Place::Param, true)
+        match is_static {
+            Some(false) if flags & acc::STATIC != 0 => {
+                return self.error(format!("Method {class}::{name}() cannot be static"))
+            }
+            Some(true) if flags & acc::STATIC == 0 => {
+                return self.error(format!("Method {class}::{name}() must be static"))
+            }
+            _ => {}
+        }
+        let as_text = |mask: u16| {
+            TypeDecl {
+                mask,
+                classes: Box::new([]),
+                intersection: false,
+            }
+            .to_php_string()
+        };
+        for (i, &want) in arg_types.iter().enumerate() {
+            let Some(hint) = f.params.get(i).and_then(|p| p.ty) else {
+                continue;
+            };
+            let ty = self.type_decl(hint, Place::Param, true)?;
+            if ty.mask & want == 0 {
+                return self.error(format!(
+                    "{class}::{name}(): Parameter #{} (${}) must be of type {} when declared",
+                    i + 1,
+                    f.params[i].name,
+                    as_text(want)
+                ));
+            }
+        }
+        match (ret, f.return_type) {
+            (Some(0), Some(_)) => self.error(format!("Method {class}::{name}() cannot declare a return type")),
+            (Some(want), Some(hint)) => {
+                let ty = self.type_decl(hint, Place::Return, true)?;
+                if ty.mask & bits::NEVER != 0 {
+                    return Ok(());
+                }
+                let mut complex = !ty.classes.is_empty();
+                let mut extra = ty.mask & !want;
+                if extra & bits::STATIC != 0 {
+                    extra &= !bits::STATIC;
+                    complex = true;
+                }
+                if extra != 0 || (complex && want != bits::OBJECT) {
+                    return self.error(format!(
+                        "{class}::{name}(): Return type must be {} when declared",
+                        as_text(want)
+                    ));
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Compiles method `f` of the class at `index` with `flags`.
@@ -480,6 +638,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.check_const_expr(base)?;
                 self.check_const_expr(index)
             }
+            ExprKind::Index { index: None, .. } => self.error("Cannot use [] for reading"),
+            // An enum case's `name` and `value` (PHP 8.2).
+            ExprKind::Prop {
+                obj,
+                name: MemberName::Ident(_),
+                ..
+            } => self.check_const_expr(obj),
             ExprKind::Array(items, syntax) if *syntax != ArraySyntax::List => {
                 for item in items.iter() {
                     if item.by_ref {
@@ -504,12 +669,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// (a constant's value, the list of property defaults) and returns
     /// it: the code of a constant expression the VM runs when the class
     /// needs it.
-    fn init_function(
-        &mut self,
-        name: &str,
-        pos: u32,
-        body: impl FnOnce(&mut Self) -> Result<Src>,
-    ) -> Result<FuncId> {
+    fn init_function(&mut self, name: &str, pos: u32, body: impl FnOnce(&mut Self) -> Result<Src>) -> Result<FuncId> {
         let id = self.first_func + self.functions.len() as FuncId;
         self.functions.push(None);
         let line = self.line_of(pos);
@@ -527,6 +687,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let saved_short_circuits = std::mem::take(&mut self.short_circuits);
         let saved_in_chain = std::mem::replace(&mut self.in_chain, false);
         let saved_method_name = self.method_name.take();
+        let saved_const_expr = std::mem::replace(&mut self.const_expr, true);
         let saved_line = self.line;
         self.line = line;
         let result = body(self).map(|v| {
@@ -542,6 +703,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.short_circuits = saved_short_circuits;
         self.in_chain = saved_in_chain;
         self.method_name = saved_method_name;
+        self.const_expr = saved_const_expr;
         self.line = saved_line;
         let mut builder = cg!(self.g).active.pop().expect("initialiser op array");
         result?;

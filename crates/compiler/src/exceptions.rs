@@ -99,6 +99,21 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.finallies.iter().map(|f| f.id).collect()
     }
 
+    /// The ids of the `try` blocks whose finally block the code being
+    /// compiled is inside.
+    pub(crate) fn finally_body_ids(&self) -> Vec<u32> {
+        self.finally_bodies.iter().map(|&(id, _)| id).collect()
+    }
+
+    /// PHP's refusal of a `break` or `continue` to loop `index` that
+    /// leaves a finally block.
+    pub(crate) fn check_finally_breakout(&self, index: usize) -> Result<()> {
+        match self.finally_bodies.last() {
+            Some(&(_, loops)) if index < loops => self.error("jump out of a finally block is disallowed"),
+            _ => Ok(()),
+        }
+    }
+
     pub(crate) fn try_stmt(
         &mut self,
         body: &'a [Stmt<'a>],
@@ -182,9 +197,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let ctx = self.finallies.pop().expect("the try's finally context");
                 let here = self.next_pc();
                 self.patch_all(&ctx.calls, here);
+                self.finally_bodies.push((ctx.id, self.loops.len()));
                 for s in stmts {
                     self.stmt(s)?;
                 }
+                self.finally_bodies.pop();
                 self.line = line;
                 let end = self.emit(Op::FastRet { slot });
                 (here, end)

@@ -22,14 +22,18 @@ struct PendingGoto<'a> {
     /// The `FAST_CALL`s of the finally blocks before its jump, with
     /// their `try` blocks' ids.
     finally_calls: Vec<(u32, Target)>,
+    /// The finally blocks it is inside.
+    finally_bodies: Vec<u32>,
 }
+
+/// A label's position, the loops it is inside, the `try` blocks with a
+/// finally it is inside and the finally blocks it is inside.
+type Label = (Target, Vec<u32>, Vec<u32>, Vec<u32>);
 
 /// The labels and `goto`s of the function being compiled.
 #[derive(Default)]
 pub(crate) struct Labels<'a> {
-    /// Each label's position, the loops it is inside and the `try`
-    /// blocks with a finally it is inside.
-    defined: HashMap<&'a str, (Target, Vec<u32>, Vec<u32>)>,
+    defined: HashMap<&'a str, Label>,
     gotos: Vec<PendingGoto<'a>>,
 }
 
@@ -45,7 +49,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let here = self.next_pc();
         let loops = self.loop_ids();
         let finallies = self.finally_ids();
-        self.labels.defined.insert(name, (here, loops, finallies));
+        let bodies = self.finally_body_ids();
+        self.labels.defined.insert(name, (here, loops, finallies, bodies));
         Ok(())
     }
 
@@ -64,6 +69,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             loops,
             frees,
             finally_calls,
+            finally_bodies: self.finally_body_ids(),
         });
         Ok(())
     }
@@ -73,9 +79,15 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let labels = std::mem::take(&mut self.labels);
         for g in labels.gotos {
             self.line = g.line;
-            let Some((target, label_loops, label_finallies)) = labels.defined.get(g.name) else {
+            let Some((target, label_loops, label_finallies, label_bodies)) = labels.defined.get(g.name) else {
                 return self.error(format!("'goto' to undefined label '{}'", g.name));
             };
+            if label_bodies.iter().any(|b| !g.finally_bodies.contains(b)) {
+                return self.error("jump into a finally block is disallowed");
+            }
+            if g.finally_bodies.iter().any(|b| !label_bodies.contains(b)) {
+                return self.error("jump out of a finally block is disallowed");
+            }
             if !g.loops.starts_with(label_loops) {
                 return self.error("'goto' into loop or switch statement is disallowed");
             }

@@ -24,6 +24,8 @@ mod objects;
 mod peephole;
 mod refs;
 mod stmt;
+#[cfg(test)]
+mod tests;
 mod types;
 mod vars;
 
@@ -183,6 +185,8 @@ fn compile_ast<'a, G: Globals>(
         short_circuits: Vec::new(),
         in_chain: false,
         anonymous_classes: 0,
+        const_expr: false,
+        finally_bodies: Vec::new(),
     };
     c.collect_decls(ast.stmts);
     let last_line = lines.line(src_len as u32);
@@ -374,6 +378,13 @@ struct Compiler<'a, 'l, G: Globals> {
     in_chain: bool,
     /// How many anonymous classes the script has (for their names).
     anonymous_classes: u32,
+    /// Compiling a constant expression of a class (a constant's value, a
+    /// property's default), which PHP resolves lazily.
+    const_expr: bool,
+    /// The finally blocks being compiled in the current function,
+    /// innermost last: their `try`'s id and how many loops enclose them
+    /// (no jump may leave one).
+    finally_bodies: Vec<(u32, usize)>,
 }
 
 impl<'a, G: Globals> Compiler<'a, '_, G> {
@@ -650,6 +661,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             None => None,
         };
         let mut required = 0;
+        if method.is_none() && f.params.iter().any(|p| p.promote != 0) {
+            return self.error("Cannot declare promoted property outside a constructor");
+        }
         for (i, p) in f.params.iter().enumerate() {
             if p.name == "GLOBALS" || minizts_core::superglobals::is_auto_global(p.name) {
                 return self.error(format!("Cannot re-assign auto-global variable {}", p.name));
@@ -760,6 +774,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let saved_return_type = std::mem::replace(&mut self.return_type, return_type);
         let saved_by_ref_return = std::mem::replace(&mut self.by_ref_return, f.by_ref_return);
         let saved_finallies = std::mem::take(&mut self.finallies);
+        let saved_finally_bodies = std::mem::take(&mut self.finally_bodies);
         let saved_short_circuits = std::mem::take(&mut self.short_circuits);
         let saved_in_chain = std::mem::replace(&mut self.in_chain, false);
         // A named function declared inside a method has no class scope.
@@ -783,6 +798,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.return_type = saved_return_type;
         self.by_ref_return = saved_by_ref_return;
         self.finallies = saved_finallies;
+        self.finally_bodies = saved_finally_bodies;
         self.short_circuits = saved_short_circuits;
         self.in_chain = saved_in_chain;
         self.class = saved_class;

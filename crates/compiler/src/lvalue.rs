@@ -88,6 +88,20 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
     }
 
+    /// The object of a property written: read, as objects are handles;
+    /// below an append (`$a[][]->p = 1`), fetched for writing as PHP does
+    /// (creating the elements).
+    pub(crate) fn write_object(&mut self, obj: &'a Expr<'a>) -> Result<Src> {
+        let mut cur = obj;
+        while let ExprKind::Index { base, index } = &cur.kind {
+            if index.is_none() {
+                return Ok(Src::reg(self.reference_to(obj)?));
+            }
+            cur = base;
+        }
+        self.expr(obj)
+    }
+
     /// After a write through the reference a property was made into for
     /// it (`$o->a[] = 1`), lets the temporary's hold of it go, so that
     /// the property is no reference shared with anything (a clone would
@@ -149,7 +163,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             // by-reference function's result is its reference, written
             // through; any other is a temporary copy, as in PHP. A
             // builtin's result cannot be written.
-            ExprKind::Call { .. } | ExprKind::CallValue { .. } | ExprKind::MethodCall { .. } | ExprKind::StaticCall { .. }
+            ExprKind::Call { .. }
+            | ExprKind::CallValue { .. }
+            | ExprKind::MethodCall { .. }
+            | ExprKind::StaticCall { .. }
                 if !self.builtin_result(root) =>
             {
                 let dst = self.temp()?;
@@ -268,11 +285,15 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 Ok(v)
             }
             ExprKind::Prop { obj, name, .. } => {
-                let o = self.expr(obj)?;
+                let o = self.write_object(obj)?;
                 let n = self.member_name(*name)?;
                 let v = self.expr(value)?;
                 self.at(target.pos);
-                self.emit(Op::AssignProp { obj: o, name: n, src: v });
+                self.emit(Op::AssignProp {
+                    obj: o,
+                    name: n,
+                    src: v,
+                });
                 Ok(v)
             }
             ExprKind::StaticProp { .. } => {
@@ -287,11 +308,19 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 // elements the list binds (PHP fetches it for writing).
                 let mut line = self.list_line(target);
                 self.check_list(items, *syntax, &mut line)?;
+                if has_nullsafe(value) {
+                    return self.error("Cannot take reference of a nullsafe chain");
+                }
                 let path = match &value.kind {
-                    ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { index: Some(_), .. } => {
-                        self.dim_path(value)?
-                    }
-                    ExprKind::Call { .. } | ExprKind::CallValue { .. } => {
+                    ExprKind::Var(_)
+                    | ExprKind::VarVar { .. }
+                    | ExprKind::Index { index: Some(_), .. }
+                    | ExprKind::Prop { .. }
+                    | ExprKind::StaticProp { .. } => self.dim_path(value)?,
+                    ExprKind::Call { .. }
+                    | ExprKind::CallValue { .. }
+                    | ExprKind::MethodCall { .. }
+                    | ExprKind::StaticCall { .. } => {
                         return self.error("minizts does not support references in list() from a call's result")
                     }
                     _ => {
@@ -390,10 +419,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.release_root(path.root, var);
             }
             ExprKind::Prop { obj, name, .. } => {
-                let o = self.expr(obj)?;
+                let o = self.write_object(obj)?;
                 let n = self.member_name(*name)?;
                 self.at(target.pos);
-                self.emit(Op::AssignProp { obj: o, name: n, src: v });
+                self.emit(Op::AssignProp {
+                    obj: o,
+                    name: n,
+                    src: v,
+                });
             }
             ExprKind::StaticProp { .. } => {
                 let var = self.var_reg(target)?;
@@ -675,7 +708,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.release(mark);
             }
             // `$x =& f()`: the reference a by-reference function returns.
-            ExprKind::Call { .. } | ExprKind::CallValue { .. } | ExprKind::MethodCall { .. } | ExprKind::StaticCall { .. }
+            ExprKind::Call { .. }
+            | ExprKind::CallValue { .. }
+            | ExprKind::MethodCall { .. }
+            | ExprKind::StaticCall { .. }
                 if self.binding_call_result =>
             {
                 // Only the outermost call: its arguments are compiled as usual.

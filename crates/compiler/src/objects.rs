@@ -168,7 +168,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// PHP's compile-time check of `self`, `parent` and `static` where it
     /// knows the scope (`zend_ensure_valid_class_fetch_type`).
     fn check_class_keyword(&mut self, mode: u8) -> Result<()> {
-        if !self.scope_known() {
+        // Not in a class's constant expressions, resolved when used.
+        if self.const_expr || !self.scope_known() {
             return Ok(());
         }
         let word = mode_word(mode);
@@ -213,6 +214,18 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 Ok((self.const_str(b"static")?, class_mode::STATIC))
             }
             ClassRef::Expr(e) => {
+                // A literal that is no string names no class (`(0)::X`).
+                let literal = match &e.kind {
+                    ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Array(..) => true,
+                    ExprKind::Unary {
+                        op: UnaryOp::Neg | UnaryOp::Plus,
+                        expr,
+                    } => matches!(expr.kind, ExprKind::Int(_) | ExprKind::Float(_)),
+                    _ => false,
+                };
+                if literal {
+                    return self.error("Illegal class name");
+                }
                 let v = if chain { self.chain_expr(e)? } else { self.expr(e)? };
                 // A value mode's operand is a register.
                 let v = match v.as_reg() {
@@ -370,7 +383,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         quiet: bool,
     ) -> Result<()> {
         let line = self.line;
-        let o = if quiet { self.quiet_object(obj)? } else { self.chain_expr(obj)? };
+        let o = if quiet {
+            self.quiet_object(obj, nullsafe)?
+        } else {
+            self.chain_expr(obj)?
+        };
         if nullsafe {
             self.nullsafe_check(o)?;
         }
@@ -388,9 +405,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// The object of a property read inside `isset`/`empty`/`??`: a
     /// variable as it is (the fetch reads an unset one quietly), anything
     /// else quietly.
-    pub(crate) fn quiet_object(&mut self, obj: &'a Expr<'a>) -> Result<Src> {
+    /// With `nullsafe`, a variable is read quietly first: the test for
+    /// null reads it as it is.
+    pub(crate) fn quiet_object(&mut self, obj: &'a Expr<'a>, nullsafe: bool) -> Result<Src> {
         match obj.kind {
-            ExprKind::Var(name) if name != "GLOBALS" => Ok(Src::reg(self.cv(name)?)),
+            ExprKind::Var(name) if name != "GLOBALS" && !nullsafe => Ok(Src::reg(self.cv(name)?)),
             _ => {
                 self.in_chain = true;
                 let v = self.quiet(obj);
@@ -407,7 +426,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         };
         let body = |c: &mut Self| {
             let line = c.line;
-            let o = c.quiet_object(obj)?;
+            let o = c.quiet_object(obj, nullsafe)?;
             if nullsafe {
                 c.nullsafe_check(o)?;
             }
@@ -432,18 +451,19 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         };
         let body = |c: &mut Self| {
             let line = c.line;
-            let o = c.quiet_object(obj)?;
+            let o = c.quiet_object(obj, nullsafe)?;
             if nullsafe {
                 c.nullsafe_check(o)?;
             }
             let n = c.member_name(name)?;
             c.line = line;
             let t = c.temp()?;
-            c.emit(Op::IssetProp { dst: t, obj: o, name: n });
-            c.emit(Op::Not {
-                dst,
-                src: Src::reg(t),
+            c.emit(Op::IssetProp {
+                dst: t,
+                obj: o,
+                name: n,
             });
+            c.emit(Op::Not { dst, src: Src::reg(t) });
             let done = c.emit(Op::JmpIf {
                 cond: Src::reg(dst),
                 target: 0,
@@ -454,10 +474,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 name: n,
                 quiet: true,
             });
-            c.emit(Op::Not {
-                dst,
-                src: Src::reg(t),
-            });
+            c.emit(Op::Not { dst, src: Src::reg(t) });
             c.patch_here(done);
             Ok(())
         };
@@ -491,7 +508,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         let callee = self.temps(3)?;
         self.line = line;
-        self.emit(Op::InitMethod { callee, obj: o, name: n });
+        self.emit(Op::InitMethod {
+            callee,
+            obj: o,
+            name: n,
+        });
         let start = self.method_args(callee, args)?;
         self.line = line;
         self.emit(Op::CallMethod {
@@ -620,7 +641,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// Puts the reference property `obj->name` is (made one) into `dst`.
     pub(crate) fn prop_ref(&mut self, obj: &'a Expr<'a>, name: MemberName<'a>, dst: Reg) -> Result<()> {
         let line = self.line;
-        let o = self.expr(obj)?;
+        let o = self.write_object(obj)?;
         let n = self.member_name(name)?;
         self.line = line;
         self.emit(Op::FetchPropRef { dst, obj: o, name: n });

@@ -604,8 +604,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             StmtKind::Block([inner]) => return self.lone_loop_exit(inner),
             _ => return None,
         };
-        // Nor across a `finally`, which must run first.
-        let crosses_finally = self.finallies.last().is_some_and(|f| f.loop_depth >= self.loops.len());
+        // Nor across a `finally`, which must run first, nor out of one.
+        let crosses_finally = self.finallies.last().is_some_and(|f| f.loop_depth >= self.loops.len())
+            || self
+                .finally_bodies
+                .last()
+                .is_some_and(|&(_, loops)| loops >= self.loops.len());
         (levels == 1 && !self.loops.is_empty() && !crosses_finally).then_some((levels, is_break))
     }
 
@@ -636,6 +640,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ));
         }
         let depth = self.loops.len();
+        self.check_finally_breakout(depth - n)?;
         // Loops left entirely release their foreach iterators here; the
         // target loop's own iterator is released at its end (break) or
         // kept (continue). The `finally` blocks left run first, each
