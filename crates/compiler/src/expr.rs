@@ -333,7 +333,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     pub(crate) fn expr_discard(&mut self, e: &'a Expr<'a>) -> Result<()> {
         match &e.kind {
             ExprKind::Assign { target, value } => {
-                let v = self.assign(target, value)?;
+                self.assign_value_unused = true;
+                let v = self.assign(target, value);
+                self.assign_value_unused = false;
+                let v = v?;
                 // The reference a list with references made of its right
                 // side is let go at once, as PHP frees that result.
                 if let (true, Some(r)) = (list_with_refs(target), v.as_reg()) {
@@ -999,7 +1002,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     /// Whether operand `s` is a temporary register (what an expression
     /// left there is released after its one use).
-    fn is_temp(&mut self, s: Src) -> bool {
+    pub(crate) fn is_temp(&mut self, s: Src) -> bool {
         s.as_reg().is_some_and(|r| !cg!(self.g).op_array().is_cv(r))
     }
 

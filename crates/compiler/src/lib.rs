@@ -171,6 +171,7 @@ fn compile_ast<'a, G: Globals>(
         return_type: None,
         by_ref_return: false,
         binding_call_result: false,
+        assign_value_unused: false,
         plain_vars: hashbrown::HashSet::new(),
         halt_offset: ast.halt_offset,
         strict_types: ast.strict_types,
@@ -346,6 +347,9 @@ struct Compiler<'a, 'l, G: Globals> {
     /// Set while compiling the source of `$x =& …`, where a call's
     /// result may be a reference.
     binding_call_result: bool,
+    /// Set while compiling an assignment statement whose value nothing
+    /// reads: a temporary it assigns can move into the variable.
+    assign_value_unused: bool,
     /// The current function's variables that never hold a reference (so
     /// instructions may write them directly); empty for top-level code.
     plain_vars: hashbrown::HashSet<&'a str>,
@@ -726,8 +730,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ast::FunctionBody::Arrow(e) => vars::collect_expr(e, &mut names),
             ast::FunctionBody::None => {}
         }
-        // A constructor's promoted parameters are assigned to `$this`.
-        if method.is_some() && f.params.iter().any(|p| p.promote != 0) {
+        // An instance method always has its `$this` in a CV: the call
+        // puts the object there, and closures made inside take it from
+        // there (the frame keeps no other copy).
+        if method.is_some_and(|(flags, _)| flags & minizts_core::object::acc::STATIC == 0) {
             names.add("this");
         }
         for name in names.iter() {

@@ -241,6 +241,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     /// `target = value`; returns where the assigned value is.
     pub(crate) fn assign(&mut self, target: &'a Expr<'a>, value: &'a Expr<'a>) -> Result<Src> {
+        // (Taken at once: an assignment nested in the value is read.)
+        let unused = std::mem::replace(&mut self.assign_value_unused, false);
         self.ensure_writable(target)?;
         match &target.kind {
             ExprKind::Var(name) if self.plain_vars.contains(name) && writes_once(value) => {
@@ -255,7 +257,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let v = self.expr(value)?;
                 let var = self.cv(name)?;
                 self.at(target.pos);
-                self.emit(Op::Assign { var, src: v });
+                match v.as_reg().filter(|_| unused && self.is_temp(v)) {
+                    // The statement's value is not read: the temporary
+                    // moves into the variable.
+                    Some(src) => self.emit(Op::AssignTmp { var, src }),
+                    None => self.emit(Op::Assign { var, src: v }),
+                };
                 Ok(v)
             }
             ExprKind::VarVar { .. } => {

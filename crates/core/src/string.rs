@@ -180,6 +180,20 @@ impl Hash for PhpStr {
     }
 }
 
+/// The bytes as text, invalid UTF-8 replaced (for messages that name a
+/// class or member; PHP's names are bytes, nearly always ASCII).
+impl Default for PhpStr {
+    fn default() -> PhpStr {
+        PhpStr::empty()
+    }
+}
+
+impl fmt::Display for PhpStr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&String::from_utf8_lossy(self.as_bytes()))
+    }
+}
+
 impl fmt::Debug for PhpStr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:?}", String::from_utf8_lossy(self.as_bytes()))

@@ -112,6 +112,8 @@ mod tests {
             first_func,
             functions,
             early_functions: Vec::new(),
+            classes: Vec::new(),
+            early_classes: Vec::new(),
             strings: Default::default(),
             cache_slots: 0,
         })

@@ -765,7 +765,13 @@ impl<'a> Builder<'a> {
                     | ExprKind::CallValue { .. }
                     | ExprKind::CallableFromName(_)
                     | ExprKind::CallableFromValue(_)
-                    | ExprKind::CurlyIndex { .. },
+                    | ExprKind::CurlyIndex { .. }
+                    | ExprKind::Prop { .. }
+                    | ExprKind::StaticProp { .. }
+                    | ExprKind::MethodCall { .. }
+                    | ExprKind::StaticCall { .. }
+                    | ExprKind::MethodCallable { .. }
+                    | ExprKind::StaticCallable { .. },
                 _
             ) | (
                 ExprKind::Array(_, ArraySyntax::Short | ArraySyntax::List),
@@ -790,6 +796,10 @@ impl<'a> Builder<'a> {
                             | ExprKind::CallableFromName(_)
                             | ExprKind::CallableFromValue(_)
                             | ExprKind::CurlyIndex { .. }
+                            | ExprKind::Prop { .. }
+                            | ExprKind::StaticProp { .. }
+                            | ExprKind::MethodCall { .. }
+                            | ExprKind::StaticCall { .. }
                     ) {
                         return user_error(value.pos as usize, "Cannot assign reference to non referenceable value");
                     }
@@ -1095,6 +1105,33 @@ impl<'a> Builder<'a> {
         }
         let name = self.name(&raw[start + 1..i]);
         let var = self.expr(base + start, ExprKind::Var(name));
+        // `$obj->prop` and `$obj?->prop`: one property.
+        let arrow = if raw[i..].starts_with(b"->") {
+            Some((2, false))
+        } else if raw[i..].starts_with(b"?->") {
+            Some((3, true))
+        } else {
+            None
+        };
+        if let Some((len, nullsafe)) = arrow {
+            let p = i + len;
+            if raw.get(p).is_some_and(|&c| is_name_start(c)) {
+                let mut j = p;
+                while j < raw.len() && is_name_char(raw[j]) {
+                    j += 1;
+                }
+                let prop = self.name(&raw[p..j]);
+                let e = self.expr(
+                    base + start,
+                    ExprKind::Prop {
+                        obj: var,
+                        name: MemberName::Ident(prop),
+                        nullsafe,
+                    },
+                );
+                return Ok((e, j));
+            }
+        }
         if raw.get(i) != Some(&b'[') {
             return Ok((var, i));
         }

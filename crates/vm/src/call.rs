@@ -24,6 +24,24 @@ pub const MAX_NATIVE_DEPTH: u32 = 2000;
 pub enum Callee {
     User { func: FuncId, closure: Option<Rc<Closure>> },
     Builtin(u16),
+    /// A method (a callable array, a `'C::m'` string, an object with
+    /// `__invoke`).
+    Method(Rc<crate::objects::Resolved>),
+}
+
+impl Callee {
+    /// The script function the callee runs with its declared
+    /// parameters (`None`: a builtin, a native method or `__call`).
+    pub fn user_function(&self) -> Option<FuncId> {
+        match self {
+            Callee::User { func, .. } => Some(*func),
+            Callee::Method(m) if m.magic_name.is_none() => match m.method.body {
+                minizts_core::object::MethodBody::User(f) => Some(f),
+                minizts_core::object::MethodBody::Native(_) => None,
+            },
+            _ => None,
+        }
+    }
 }
 
 /// Looks a function name up (lowercase): user functions first, then
@@ -66,6 +84,12 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
             },
             ClosureKind::Builtin(id) => Callee::Builtin(id),
         }),
+        Value::Str(name) if memchr::memmem::find(name, b"::").is_some() => {
+            let at = memchr::memmem::find(name, b"::").expect("found");
+            let class = crate::class::find(g, &name[..at])?;
+            let method = minizts_core::PhpStr::from(&name[at + 2..]);
+            Ok(Callee::Method(Rc::new(crate::objects::resolve_static(g, &class, &method, false)?)))
+        }
         Value::Str(name) => {
             let name = name.strip_prefix(b"\\").unwrap_or(name);
             match lookup_function(g, &name.to_ascii_lowercase()) {
@@ -79,9 +103,34 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
                 )),
             }
         }
-        Value::Ref(r) => resolve_callable(g, &r.borrow()),
+        Value::Ref(r) => resolve_callable(g, &r.get()),
         Value::Arr(a) if a.len() != 2 => error("Array callback must have exactly two elements"),
-        Value::Arr(_) => error("minizts does not support array callables (there are no classes)"),
+        Value::Arr(a) => {
+            let (Some(target), Some(Value::Str(name))) = (
+                a.get(&minizts_core::Key::Int(0)).map(Value::deref_clone),
+                a.get(&minizts_core::Key::Int(1)).map(Value::deref_clone),
+            ) else {
+                return error("Array callback must have exactly two members");
+            };
+            let r = match &target {
+                Value::Obj(_) => crate::objects::resolve_method(g, &target, &name)?,
+                Value::Str(class) => {
+                    let class = crate::class::find(g, class.as_bytes())?;
+                    crate::objects::resolve_static(g, &class, &name, false)?
+                }
+                _ => return error("First array member is not a valid class name or object"),
+            };
+            Ok(Callee::Method(Rc::new(r)))
+        }
+        Value::Obj(o) => match o.class.magic.invoke.clone() {
+            Some(m) => Ok(Callee::Method(Rc::new(crate::objects::Resolved {
+                method: m,
+                this: Some(o.clone()),
+                called: o.class.clone(),
+                magic_name: None,
+            }))),
+            None => error("Object of type {} is not callable".replace("{}", &o.class.name.to_string())),
+        },
         other => error(format!("Value of type {} is not callable", other.type_name())),
     }
 }
@@ -98,6 +147,10 @@ pub fn param_by_ref<G: Globals>(g: G, callee: &Callee, i: usize) -> bool {
             }
         }
         Callee::Builtin(id) => crate::builtins::info(*id).param_by_ref(i),
+        Callee::Method(_) => match callee.user_function() {
+            Some(func) => param_by_ref(g, &Callee::User { func, closure: None }, i),
+            None => false,
+        },
     }
 }
 
@@ -114,6 +167,16 @@ pub fn cannot_pass_by_reference<G: Globals, T>(g: G, callee: &Callee, i: usize) 
         Callee::Builtin(id) => {
             let info = crate::builtins::info(*id);
             (info.name, info.params.get(i).filter(|p| !p.starts_with("...")).copied())
+        }
+        Callee::Method(m) => {
+            let name = format!("{}::{}", m.called.name, m.method.name);
+            let param = callee
+                .user_function()
+                // SAFETY: used within the call.
+                .and_then(|f| unsafe { crate::code::known(g, f) }.params.get(i).filter(|p| !p.variadic))
+                .map(|p| format!(" (${})", p.name))
+                .unwrap_or_default();
+            return error(format!("{name}(): Argument #{}{param} cannot be passed by reference", i + 1));
         }
     };
     let param = param.map_or(String::new(), |p| format!(" (${p})"));
@@ -285,6 +348,22 @@ pub fn callable_closure<G: Globals>(g: G, v: &Value) -> VmResult<Value> {
         Callee::User { closure: Some(c), .. } => return Ok(Value::Closure(c)),
         Callee::User { func, closure: None } => (func, ClosureKind::Named),
         Callee::Builtin(id) => (0, ClosureKind::Builtin(id)),
+        c @ Callee::Method(_) => {
+            let Callee::Method(m) = &c else { unreachable!() };
+            let Some(func) = c.user_function() else {
+                return error("minizts: a closure of a native method or __call is not supported yet");
+            };
+            return Ok(Value::Closure(Rc::new(new_closure(
+                g,
+                func,
+                Vec::new(),
+                Vec::new(),
+                ClosureKind::Named,
+                m.this.clone(),
+                m.method.declaring + 1,
+                m.called.id + 1,
+            ))));
+        }
     };
     Ok(Value::Closure(Rc::new(new_closure(g, func, Vec::new(), Vec::new(), kind, None, 0, 0))))
 }
@@ -410,6 +489,20 @@ pub fn call_resolved_named<G: Globals>(
             crate::builtins::call_at(g, *id, &mut args, site)
         }
         Callee::User { func, closure } => call_user(g, *func, closure.clone(), args, named, None),
+        Callee::Method(m) => match (callee.user_function(), named) {
+            (Some(func), named) => call_user(
+                g,
+                func,
+                None,
+                args,
+                named,
+                Some((m.this.clone(), m.method.declaring + 1, m.called.id + 1)),
+            ),
+            (None, _) => {
+                let other = crate::objects::OtherCall::of(m);
+                other.call(g, args)
+            }
+        },
     }
 }
 
@@ -440,12 +533,20 @@ fn call_user<G: Globals>(
                 ));
             }
             // The new frame goes above the current frame's window.
-            let (at, chunk) = eg!(g, |eg| {
-                let top = eg.frames.last().expect("a calling frame");
+            // (With no frame left, at request end for the destructors,
+            // from the bottom of the stack.)
+            let (at, chunk) = match eg!(g, |eg| {
+                let top = eg.frames.last()?;
                 let n = eg.code.get(top.func).expect("the calling frame's function").num_regs as usize;
                 // SAFETY: the top frame's window is `base..base+n`.
-                (unsafe { eg.stack.after(top.base, n) }, top.chunk)
-            });
+                Some((unsafe { eg.stack.after(top.base, n) }, top.chunk))
+            }) {
+                Some(w) => w,
+                None => match eg!(g).stack.bottom(0) {
+                    Ok((chunk, base)) => (base, chunk),
+                    Err(o) => return fatal(format!("Maximum call stack size of {} bytes reached", o.limit_bytes)),
+                },
+            };
             let argc = args.len();
             // SAFETY: used within the call.
             let f = unsafe { crate::code::known(g, *func) };

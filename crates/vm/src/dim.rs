@@ -89,6 +89,7 @@ pub fn fetch<G: Globals>(g: G, base: &Value, key: &Value, mode: ReadMode) -> VmR
             }
             error("Cannot use object of type Closure as array")
         }
+        Value::Obj(o) => crate::objects::offset_get(g, o, key, mode == ReadMode::Quiet),
         Value::IterVal(..) | Value::IterRef(_) => Ok(Value::Null),
     }
 }
@@ -180,6 +181,7 @@ fn occupied<T>(_: NextElementOccupied) -> VmResult<T> {
 fn not_an_array<T>(container: &Value) -> VmResult<T> {
     match container {
         Value::Closure(_) => error("Cannot use object of type Closure as array"),
+        Value::Obj(o) => error(format!("Cannot use object of type {} as array", o.class.name)),
         _ => error("Cannot use a scalar value as an array"),
     }
 }
@@ -538,6 +540,10 @@ pub fn unset<G: Globals>(g: G, slot: &mut Value, keys: &[Value]) -> VmResult<()>
         }
         Value::Undef | Value::Null => Ok(()),
         Value::Closure(_) => error("Cannot use object of type Closure as array"),
+        Value::Obj(o) => {
+            let o = o.clone();
+            crate::objects::offset_unset(g, &o, key)
+        }
         _ => error("Cannot unset offset in a non-array variable"),
     }
 }

@@ -613,6 +613,7 @@ fn trace_arg(v: &Value) -> String {
         Value::Arr(_) => "Array".into(),
         Value::Ref(r) => trace_arg(&r.borrow()),
         Value::Closure(_) => "Object(Closure)".into(),
+        Value::Obj(o) => format!("Object({})", o.class.name),
         Value::IterVal(..) | Value::IterRef(_) => "NULL".into(),
     }
 }

@@ -11,7 +11,7 @@ use minizts_core::bytecode::Op;
 use minizts_core::{Obj, PhpArray, Value};
 use minizts_globals::{eg, Globals};
 
-use crate::error::{VmError, VmResult};
+use crate::error::VmError;
 
 /// The state a `Throwable` keeps beside its properties: its trace as
 /// PHP prints it (the lines of `getTraceAsString`, without `#n `).

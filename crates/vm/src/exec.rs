@@ -326,6 +326,33 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             unsafe { &*origin.wrapping_byte_add(s.raw() * 8) }
         }};
     }
+    // `var = v` when `v` is a plain copy (a scalar or an interned
+    // string), written through a reference whose value owns nothing;
+    // anything else goes to the general path. `Assign` and `AssignTmp`
+    // share it.
+    #[collapse_debuginfo(yes)]
+    macro_rules! assign_plain {
+        ($var:expr, $v:expr) => {{
+            let var: Reg = $var;
+            let v: &Value = $v;
+            if !v.is_plain_copy() {
+                slow!();
+            }
+            if let Value::Ref(r) = rv!(var) {
+                // Behind a reference when what it holds owns nothing.
+                let Ok(mut inner) = r.try_borrow_mut() else { slow!() };
+                if !inner.is_scalar() {
+                    slow!();
+                }
+                // SAFETY: as for `Move`; the scalar overwritten owns
+                // nothing.
+                unsafe { std::ptr::write(&mut *inner, std::ptr::read(v)) };
+                continue;
+            }
+            // SAFETY: as for `Move`.
+            put!(var, unsafe { std::ptr::read(v) })
+        }};
+    }
     // Writes value `v` to register `r` and goes on. Each fast path writes
     // its own result (a shared tail would rebuild a whole `Value` through
     // the stack); the old value is dropped out of line, since a temporary
@@ -648,25 +675,10 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 // `$x = v`: a value that owns nothing into a variable that is
                 // not a reference (a reference is not a scalar: `put!` would
                 // overwrite it, so it goes to the general path).
-                Op::Assign { var, src } => {
-                    let v = raw!(src);
-                    if !v.is_plain_copy() {
-                        slow!();
-                    }
-                    if let Value::Ref(r) = rv!(var) {
-                        // Behind a reference when what it holds owns nothing.
-                        let Ok(mut inner) = r.try_borrow_mut() else { slow!() };
-                        if !inner.is_scalar() {
-                            slow!();
-                        }
-                        // SAFETY: as for `Move`; the scalar overwritten owns
-                        // nothing.
-                        unsafe { std::ptr::write(&mut *inner, std::ptr::read(v)) };
-                        continue;
-                    }
-                    // SAFETY: as for `Move`.
-                    put!(var, unsafe { std::ptr::read(v) })
-                }
+                Op::Assign { var, src } => assign_plain!(var, raw!(src)),
+                // A temporary holding a plain copy needs no emptying: the
+                // next write to it overwrites it without a drop.
+                Op::AssignTmp { var, src } => assign_plain!(var, rv!(src)),
                 Op::Add { dst, a, b } => {
                     arith!(put, dst, raw!(a), raw!(b), checked_add, +, refs!(dst, BinOp::Add, raw!(a), raw!(b)))
                 }
@@ -1196,7 +1208,9 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     _ => slow!(),
                 },
                 Op::Echo { src } => match raw!(src) {
-                    Value::Str(s) => eg!(g).output.write(s),
+                    // (With the interrupt flag up — a destructor due, say
+                    // — the general path handles it first.)
+                    Value::Str(s) if !eg!(g).interrupt.pending.load(Ordering::Relaxed) => eg!(g).output.write(s),
                     _ => slow!(),
                 },
                 Op::NewArray { dst, capacity } => {

@@ -213,6 +213,19 @@ fn guarded<T>(o: &Obj, f: impl FnOnce() -> VmResult<T>) -> Option<VmResult<T>> {
     Some(r)
 }
 
+/// `__get` for a read; inside `isset`/`??` (`quiet`) only after
+/// `__isset` says the property exists (PHP's `BP_VAR_IS` reads).
+fn magic_read<G: Globals>(g: G, o: &Obj, get: &Rc<Method>, name: &PhpStr, quiet: bool) -> VmResult<Value> {
+    if quiet {
+        if let Some(isset) = o.class.magic.isset.clone() {
+            if !call_magic(g, o, &isset, vec![Value::Str(name.clone())])?.to_bool() {
+                return Ok(Value::Null);
+            }
+        }
+    }
+    call_magic(g, o, get, vec![Value::Str(name.clone())])
+}
+
 /// `$obj->name` (`quiet`: inside `isset`/`??`, no warning).
 pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool) -> VmResult<Value> {
     let o = match objv {
@@ -240,7 +253,7 @@ pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool) -> VmRes
                 return Ok(v);
             }
             if let Some(get) = o.class.magic.get.clone() {
-                if let Some(r) = guarded(o, || call_magic(g, o, &get, vec![Value::Str(name.clone())])) {
+                if let Some(r) = guarded(o, || magic_read(g, o, &get, name, quiet)) {
                     return r;
                 }
             }
@@ -262,7 +275,7 @@ pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool) -> VmRes
                 return Ok(v);
             }
             if let Some(get) = o.class.magic.get.clone() {
-                if let Some(r) = guarded(o, || call_magic(g, o, &get, vec![Value::Str(name.clone())])) {
+                if let Some(r) = guarded(o, || magic_read(g, o, &get, name, quiet)) {
                     return r;
                 }
             }
@@ -273,7 +286,7 @@ pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool) -> VmRes
         }
         Lookup::Hidden(declaring, flags) => {
             if let Some(get) = o.class.magic.get.clone() {
-                if let Some(r) = guarded(o, || call_magic(g, o, &get, vec![Value::Str(name.clone())])) {
+                if let Some(r) = guarded(o, || magic_read(g, o, &get, name, quiet)) {
                     return r;
                 }
             }
@@ -513,6 +526,7 @@ pub fn unset<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<()> {
 }
 
 /// A method resolved for a call: what runs, on what.
+#[derive(Debug)]
 pub struct Resolved {
     pub method: Rc<Method>,
     pub this: Option<Obj>,
@@ -789,6 +803,16 @@ pub fn instance_of(v: &Value, class: &Class) -> bool {
     }
 }
 
+/// Runs the destructors due, if any (before output, so that it comes in
+/// PHP's order).
+#[inline]
+pub fn destructors_due<G: Globals>(g: G) -> VmResult<()> {
+    if eg!(g).objects.has_pending() {
+        run_destructors(g)?;
+    }
+    Ok(())
+}
+
 /// Runs the destructors that are due (objects whose last holder went).
 pub fn run_destructors<G: Globals>(g: G) -> VmResult<()> {
     loop {
@@ -887,6 +911,16 @@ pub struct OtherCall {
 }
 
 impl OtherCall {
+    /// The call a resolved method makes from native code.
+    pub fn of(r: &Resolved) -> OtherCall {
+        OtherCall {
+            method: r.method.clone(),
+            this: r.this.clone(),
+            called: r.called.id,
+            magic_name: r.magic_name.clone().map(Value::Str),
+        }
+    }
+
     /// Runs it with `args`.
     pub fn call<G: Globals>(self, g: G, args: Vec<Value>) -> VmResult<Value> {
         match self.magic_name {
@@ -1067,7 +1101,7 @@ pub fn visible_props<G: Globals>(g: G, o: &Obj) -> Vec<ShownProp> {
         for (k, v) in d.iter() {
             let name = match k {
                 minizts_core::KeyRef::Int(n) => PhpStr::from(n.to_string().as_bytes()),
-                minizts_core::KeyRef::Str(s) => PhpStr::from(s),
+                minizts_core::KeyRef::Str(s) => s.clone(),
             };
             out.push(ShownProp {
                 name,
@@ -1112,4 +1146,59 @@ pub fn props_array<G: Globals>(g: G, o: &Obj, scope: Option<&Rc<Class>>) -> mini
         }
     }
     out
+}
+
+/// Whether `o` implements the interface named `name`.
+pub fn implements(o: &Obj, name: &[u8]) -> bool {
+    o.class.interfaces.iter().any(|i| i.name.as_bytes().eq_ignore_ascii_case(name))
+}
+
+fn array_access_method<G: Globals>(g: G, o: &Obj, lc: &[u8]) -> VmResult<Rc<Method>> {
+    let _ = g;
+    if !implements(o, b"ArrayAccess") {
+        return error(format!("Cannot use object of type {} as array", o.class.name));
+    }
+    match o.class.method(lc) {
+        Some(m) => Ok(m.clone()),
+        None => error(format!("Cannot use object of type {} as array", o.class.name)),
+    }
+}
+
+/// `$obj[$key]` on an `ArrayAccess` (`offsetGet`; inside `isset`/`??`,
+/// `offsetExists` first).
+pub fn offset_get<G: Globals>(g: G, o: &Obj, key: &Value, quiet: bool) -> VmResult<Value> {
+    if quiet {
+        if !implements(o, b"ArrayAccess") {
+            return Ok(Value::Null);
+        }
+        let exists = array_access_method(g, o, b"offsetexists")?;
+        if !crate::call::call_method(g, &exists, Some(o.clone()), o.class.id, vec![key.deref_clone()])?.to_bool() {
+            return Ok(Value::Null);
+        }
+    }
+    let m = array_access_method(g, o, b"offsetget")?;
+    let k = if matches!(key, Value::Undef) { Value::Null } else { key.deref_clone() };
+    crate::call::call_method(g, &m, Some(o.clone()), o.class.id, vec![k])
+}
+
+/// `$obj[$key] = $v` (`offsetSet`; `[]` passes a null key).
+pub fn offset_set<G: Globals>(g: G, o: &Obj, key: &Value, v: Value) -> VmResult<()> {
+    let m = array_access_method(g, o, b"offsetset")?;
+    let k = if matches!(key, Value::Undef) { Value::Null } else { key.deref_clone() };
+    crate::call::call_method(g, &m, Some(o.clone()), o.class.id, vec![k, v]).map(drop)
+}
+
+/// `isset($obj[$key])` (`offsetExists`).
+pub fn offset_exists<G: Globals>(g: G, o: &Obj, key: &Value) -> VmResult<bool> {
+    if !implements(o, b"ArrayAccess") {
+        return error(format!("Cannot use object of type {} as array", o.class.name));
+    }
+    let m = array_access_method(g, o, b"offsetexists")?;
+    Ok(crate::call::call_method(g, &m, Some(o.clone()), o.class.id, vec![key.deref_clone()])?.to_bool())
+}
+
+/// `unset($obj[$key])` (`offsetUnset`).
+pub fn offset_unset<G: Globals>(g: G, o: &Obj, key: &Value) -> VmResult<()> {
+    let m = array_access_method(g, o, b"offsetunset")?;
+    crate::call::call_method(g, &m, Some(o.clone()), o.class.id, vec![key.deref_clone()]).map(drop)
 }

@@ -329,7 +329,23 @@ pub fn to_str<G: Globals>(g: G, v: &Value) -> VmResult<PhpStr> {
             warning(g, "Array to string conversion");
             Ok(PhpStr::from("Array"))
         }
-        Err(ToStringIssue::Object) => error("Object of class Closure could not be converted to string"),
+        Err(ToStringIssue::Object) => object_to_str(g, v),
+    }
+}
+
+/// An object as a string: its `__toString()` (PHP's `zend_std_cast_object_tostring`).
+#[cold]
+pub fn object_to_str<G: Globals>(g: G, v: &Value) -> VmResult<PhpStr> {
+    match v {
+        Value::Ref(r) => object_to_str(g, &r.get()),
+        Value::Obj(o) => match o.class.magic.to_string.clone() {
+            Some(m) => match crate::call::call_method(g, &m, Some(o.clone()), o.class.id, Vec::new())? {
+                Value::Str(s) => Ok(s),
+                _ => error(format!("{}::__toString(): Return value must be of type string, none returned", o.class.name)),
+            },
+            None => error(format!("Object of class {} could not be converted to string", o.class.name)),
+        },
+        _ => error("Object of class Closure could not be converted to string"),
     }
 }
 
@@ -342,7 +358,11 @@ pub fn write_str<G: Globals>(g: G, out: &mut Vec<u8>, v: &Value) -> VmResult<()>
             warning(g, "Array to string conversion");
             Ok(())
         }
-        Err(ToStringIssue::Object) => error("Object of class Closure could not be converted to string"),
+        Err(ToStringIssue::Object) => {
+            let s = object_to_str(g, v)?;
+            out.extend_from_slice(s.as_bytes());
+            Ok(())
+        }
     }
 }
 
@@ -416,6 +436,8 @@ pub fn inc_dec<G: Globals>(g: G, slot: &mut Value, kind: IncDec) -> VmResult<()>
             let what = if inc { "increment" } else { "decrement" };
             return type_error(format!("Cannot {what} {}", slot.type_name()));
         }
+        // PHP 8.2 leaves an object as it is.
+        Value::Obj(_) => return Ok(()),
         Value::Ref(_) | Value::IterVal(..) | Value::IterRef(_) => {
             let _ = g;
             return Ok(());

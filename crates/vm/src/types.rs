@@ -29,13 +29,32 @@ fn accepts<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> bool {
         Value::Float(_) => bits::FLOAT,
         Value::Str(_) => bits::STRING,
         Value::Arr(_) => bits::ARRAY,
-        Value::Closure(_) => bits::OBJECT,
+        Value::Closure(_) | Value::Obj(_) => bits::OBJECT,
         Value::Ref(_) | Value::IterVal(..) | Value::IterRef(_) => 0,
     };
     if m & kind != 0 {
         return true;
     }
     match v {
+        Value::Obj(o) => {
+            if m & bits::STATIC != 0 && crate::objects::called(g).is_some_and(|c| o.class.is_subclass_of(&c)) {
+                return true;
+            }
+            let is = |name: &str| {
+                let class = match name.to_ascii_lowercase().as_str() {
+                    "self" => crate::objects::scope(g),
+                    "parent" => crate::objects::scope(g).and_then(|s| s.parent.clone()),
+                    _ => crate::class::lookup(g, name.as_bytes()),
+                };
+                class.is_some_and(|c| o.class.is_subclass_of(&c))
+            };
+            if ty.intersection {
+                !ty.classes.is_empty() && ty.classes.iter().all(|c| is(c))
+            } else {
+                ty.classes.iter().any(|c| is(c))
+                    || (m & bits::CALLABLE != 0 && o.class.magic.invoke.is_some())
+            }
+        }
         Value::Closure(_) => m & bits::CALLABLE != 0 || ty.classes.iter().any(|c| c.eq_ignore_ascii_case("Closure")),
         Value::Str(_) | Value::Arr(_) if m & bits::CALLABLE != 0 => crate::call::resolve_callable(g, v).is_ok(),
         _ => false,
@@ -138,6 +157,44 @@ pub(crate) fn check<G: Globals>(g: G, ty: &TypeDecl, v: &Value, strict: bool) ->
     Err(())
 }
 
+/// A value's type as PHP's messages name it (`zend_zval_type_name`):
+/// an object by its class.
+pub(crate) fn type_name(v: &Value) -> std::borrow::Cow<'static, str> {
+    match v {
+        Value::Obj(o) => String::from_utf8_lossy(o.class.name.as_bytes()).into_owned().into(),
+        Value::Ref(r) => type_name(&r.get()),
+        v => v.type_name().into(),
+    }
+}
+
+/// Checks (and converts) a value assigned to a typed property of class
+/// `class` (declared by `declaring`), as PHP's `zend_verify_property_type`.
+pub(crate) fn check_property<G: Globals>(
+    g: G,
+    ty: &TypeDecl,
+    v: Value,
+    class: &minizts_core::Class,
+    declaring: u32,
+    name: &PhpStr,
+) -> crate::error::VmResult<Value> {
+    let _ = class;
+    let strict = caller_is_strict(g);
+    match check(g, ty, &v, strict) {
+        Ok(None) => Ok(v),
+        Ok(Some(c)) => Ok(c),
+        Err(()) => {
+            let declaring = minizts_globals::eg!(g).classes.get(declaring).name.clone();
+            crate::error::type_error(format!(
+                "Cannot assign {} to property {}::${} of type {}",
+                type_name(&v),
+                declaring,
+                String::from_utf8_lossy(name.as_bytes()),
+                ty.to_php_string()
+            ))
+        }
+    }
+}
+
 /// The name messages give the running function.
 fn function_name(f: &minizts_core::bytecode::Function) -> &str {
     if f.is_closure {
@@ -183,7 +240,7 @@ pub(crate) fn arg_error<G: Globals>(
         function_name(f),
         index + 1,
         ty.to_php_string(),
-        given.type_name(),
+        type_name(given),
         called_in(g)
     );
     crate::error::type_error::<()>(message).unwrap_err()

@@ -454,6 +454,12 @@ instructions! {
         Move "MOVE" "{dst} = {src}" { dst: reg, src: src }
         /// `var = src` (a variable: writes through a reference).
         Assign "ASSIGN" "{var} = {src}" { var: reg, src: src }
+        /// `var = src` where `src` is a temporary the assignment consumes
+        /// (a statement `$x = f();`): its value moves into the variable,
+        /// so that nothing else holds it (PHP frees a `TMP` operand as
+        /// it uses it; an object whose last holder is the variable is
+        /// then destroyed when the variable lets go of it).
+        AssignTmp "ASSIGN_TMP" "{var} = {src}" { var: reg, src: reg }
         /// `var = &src`: both variables share one reference from now on.
         AssignRef "ASSIGN_REF" "{var} = &{src}" { var: reg, src: reg }
         /// `dst = a + b`

@@ -10,6 +10,9 @@ use crate::error::{error, throw, VmError, VmResult};
 /// A callee's parameters as named arguments see them: name, by
 /// reference, has a default, variadic.
 pub(crate) fn params_of<G: Globals>(g: G, callee: &Callee) -> Vec<(String, bool, bool, bool)> {
+    if let (Callee::Method(_), Some(func)) = (callee, callee.user_function()) {
+        return params_of(g, &Callee::User { func, closure: None });
+    }
     match callee {
         Callee::User { func, .. } => {
             // SAFETY: used here only.
@@ -19,6 +22,7 @@ pub(crate) fn params_of<G: Globals>(g: G, callee: &Callee) -> Vec<(String, bool,
                 .map(|p| (p.name.to_string(), p.by_ref, p.has_default, p.variadic))
                 .collect()
         }
+        Callee::Method(_) => Vec::new(),
         Callee::Builtin(id) => {
             let info = crate::builtins::info(*id);
             info.params
@@ -35,6 +39,9 @@ pub(crate) fn params_of<G: Globals>(g: G, callee: &Callee) -> Vec<(String, bool,
 }
 
 pub(crate) fn callee_name<G: Globals>(g: G, callee: &Callee) -> String {
+    if let Callee::Method(m) = callee {
+        return format!("{}::{}", m.called.name, m.method.name);
+    }
     match callee {
         Callee::User { func, .. } => {
             // SAFETY: used here only.
@@ -46,6 +53,7 @@ pub(crate) fn callee_name<G: Globals>(g: G, callee: &Callee) -> String {
             }
         }
         Callee::Builtin(id) => crate::builtins::info(*id).name.to_string(),
+        Callee::Method(_) => unreachable!("handled above"),
     }
 }
 

@@ -10,7 +10,7 @@
 use std::rc::Rc;
 
 use minizts_core::bytecode::{BinOp, FuncId, Function, IncDec, Op, Reg, Src};
-use minizts_core::value::{compare, identical, loose_equals, Closure, NestingError};
+use minizts_core::value::{compare, identical, loose_equals, NestingError};
 use minizts_core::{Key, PhpArray, PhpRef, PhpStr, Value};
 use minizts_globals::executor::{CacheEntry, StackOverflow};
 use minizts_globals::{eg, Frame, Globals};
@@ -196,6 +196,14 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         }
         Op::Assign { var, src } => {
             let v = opnd!(src).clone();
+            tri!(assign_slot(reg!(var), v));
+        }
+        Op::AssignTmp { var, src } => {
+            let v = match std::mem::take(reg!(src)) {
+                Value::Ref(r) => r.get(),
+                Value::Undef => Value::Null,
+                v => v,
+            };
             tri!(assign_slot(reg!(var), v));
         }
         // The reference-taking instructions own their source
@@ -699,6 +707,9 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             entered!(callee);
         }
         Op::CallBuiltin { dst, id, args, argc } => {
+            // Output comes after the destructors an earlier instruction
+            // made due (PHP runs them inside that instruction).
+            tri!(crate::objects::destructors_due(g));
             // SAFETY: the operands are the window's registers.
             tri!(unsafe { super::call_builtin(g, at, base, dst, id, args, argc) });
         }
@@ -759,6 +770,26 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                     tri!(check_limits(g));
                     set!(dst, r);
                 }
+                Callee::Method(ref m) => match target.user_function() {
+                    Some(fid) => {
+                        tri!(check_limits(g));
+                        // SAFETY: the argument registers are in the window.
+                        let at_args = unsafe { base.byte_add(args.raw() * 8) };
+                        // SAFETY: the arguments are the top registers.
+                        tri!(unsafe { call::push_frame(g, fid, at_args, chunk!(), argc as usize, dst, None, false) });
+                        call::enter_method(g, m.this.clone(), m.method.declaring + 1, m.called.id + 1);
+                        // SAFETY: the request's functions outlive its frames.
+                        entered!(unsafe { crate::code::known(g, fid) });
+                    }
+                    None => {
+                        // SAFETY: as for `CallBuiltin`.
+                        let slice = unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) };
+                        let list: Vec<Value> = slice.iter_mut().map(std::mem::take).collect();
+                        let r = tri!(crate::objects::OtherCall::of(m).call(g, list));
+                        tri!(check_limits(g));
+                        set!(dst, r);
+                    }
+                },
             }
         }
         Op::CallSpread { dst, callee, args } => {
@@ -1079,13 +1110,15 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         Op::FetchProp { dst, obj, name, quiet } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let v = tri!(crate::objects::read(g, &opnd!(obj), &name, quiet));
+            // Inside `isset`/`??` an unset variable is read silently.
+            let objv = if quiet { raw!(obj).deref_clone() } else { opnd!(obj).clone() };
+            let v = tri!(crate::objects::read(g, &objv, &name, quiet));
             set!(dst, v);
         }
         Op::IssetProp { dst, obj, name } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let v = tri!(crate::objects::isset(g, &opnd!(obj), &name));
+            let v = tri!(crate::objects::isset(g, &raw!(obj).deref_clone(), &name));
             set!(dst, Value::Bool(v));
         }
         Op::AssignProp { obj, name, src } => {
@@ -1601,6 +1634,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         }
 
         Op::Echo { src } => {
+            tri!(crate::objects::destructors_due(g));
             let v = opnd!(src);
             if let Value::Str(s) = &*v {
                 eg!(g).output.write(s);

@@ -140,6 +140,57 @@ impl<G: Globals> Serializer<G> {
                 }
             }
             Value::Closure(_) => return throw("Exception", "Serialization of 'Closure' is not allowed"),
+            Value::Obj(o) => {
+                // `__serialize` gives the array to store; otherwise every
+                // property, private and protected ones under PHP's
+                // mangled names ("\0Class\0name", "\0*\0name").
+                let arr = match o.class.method(b"__serialize").cloned() {
+                    Some(m) => match crate::call::call_method(self.g, &m, Some(o.clone()), o.class.id, Vec::new())? {
+                        Value::Arr(a) => a,
+                        _ => {
+                            return crate::error::type_error(format!(
+                                "{}::__serialize() must return an array",
+                                o.class.name
+                            ))
+                        }
+                    },
+                    None => {
+                        let mut out = PhpArray::new();
+                        for p in crate::objects::visible_props(self.g, o) {
+                            if matches!(p.value, Value::Undef) {
+                                continue;
+                            }
+                            let mut name = Vec::new();
+                            if p.flags & minizts_core::object::acc::PRIVATE != 0 {
+                                name.push(0);
+                                name.extend_from_slice(p.class_name.as_bytes());
+                                name.push(0);
+                            } else if p.flags & minizts_core::object::acc::PROTECTED != 0 {
+                                name.extend_from_slice(b"\0*\0");
+                            }
+                            name.extend_from_slice(p.name.as_bytes());
+                            out.insert(minizts_core::Key::from_bytes(&name), p.value);
+                        }
+                        Rc::new(out)
+                    }
+                };
+                self.out.extend_from_slice(b"O:");
+                self.int(o.class.name.len() as i64);
+                self.out.extend_from_slice(b":\"");
+                self.out.extend_from_slice(o.class.name.as_bytes());
+                self.out.extend_from_slice(b"\":");
+                self.int(arr.len() as i64);
+                self.out.extend_from_slice(b":{");
+                if arr.is_empty() {
+                    self.out.push(b'}');
+                } else {
+                    self.stack.push(Frame {
+                        arr,
+                        pos: 0,
+                        guarded: false,
+                    });
+                }
+            }
         }
         Ok(())
     }

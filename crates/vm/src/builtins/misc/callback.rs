@@ -24,18 +24,19 @@ fn call_sending<G: Globals>(g: G, callee: &Callee, args: Vec<Value>) -> VmResult
 fn call_sending_named<G: Globals>(g: G, callee: &Callee, args: Vec<Value>, mut named: PhpArray) -> VmResult<Value> {
     let builtin = match callee {
         Callee::Builtin(id) => Some(crate::builtins::info(*id)),
-        Callee::User { .. } => None,
+        Callee::User { .. } | Callee::Method(_) => None,
     };
-    let user_by_ref = |i: usize| match callee {
-        Callee::User { func, .. } => {
+    let user_func = callee.user_function();
+    let user_by_ref = |i: usize| match user_func {
+        Some(func) => {
             // SAFETY: used within the call.
-            let params = &unsafe { crate::code::known(g, *func) }.params;
+            let params = &unsafe { crate::code::known(g, func) }.params;
             match params.get(i) {
                 Some(p) => p.by_ref,
                 None => params.last().is_some_and(|p| p.variadic && p.by_ref),
             }
         }
-        Callee::Builtin(_) => false,
+        None => false,
     };
     let mut sent = Vec::with_capacity(args.len());
     for (i, v) in args.into_iter().enumerate() {
@@ -125,7 +126,7 @@ pub(crate) fn run_shutdown_functions<G: Globals>(g: G) -> VmResult<()> {
         let callee = crate::call::resolve_callable(g, &callback)?;
         let builtin = match callee {
             Callee::Builtin(id) => Some((crate::builtins::info(id).name, args.clone())),
-            Callee::User { .. } => None,
+            Callee::User { .. } | Callee::Method(_) => None,
         };
         match call_sending(g, &callee, args) {
             Ok(_) => {}

@@ -155,6 +155,38 @@ impl<G: Globals> Encoder<G> {
             Value::Arr(arr) => self.container(Some(arr), Rc::as_ptr(arr) as *const ()),
             // A closure is an object without public properties.
             Value::Closure(c) => self.container(None, Rc::as_ptr(c) as *const ()),
+            Value::Obj(o) => {
+                if o.class.interfaces.iter().any(|i| i.name.as_bytes() == b"JsonSerializable") {
+                    let m = o.class.method(b"jsonserialize").cloned();
+                    if let Some(m) = m {
+                        match crate::call::call_method(self.g, &m, Some(o.clone()), o.class.id, Vec::new()) {
+                            Ok(v) => {
+                                let p = o.addr() as *const ();
+                                if self.active.contains(&p) {
+                                    self.error = ERROR_RECURSION;
+                                    self.out.extend_from_slice(b"null");
+                                    return false;
+                                }
+                                self.active.insert(p);
+                                let ok = self.encode(&v);
+                                self.active.remove(&p);
+                                return ok;
+                            }
+                            Err(_) => {
+                                self.out.extend_from_slice(b"null");
+                                return false;
+                            }
+                        }
+                    }
+                }
+                // An object is its public properties.
+                let props = crate::objects::props_array(self.g, o, None);
+                let saved = self.options;
+                self.options |= FORCE_OBJECT;
+                let ok = self.container(Some(&props), o.addr() as *const ());
+                self.options = saved;
+                ok
+            }
         }
     }
 
