@@ -165,6 +165,9 @@ pub enum Token<'s> {
     Public,
     #[token("readonly", ignore(case))]
     Readonly,
+    /// `enum` before a name (made by the iterator, which looks ahead;
+    /// otherwise `enum` is an identifier).
+    Enum,
     #[token("insteadof", ignore(case))]
     Insteadof,
     #[token("var", ignore(case))]
@@ -1035,6 +1038,7 @@ impl fmt::Display for Token<'_> {
             Protected => "protected",
             Public => "public",
             Readonly => "readonly",
+            Enum => "enum",
             Insteadof => "insteadof",
             Var => "var",
             EndIf => "endif",
@@ -1295,6 +1299,24 @@ fn find_open_tag(text: &[u8]) -> Option<(usize, usize, bool)> {
     Some((at, 2, false))
 }
 
+/// Whether `rest`, after the word `enum`, starts (past blanks) with a
+/// name other than `extends` and `implements`.
+fn enum_follows(rest: &[u8]) -> bool {
+    let blanks = rest.iter().take_while(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n')).count();
+    if blanks == 0 {
+        return false;
+    }
+    let word: Vec<u8> = rest[blanks..]
+        .iter()
+        .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80)
+        .copied()
+        .collect();
+    !word.is_empty()
+        && !word[0].is_ascii_digit()
+        && !word.eq_ignore_ascii_case(b"extends")
+        && !word.eq_ignore_ascii_case(b"implements")
+}
+
 impl<'s> Iterator for Lexer<'s> {
     type Item = Spanned<'s>;
 
@@ -1386,6 +1408,11 @@ impl<'s> Iterator for Lexer<'s> {
                 Some(Ok((start, Token::Semicolon, end)))
             }
             Ok(Token::Amp) if !followed_by_var(&self.src[end..]) => Some(Ok((start, Token::AmpNotVar, end))),
+            // `enum` is a keyword only before a name that is not
+            // `extends`/`implements` (PHP's lexer looks ahead the same way).
+            Ok(Token::Ident(w)) if w.eq_ignore_ascii_case(b"enum") && enum_follows(&self.src[end..]) => {
+                Some(Ok((start, Token::Enum, end)))
+            }
             Ok(Token::ElseIf) => {
                 self.queued = Some((start, Token::If, end));
                 Some(Ok((start, Token::Else, end)))

@@ -210,6 +210,13 @@ pub fn to_string<G: Globals>(g: G, o: &Obj) -> String {
         let file = String::from_utf8_lossy(file.to_php_str(14).unwrap_or_default().as_bytes()).into_owned();
         let line = get(e, "line").to_int();
         let name = String::from_utf8_lossy(e.class.name.as_bytes()).into_owned();
+        // An argument's type error names where the function is defined
+        // too (PHP's `Exception::__toString`).
+        let message = if matches!(name.as_str(), "TypeError" | "ArgumentCountError") && message.contains(", called in ") {
+            format!("{message} and defined")
+        } else {
+            message
+        };
         if message.is_empty() {
             out.push_str(&format!("{name} in {file}:{line}\nStack trace:\n"));
         } else {

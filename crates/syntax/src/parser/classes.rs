@@ -37,17 +37,6 @@ impl<'a> Builder<'a> {
         ))
     }
 
-    /// The word before an enum's name must be `enum` (PHP's lexer makes it
-    /// a keyword only there); anything else is the syntax error the two
-    /// identifiers in a row are.
-    pub fn expect_enum_keyword(&self, pos: usize, word: &'a str) -> ParseResult<'a, ()> {
-        if word.eq_ignore_ascii_case("enum") {
-            return Ok(());
-        }
-        let _ = pos;
-        user_error(pos, format!("syntax error, unexpected identifier \"{word}\""))
-    }
-
     #[allow(clippy::too_many_arguments)]
     pub fn class_decl(
         &self,
