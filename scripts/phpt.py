@@ -7,6 +7,11 @@ same path. A test passes when stdout and the exit code agree and, where
 both exit 255, so does the `Fatal error:`/`Parse error:` line of stderr
 (its file path aside). php is the oracle, not the test's EXPECT section:
 what minizts must match is what PHP 8.2 prints.
+
+tests/phpt/selection.toml divides the selection into parts that do not
+overlap: `procedural` (the default) and `oo` (--part oo), the tests that
+use classes, objects, exceptions or namespaces. Each part has its own
+ratchet file and results file; the report is the same for both.
 """
 
 import argparse
@@ -22,7 +27,6 @@ import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SELECTION = os.path.join(ROOT, "tests", "phpt", "selection.toml")
-PASSING = os.path.join(ROOT, "tests", "phpt", "passing.txt")
 WORK = os.path.join(ROOT, "target", "phpt")
 
 SECTION = re.compile(rb"^--([A-Z_]+)--\s*$")
@@ -51,15 +55,52 @@ def parse_phpt(path):
     return sections
 
 
+def compile_features(groups):
+    """A [features] table: group name -> its compiled patterns."""
+    return {name: [re.compile(p, re.M) for p in pats] for name, pats in groups.items()}
+
+
+def first_match(code, features, names=None):
+    """'group (pattern)' for the first pattern of features (only of the
+    groups in names, if given) that the code matches, else None."""
+    for name, pats in features.items():
+        if names is not None and name not in names:
+            continue
+        for p in pats:
+            if p.search(code):
+                return f"{name} ({p.pattern})"
+    return None
+
+
 class Selection:
-    def __init__(self, path):
+    """The rules of tests/phpt/selection.toml for one part of the selection."""
+
+    def __init__(self, path, part="procedural"):
         with open(path, "rb") as f:
             rules = tomllib.load(f)
+        if part not in rules["parts"]:
+            raise SystemExit(f"phpt.py: no part {part!r} in {path} (parts: {', '.join(rules['parts'])})")
+        spec = rules["parts"][part]
+        self.part = part
         self.folders = rules["folders"]
         self.skip = set(rules["sections"]["skip"])
-        self.features = {
-            name: [re.compile(p, re.M) for p in pats] for name, pats in rules["features"].items()
-        }
+        self.features = compile_features(rules["features"])
+        self.take_in = spec.get("take_in", [])
+        self.own_features = compile_features(spec.get("features", {}))
+        self.passing = os.path.join(ROOT, spec["passing"])
+        self.results = os.path.join(WORK, spec["results"])
+        unknown = [name for name in self.take_in if name not in self.features]
+        if unknown:
+            raise SystemExit(f"phpt.py: part {part!r} takes in unknown features: {', '.join(unknown)}")
+
+    @staticmethod
+    def parts(path):
+        with open(path, "rb") as f:
+            return list(tomllib.load(f)["parts"])
+
+    def folder(self, rel):
+        """The entry of `folders` a test lies under, or None."""
+        return next((f for f in self.folders if rel.startswith(f["path"] + "/")), None)
 
     def tests(self, src):
         for folder in self.folders:
@@ -71,20 +112,38 @@ class Selection:
                         yield os.path.relpath(full, src), full, set(folder.get("allow", []))
 
     def why_out(self, sections, allow):
-        """None when the test is selected, else the rule that leaves it out."""
+        """None when the test is selected, else the rule that leaves it out.
+
+        The order: the FILE section, the skipped sections, the shared
+        feature groups (less the folder's `allow` and the part's `take_in`),
+        then, for a part that takes features in, that the test uses one of
+        them, and last the part's own feature groups."""
         if "FILE" not in sections:
             return "no FILE section"
         for s in sections:
             if s in self.skip:
                 return f"section {s}"
         code = sections["FILE"].decode("utf-8", "replace")
-        for name, pats in self.features.items():
-            if name in allow:
-                continue
-            for p in pats:
-                if p.search(code):
-                    return f"{name} ({p.pattern})"
-        return None
+        shared = [name for name in self.features if name not in allow and name not in self.take_in]
+        why = first_match(code, self.features, shared)
+        if why:
+            return why
+        if self.take_in and not self.uses(code):
+            return f"procedural part (uses none of: {', '.join(self.take_in)})"
+        return first_match(code, self.own_features)
+
+    def uses(self, code):
+        """Which of the part's `take_in` features the code uses, as
+        'group (pattern)' for the first that matches, or None."""
+        return first_match(code, self.features, self.take_in)
+
+    def why_in(self, rel, sections):
+        """The rules that select a test (the caller has checked that
+        why_out finds none)."""
+        why = f"under {self.folder(rel)['path']}"
+        if self.take_in:
+            why += ", uses " + self.uses(sections["FILE"].decode("utf-8", "replace"))
+        return why
 
 
 def run(cmd, cwd, timeout):
@@ -233,6 +292,25 @@ def fetch_default_src():
     sys.exit("phpt.py: no php-src tests; run scripts/phpt.sh, which fetches them")
 
 
+def explain(sel, src, rel):
+    """--why: whether one part selects a test, and by which rule."""
+    folder = sel.folder(rel)
+    if folder is None:
+        return f"{sel.part}: left out: not under any of its folders"
+    sections = parse_phpt(os.path.join(src, rel))
+    why = sel.why_out(sections, set(folder.get("allow", [])))
+    if why:
+        return f"{sel.part}: left out: {why}"
+    return f"{sel.part}: selected: {sel.why_in(rel, sections)}"
+
+
+def read_ratchet(path):
+    if not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {line.strip() for line in f if line.strip() and not line.startswith("#")}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("filter", nargs="*", help="only tests whose path contains one of these")
@@ -241,17 +319,29 @@ def main():
     ap.add_argument("--src", help="a php-src tree (default: what scripts/phpt.sh fetched)")
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--timeout", type=float, default=10.0)
-    ap.add_argument("--update", action="store_true", help="rewrite tests/phpt/passing.txt")
+    ap.add_argument(
+        "--part",
+        choices=Selection.parts(SELECTION),
+        help="the part of tests/phpt/selection.toml to run (default: procedural; --why: every part)",
+    )
+    ap.add_argument("--update", action="store_true", help="rewrite the part's ratchet (tests/phpt/passing*.txt)")
     ap.add_argument("--list", metavar="STATUS", help="print the tests with this status, and why")
-    ap.add_argument("--why", metavar="PATH", help="say whether a test is selected, and if not why")
+    ap.add_argument("--why", metavar="PATH", help="say whether each part selects a test, and by which rule")
     args = ap.parse_args()
     src = args.src or fetch_default_src()
-    sel = Selection(SELECTION)
 
     if args.why:
-        allow = next((set(f.get("allow", [])) for f in sel.folders if args.why.startswith(f["path"])), set())
-        print(sel.why_out(parse_phpt(os.path.join(src, args.why)), allow) or "selected")
+        if not os.path.isfile(os.path.join(src, args.why)):
+            sys.exit(f"phpt.py: no test {args.why} in {src}")
+        for part in [args.part] if args.part else Selection.parts(SELECTION):
+            print(explain(Selection(SELECTION, part), src, args.why))
         return 0
+
+    part = args.part or "procedural"
+    sel = Selection(SELECTION, part)
+    # How the messages name this part's ratchet, and the command that rewrites it.
+    ratchet = os.path.relpath(sel.passing, ROOT)
+    command = "scripts/phpt.sh" + ("" if part == "procedural" else f" --part {part}")
 
     chosen, out_of_scope = [], collections.Counter()
     for rel, full, allow in sel.tests(src):
@@ -268,13 +358,15 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(lambda t: judge(t[0], t[1], args), chosen))
     results.sort(key=lambda r: r["test"])
-    with open(os.path.join(WORK, "results.json"), "w") as f:
+    with open(sel.results, "w") as f:
         json.dump(results, f, indent=1)
 
     php_version = subprocess.run([args.php, "-n", "-r", "echo PHP_VERSION;"], capture_output=True, text=True).stdout
     print(f"php-src tests from {src}; oracle: php {php_version} -n; minizts: {args.bin}")
     print(
-        f"{len(chosen)} tests selected by tests/phpt/selection.toml; left out: "
+        f"{len(chosen)} tests selected by tests/phpt/selection.toml"
+        + ("" if part == "procedural" else f" (part {part})")
+        + "; left out: "
         + ", ".join(f"{k} {v}" for k, v in out_of_scope.most_common())
         + "\n"
     )
@@ -291,28 +383,26 @@ def main():
     failed = [r for r in results if r["status"] not in ("same", "unstable")]
     print(f"\n{len(passed)} passed, {len(failed)} failed")
 
-    # The ratchet: every test on the list must still pass.
-    listed = set()
-    if os.path.exists(PASSING):
-        with open(PASSING) as f:
-            listed = {line.strip() for line in f if line.strip() and not line.startswith("#")}
+    # The ratchet: every test on the part's list must still pass. A part
+    # without a list yet has nothing to keep.
+    listed = read_ratchet(sel.passing)
     ran = {r["test"] for r in results}
     if args.update:
         if args.filter:
             # Keep the entries this run did not look at.
             passed |= listed - ran
-        with open(PASSING, "w") as f:
-            f.write("# php-src tests minizts passes (scripts/phpt.sh --update rewrites this list;\n")
+        with open(sel.passing, "w") as f:
+            f.write(f"# php-src tests minizts passes ({command} --update rewrites this list;\n")
             f.write("# a plain run fails if one of them stops passing).\n")
             for t in sorted(passed):
                 f.write(t + "\n")
-        print(f"wrote {len(passed)} tests to tests/phpt/passing.txt")
+        print(f"wrote {len(passed)} tests to {ratchet}")
         return 0
     regressed = sorted((listed & ran) - passed)
     missing = sorted(listed - ran) if not args.filter else []
     new = len(passed - listed)
     if new:
-        print(f"{new} tests pass that tests/phpt/passing.txt does not list (scripts/phpt.sh --update adds them)")
+        print(f"{new} tests pass that {ratchet} does not list ({command} --update adds them)")
     if regressed or missing:
         status = {r["test"]: r for r in results}
         print(f"\nratchet: {len(regressed) + len(missing)} listed tests no longer pass:")

@@ -6,16 +6,22 @@
 #   scripts/phpt.sh array/ strings/ # only tests whose path contains one of these
 #   scripts/phpt.sh --update        # rewrite tests/phpt/passing.txt (the ratchet)
 #   scripts/phpt.sh --list different  # also list the tests of one status, and why
-#   scripts/phpt.sh --why Zend/tests/foo.phpt  # is a test selected? which rule took it out?
+#   scripts/phpt.sh --why Zend/tests/foo.phpt  # does each part select a test? by which rule?
+#   scripts/phpt.sh --part oo       # the object-oriented part of the selection instead
+#                                   # (classes, exceptions, namespaces: issue 21), with
+#                                   # its own ratchet, tests/phpt/passing-oo.txt (which
+#                                   # --part oo --update rewrites), and results file,
+#                                   # target/phpt/results-oo.json; not run by .ci/run yet
 #
 # The tests come from Debian's php8.2 source package, fetched once into
 # target/phpt/ with an apt configuration of this script's own (deb-src
 # lines for the suites the system's apt already uses; the system's apt is
 # not changed). The installed php8.2-cli's version is tried first, then the
 # newest the archive still serves. PHPT_SRC=/path/to/php-src uses a tree you
-# have instead. The selection rules are tests/phpt/selection.toml; the
-# comparison is described in scripts/phpt.py. BIN=path/to/minizts uses
-# another build instead of building target/release/minizts.
+# have instead. The selection rules and its parts are
+# tests/phpt/selection.toml; the comparison is described in scripts/phpt.py.
+# BIN=path/to/minizts uses another build instead of building
+# target/release/minizts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

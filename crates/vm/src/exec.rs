@@ -960,7 +960,9 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     // A script closure called with a positional argument
                     // (a callback handed to a function, `$f($a[$i])`):
                     // its parameter's flag, without resolving the callee.
-                    let (Value::Closure(c), Value::Int(i)) = (rv!(callee), raw!(arg)) else { slow!() };
+                    let (Value::Closure(c), Value::Int(i)) = (rv!(callee), raw!(arg)) else {
+                        slow!()
+                    };
                     if matches!(c.kind, minizts_core::value::ClosureKind::Builtin(_)) {
                         slow!();
                     }

@@ -39,6 +39,7 @@ struct Scope {
     main: bool,
 }
 
+#[inline(always)]
 fn scope<G: Globals>(g: G, which: Which) -> Scope {
     if which == Which::Local {
         share_inline_vars(g);
@@ -87,6 +88,7 @@ fn share_inline_vars<G: Globals>(g: G) {
     }
 }
 
+#[inline(always)]
 fn raw_scope<G: Globals>(g: G, which: Which) -> Scope {
     eg!(g, |eg| {
         let f = match which {
@@ -194,6 +196,7 @@ pub(crate) fn fetch<G: Globals>(g: G, which: Which, name: &[u8]) -> Option<Value
 
 /// The variable named `name` as a reference, created (null) if it does
 /// not exist: a CV becomes a reference, as `$r = &$x` makes it one.
+#[inline(always)]
 pub(crate) fn bind<G: Globals>(g: G, which: Which, name: &[u8]) -> PhpRef {
     bind_in(g, &scope(g, which), name)
 }

@@ -1852,6 +1852,7 @@ pub(super) unsafe fn enter<G: Globals>(
 
 /// The reference for global variable `name` (a top-level variable, made a
 /// reference so a function can share it).
+#[inline(always)]
 fn global_ref<G: Globals>(g: G, name: &PhpStr) -> PhpRef {
     crate::scope::bind(g, crate::scope::Which::Global, name)
 }
