@@ -270,7 +270,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     CastType::Bool => CastKind::Bool,
                     CastType::Array => CastKind::Array,
                     CastType::Unset => return self.error("The (unset) cast is no longer supported"),
-                    CastType::Object => return self.error("minizts does not support objects: (object) cast"),
+                    CastType::Object => CastKind::Object,
                 };
                 let v = self.expr(expr)?;
                 self.emit(Op::Cast { dst, src: v, kind });

@@ -224,6 +224,7 @@ pub enum CastKind {
     String,
     Bool,
     Array,
+    Object,
 }
 
 mod display;

@@ -78,6 +78,33 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
                 func: c.func,
                 closure: Some(c.clone()),
             },
+            // The closure of a method (`$obj->m(...)`) calls it on its
+            // object, in its class.
+            ClosureKind::Named if c.scope != 0 => {
+                let class = eg!(g).classes.get(c.scope - 1).clone();
+                let called = if c.called != 0 {
+                    eg!(g).classes.get(c.called - 1).clone()
+                } else {
+                    class.clone()
+                };
+                let method = class
+                    .methods
+                    .values()
+                    .find(|m| m.body == minizts_core::object::MethodBody::User(c.func))
+                    .cloned();
+                match method {
+                    Some(method) => Callee::Method(Rc::new(crate::objects::Resolved {
+                        method,
+                        this: c.this.clone(),
+                        called,
+                        magic_name: None,
+                    })),
+                    None => Callee::User {
+                        func: c.func,
+                        closure: None,
+                    },
+                }
+            }
             ClosureKind::Named => Callee::User {
                 func: c.func,
                 closure: None,
@@ -422,7 +449,7 @@ pub fn call_method<G: Globals>(
 ) -> VmResult<Value> {
     match m.body {
         minizts_core::object::MethodBody::User(func) => call_in_scope(g, func, this, m.declaring, called, args),
-        minizts_core::object::MethodBody::Native(id) => crate::natives::call(g, id, this.as_ref(), args),
+        minizts_core::object::MethodBody::Native(id) => crate::natives::call(g, id, this.as_ref(), called, args),
     }
 }
 

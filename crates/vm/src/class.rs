@@ -113,6 +113,18 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
         None => None,
     };
     let mut interfaces: Vec<Rc<Class>> = parent.as_ref().map_or_else(Vec::new, |p| p.interfaces.clone());
+    // An enum implements `UnitEnum`, and `BackedEnum` when backed.
+    let implied: &[&str] = match (def.kind, def.backing) {
+        (ClassKind::Enum, Some(_)) => &["UnitEnum", "BackedEnum"],
+        (ClassKind::Enum, None) => &["UnitEnum"],
+        _ => &[],
+    };
+    for name in implied {
+        let i = find(g, name.as_bytes())?;
+        if !interfaces.iter().any(|k| k.id == i.id) {
+            interfaces.push(i);
+        }
+    }
     for name in &def.interfaces {
         let i = find(g, name.as_bytes())?;
         if i.kind != ClassKind::Interface {
@@ -130,6 +142,8 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
         if t.kind != ClassKind::Trait {
             return fatal(format!("{} cannot use {} - it is not a trait", def.name, t.name));
         }
+        // A trait's property defaults are copied into the class using it.
+        crate::objects::ensure_defaults(g, &t)?;
         traits.push(t);
     }
     Ok(register(g, |id| {
@@ -188,9 +202,9 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
                         name,
                         flags: p.flags,
                         declaring: id,
-                        slot: minizts_core::PhpRef::new(
+                        slot: crate::gc::new_ref(
+                            g,
                             if p.has_default || p.ty.is_none() { Value::Null } else { Value::Undef },
-                            &mut minizts_core::gc::Collector::new(),
                         ),
                         ty: p.ty.clone().map(Rc::new),
                     },
@@ -223,6 +237,30 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
                 if let Some(minizts_core::object::DefaultTarget::Slot(s)) = default_targets.last_mut() {
                     *s = slot;
                 }
+            }
+        }
+        // A trait's properties, after the class's own, unless it
+        // declares them itself.
+        for t in &traits {
+            let tdefaults = t.defaults.borrow();
+            for (i, p) in t.props.iter().enumerate() {
+                if prop_index.contains_key(&p.name) {
+                    continue;
+                }
+                prop_index.insert(p.name.clone(), props.len() as u32);
+                let mut info = p.clone();
+                info.declaring = id;
+                props.push(info);
+                defaults.push(tdefaults[i].clone());
+            }
+            for (name, sp) in &t.statics {
+                statics.entry(name.clone()).or_insert_with(|| StaticProp {
+                    name: sp.name.clone(),
+                    flags: sp.flags,
+                    declaring: id,
+                    slot: crate::gc::new_ref(g, sp.slot.get()),
+                    ty: sp.ty.clone(),
+                });
             }
         }
         let mut methods: HashMap<Box<[u8]>, Rc<Method>> = parent

@@ -32,6 +32,9 @@ pub const NATIVES: &[(&str, &str, u16)] = &[
     ("Error", "__toString", acc::PUBLIC),
     ("ErrorException", "__construct", acc::PUBLIC),
     ("ErrorException", "getSeverity", acc::PUBLIC | acc::FINAL),
+    ("UnitEnum", "cases", acc::PUBLIC | acc::STATIC),
+    ("BackedEnum", "from", acc::PUBLIC | acc::STATIC),
+    ("BackedEnum", "tryFrom", acc::PUBLIC | acc::STATIC),
 ];
 
 /// The native methods class `name` declares: (id, method, flags).
@@ -43,11 +46,22 @@ pub fn declared_by(name: &str) -> impl Iterator<Item = (u16, &'static str, u16)>
         .map(|(i, (_, m, f))| (i as u16, *m, *f))
 }
 
-/// Calls native method `id` on `this` with `args`.
-pub fn call<G: Globals>(g: G, id: u16, this: Option<&Obj>, args: Vec<Value>) -> VmResult<Value> {
+/// Calls native method `id` on `this` (or, static, on class `called`)
+/// with `args`.
+pub fn call<G: Globals>(
+    g: G,
+    id: u16,
+    this: Option<&Obj>,
+    called: minizts_core::object::ClassId,
+    args: Vec<Value>,
+) -> VmResult<Value> {
     let Some(&(_, method, _)) = NATIVES.get(id as usize) else {
         return error("minizts: unknown native method");
     };
+    if matches!(method, "cases" | "from" | "tryFrom") {
+        let class = minizts_globals::eg!(g).classes.get(called).clone();
+        return crate::enums::static_method(g, &class, method, args);
+    }
     let Some(o) = this else {
         return error(format!("Non-static method {method}() cannot be called statically"));
     };

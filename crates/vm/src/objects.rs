@@ -741,6 +741,12 @@ pub fn class_const<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResu
         return Ok(v.clone());
     }
     let Some(init) = c.init else {
+        // A pure enum's case has no value to compute.
+        if c.is_case {
+            let v = crate::enums::make_case(g, class, name, Value::Null)?;
+            *c.value.borrow_mut() = Some(v.clone());
+            return Ok(v);
+        }
         return Ok(Value::Null);
     };
     if c.evaluating.get() {
@@ -1201,4 +1207,150 @@ pub fn offset_exists<G: Globals>(g: G, o: &Obj, key: &Value) -> VmResult<bool> {
 pub fn offset_unset<G: Globals>(g: G, o: &Obj, key: &Value) -> VmResult<()> {
     let m = array_access_method(g, o, b"offsetunset")?;
     crate::call::call_method(g, &m, Some(o.clone()), o.class.id, vec![key.deref_clone()]).map(drop)
+}
+
+/// `(array) $obj`: every property under PHP's mangled name
+/// (`"\0Class\0name"` for a private one, `"\0*\0name"` for a protected
+/// one).
+pub fn mangled_props<G: Globals>(g: G, o: &Obj) -> minizts_core::PhpArray {
+    let mut out = minizts_core::PhpArray::new();
+    for p in visible_props(g, o) {
+        if matches!(p.value, Value::Undef) {
+            continue;
+        }
+        let mut name = Vec::new();
+        if p.flags & acc::PRIVATE != 0 {
+            name.push(0);
+            name.extend_from_slice(p.class_name.as_bytes());
+            name.push(0);
+        } else if p.flags & acc::PROTECTED != 0 {
+            name.extend_from_slice(b"\0*\0");
+        }
+        name.extend_from_slice(p.name.as_bytes());
+        out.insert(minizts_core::Key::from_bytes(&name), p.value);
+    }
+    out
+}
+
+/// `foreach` over an object: for an `Iterator` (reached through
+/// `getIterator()` of `IteratorAggregate`s) it is rewound and the loop's
+/// state is `[iterator, steps taken]`; for any other object a snapshot
+/// of its visible properties is iterated as an array. `None`: nothing to
+/// iterate.
+pub fn iteration_start<G: Globals>(g: G, o: &Obj) -> VmResult<Option<Value>> {
+    let mut o = o.clone();
+    let mut guard = 0;
+    while implements(&o, b"IteratorAggregate") {
+        let m = method_or_error(&o, b"getiterator")?;
+        match crate::call::call_method(g, &m, Some(o.clone()), o.class.id, Vec::new())? {
+            Value::Obj(inner) if implements(&inner, b"Traversable") => o = inner,
+            _ => {
+                return crate::error::throw(
+                    "Exception",
+                    format!("Objects returned by {}::getIterator() must be traversable or implement interface Iterator", o.class.name),
+                )
+            }
+        }
+        guard += 1;
+        if guard > 1000 {
+            return error("minizts: getIterator() chain too long");
+        }
+    }
+    if implements(&o, b"Iterator") {
+        let rewind = method_or_error(&o, b"rewind")?;
+        crate::call::call_method(g, &rewind, Some(o.clone()), o.class.id, Vec::new())?;
+        let mut state = minizts_core::PhpArray::new();
+        let _ = state.push(Value::Obj(o));
+        let _ = state.push(Value::Int(0));
+        return Ok(Some(Value::arr(state)));
+    }
+    let props = props_array(g, &o, scope(g).as_ref());
+    if props.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Value::IterVal(Rc::new(props), 0)))
+}
+
+fn method_or_error(o: &Obj, lc: &[u8]) -> VmResult<Rc<Method>> {
+    match o.class.method(lc) {
+        Some(m) => Ok(m.clone()),
+        None => error(format!(
+            "Call to undefined method {}::{}()",
+            o.class.name,
+            String::from_utf8_lossy(lc)
+        )),
+    }
+}
+
+/// The next element of an `Iterator` loop whose state is `state` (see
+/// [`iteration_start`]): `next()` unless it is the first, then `valid()`,
+/// `current()` and, when the loop wants it, `key()`.
+pub fn iteration_next<G: Globals>(g: G, state: &mut Value, want_key: bool) -> VmResult<Option<(Value, Value)>> {
+    let Some(s) = state.array_mut() else { return Ok(None) };
+    let (Some(Value::Obj(o)), Some(Value::Int(steps))) = (
+        s.get(&minizts_core::Key::Int(0)).cloned(),
+        s.get(&minizts_core::Key::Int(1)).cloned(),
+    ) else {
+        return Ok(None);
+    };
+    s.insert(minizts_core::Key::Int(1), Value::Int(steps + 1));
+    let call = |name: &[u8]| -> VmResult<Value> {
+        let m = method_or_error(&o, name)?;
+        crate::call::call_method(g, &m, Some(o.clone()), o.class.id, Vec::new())
+    };
+    if steps > 0 {
+        call(b"next")?;
+    }
+    if !call(b"valid")?.to_bool() {
+        return Ok(None);
+    }
+    let v = call(b"current")?;
+    let k = if want_key { call(b"key")? } else { Value::Null };
+    Ok(Some((k, v)))
+}
+
+/// An object `unserialize()` makes: of class `class` (`stdClass` where
+/// no such class exists: PHP makes a `__PHP_Incomplete_Class`, which
+/// minizts does not have), its properties set from `props` by their
+/// unmangled names, then `__unserialize($props)` or `__wakeup()`.
+pub fn from_serialized<G: Globals>(g: G, class: &PhpStr, props: minizts_core::PhpArray) -> Value {
+    let Some(c) = crate::class::lookup(g, class.as_bytes()) else {
+        return Value::Null;
+    };
+    if ensure_defaults(g, &c).is_err() {
+        return Value::Null;
+    }
+    let defaults = c.defaults.borrow().clone();
+    let store = eg!(g).objects.clone();
+    let o = store.create(c.clone(), defaults);
+    if let Some(m) = c.method(b"__unserialize").cloned() {
+        let _ = crate::call::call_method(g, &m, Some(o.clone()), c.id, vec![Value::arr(props)]);
+        return Value::Obj(o);
+    }
+    for (k, v) in props.iter() {
+        let name = match k {
+            minizts_core::KeyRef::Str(s) => s.clone(),
+            minizts_core::KeyRef::Int(n) => PhpStr::from(n.to_string().as_bytes()),
+        };
+        // "\0Class\0name" and "\0*\0name" are the name after the second NUL.
+        let bare = match name.as_bytes() {
+            [0, rest @ ..] => match rest.iter().position(|&b| b == 0) {
+                Some(i) => PhpStr::from(&rest[i + 1..]),
+                None => name.clone(),
+            },
+            _ => name.clone(),
+        };
+        match c.props.iter().position(|p| p.name == bare) {
+            Some(slot) => o.props.borrow_mut()[slot] = v.clone(),
+            None => {
+                let mut d = o.dynamic.borrow_mut();
+                d.get_or_insert_with(minizts_core::PhpArray::new)
+                    .insert(minizts_core::Key::from_php_str(bare), v.clone());
+            }
+        }
+    }
+    if let Some(m) = c.method(b"__wakeup").cloned() {
+        let _ = crate::call::call_method(g, &m, Some(o.clone()), c.id, Vec::new());
+    }
+    Value::Obj(o)
 }

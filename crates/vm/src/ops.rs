@@ -449,6 +449,12 @@ pub fn inc_dec<G: Globals>(g: G, slot: &mut Value, kind: IncDec) -> VmResult<()>
 
 /// `(kind) v`
 pub fn cast<G: Globals>(g: G, v: &Value, kind: CastKind) -> VmResult<Value> {
+    if let Value::Obj(o) = v {
+        if matches!(kind, CastKind::Int | CastKind::Float) {
+            let to = if kind == CastKind::Int { "int" } else { "float" };
+            warning(g, &format!("Object of class {} could not be converted to {to}", o.class.name));
+        }
+    }
     Ok(match kind {
         CastKind::Int => Value::Int(v.to_int()),
         CastKind::Float => Value::Float(v.to_float()),
@@ -457,7 +463,28 @@ pub fn cast<G: Globals>(g: G, v: &Value, kind: CastKind) -> VmResult<Value> {
         CastKind::Array => match v {
             Value::Arr(_) => v.clone(),
             Value::Null | Value::Undef => Value::empty_array(),
+            Value::Obj(o) => Value::arr(crate::objects::mangled_props(g, o)),
             other => Value::arr(PhpArray::from_list(vec![other.clone()])),
+        },
+        CastKind::Object => match v {
+            Value::Obj(_) | Value::Closure(_) => v.clone(),
+            other => {
+                let class = crate::class::find(g, b"stdClass")?;
+                let o = crate::objects::instantiate(g, &class)?;
+                let props = match other {
+                    Value::Arr(a) => (**a).clone(),
+                    Value::Null | Value::Undef => PhpArray::new(),
+                    scalar => {
+                        let mut a = PhpArray::new();
+                        a.insert(minizts_core::Key::from_bytes(b"scalar"), scalar.clone());
+                        a
+                    }
+                };
+                if !props.is_empty() {
+                    *o.dynamic.borrow_mut() = Some(props);
+                }
+                Value::Obj(o)
+            }
         },
     })
 }

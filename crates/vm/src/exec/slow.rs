@@ -1553,6 +1553,19 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                         goto!(end);
                     }
                 }
+                Value::Obj(o) => {
+                    save_pc(g, cur!());
+                    // An `Iterator` (found through `IteratorAggregate`s)
+                    // steps by its methods; any other object gives its
+                    // visible properties.
+                    match tri!(crate::objects::iteration_start(g, &o)) {
+                        Some(state) => *reg!(iter) = state,
+                        None => {
+                            *reg!(iter) = Value::Undef;
+                            goto!(end);
+                        }
+                    }
+                }
                 other => {
                     save_pc(g, cur!());
                     warning(
@@ -1598,6 +1611,10 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                     }
                     None => None,
                 },
+                Value::Arr(_) => {
+                    save_pc(g, cur!());
+                    tri!(crate::objects::iteration_next(g, reg!(iter), !key.is_none()))
+                }
                 _ => None,
             };
             match item {

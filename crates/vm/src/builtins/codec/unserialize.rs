@@ -79,6 +79,9 @@ enum Tok {
     Array(i64),
     /// `R:n;`, as the 0-based slot number.
     BackRef(i64),
+    /// `O:len:"Class":N:{`: an object of the class, its properties read
+    /// as an array's elements.
+    Object(PhpStr, i64),
 }
 
 /// An array whose elements are still being read.
@@ -98,6 +101,9 @@ struct Reader<'a, G> {
     cells: Vec<Zv>,
     /// Each array's keys, in order, mapped to their cells (as ints).
     arrays: Vec<PhpArray>,
+    /// For each of `arrays`, the class of the object it is the
+    /// properties of (`None`: an array).
+    classes: Vec<Option<PhpStr>>,
     /// What each reference holds.
     refs: Vec<Zv>,
     /// `var_hash`: the cell of each numbered value.
@@ -128,6 +134,7 @@ impl<'a, G: Globals> Reader<'a, G> {
             depth: 0,
             cells: vec![Zv::Null],
             arrays: Vec::new(),
+            classes: Vec::new(),
             refs: Vec::new(),
             slots: Vec::new(),
             stack: Vec::new(),
@@ -428,10 +435,15 @@ impl<'a, G: Globals> Reader<'a, G> {
                 return Err(Stop::Fail);
             }
         }
-        fatal(format!(
-            "minizts: unserialize() cannot make objects (class \"{name}\"), minizts has none"
-        ))
-        .map_err(Stop::Vm)
+        if custom {
+            return fatal(format!(
+                "minizts: unserialize() cannot read C: (Serializable) data (class \"{name}\")"
+            ))
+            .map_err(Stop::Vm);
+        }
+        let (elements, _) = self.parse_iv2(quote + 2);
+        self.p += 2;
+        Ok(Tok::Object(PhpStr::from(name.as_bytes()), elements))
     }
 
     /// `E:len:"Enum:Case";`: checked as PHP does; since no class exists,
@@ -502,7 +514,23 @@ impl<'a, G: Globals> Reader<'a, G> {
                 };
                 Zv::Ref(r)
             }
+            Tok::Object(class, n) => {
+                self.arrays.push(PhpArray::new());
+                self.classes.push(Some(class));
+                let arr = self.arrays.len() - 1;
+                self.cells[cell] = Zv::Arr(arr);
+                if n == 0 {
+                    if self.at(self.p) != b'}' || self.p >= self.buf.len() {
+                        return Err(Stop::Fail);
+                    }
+                    self.p += 1;
+                    return Ok(None);
+                }
+                self.depth += 1;
+                return Ok(Some(Frame { arr, remaining: n }));
+            }
             Tok::Array(0) => {
+                self.classes.push(None);
                 self.arrays.push(PhpArray::new());
                 self.cells[cell] = Zv::Arr(self.arrays.len() - 1);
                 if self.at(self.p) != b'}' || self.p >= self.buf.len() {
@@ -514,6 +542,7 @@ impl<'a, G: Globals> Reader<'a, G> {
             Tok::Array(n) => {
                 // PHP sizes the array for its count at once.
                 crate::limits::reserve(self.g, crate::limits::hash_bytes(n as u64))?;
+                self.classes.push(None);
                 self.arrays.push(PhpArray::new());
                 let arr = self.arrays.len() - 1;
                 self.cells[cell] = Zv::Arr(arr);
@@ -600,8 +629,8 @@ impl<'a, G: Globals> Reader<'a, G> {
         let refs: Vec<PhpRef> = (0..self.refs.len())
             .map(|_| crate::gc::new_ref(g, Value::Null))
             .collect();
-        let mut made: Vec<Option<Rc<PhpArray>>> = vec![None; self.arrays.len()];
-        fn make(zv: Zv, made: &mut [Option<Rc<PhpArray>>], refs: &[PhpRef]) -> Value {
+        let mut made: Vec<Option<Value>> = vec![None; self.arrays.len()];
+        fn make(zv: Zv, made: &mut [Option<Value>], refs: &[PhpRef]) -> Value {
             match zv {
                 Zv::Null => Value::Null,
                 Zv::Bool(b) => Value::Bool(b),
@@ -609,7 +638,7 @@ impl<'a, G: Globals> Reader<'a, G> {
                 Zv::Float(f) => Value::Float(f),
                 Zv::Str(s) => Value::Str(s),
                 Zv::Arr(a) => match made.get_mut(a).and_then(Option::take) {
-                    Some(arr) => Value::Arr(arr),
+                    Some(v) => v,
                     None => Value::empty_array(),
                 },
                 Zv::Ref(r) => refs.get(r).map_or(Value::Null, |r| Value::Ref(r.clone())),
@@ -628,7 +657,10 @@ impl<'a, G: Globals> Reader<'a, G> {
                 let zv = self.take(cell);
                 arr.insert(key.to_key(), make(zv, &mut made, &refs));
             }
-            made[a] = Some(Rc::new(arr));
+            made[a] = Some(match self.classes.get(a).cloned().flatten() {
+                Some(class) => crate::objects::from_serialized(g, &class, arr),
+                None => Value::Arr(Rc::new(arr)),
+            });
         }
         for (r, slot) in refs.iter().enumerate() {
             let zv = std::mem::take(&mut self.refs[r]);

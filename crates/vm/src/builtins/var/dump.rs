@@ -432,7 +432,14 @@ impl<G: Globals> Printer<G> {
             }
             Value::Obj(o) => {
                 self.push(o.class.name.as_bytes());
-                self.push(b" Object\n");
+                match (o.class.kind, o.class.enum_backing) {
+                    (minizts_core::object::ClassKind::Enum, Some(minizts_core::object::EnumBacking::Int)) => {
+                        self.push(b" Enum:int\n")
+                    }
+                    (minizts_core::object::ClassKind::Enum, Some(_)) => self.push(b" Enum:string\n"),
+                    (minizts_core::object::ClassKind::Enum, None) => self.push(b" Enum\n"),
+                    _ => self.push(b" Object\n"),
+                }
                 let p = o.addr() as *const ();
                 if !self.enter(p) {
                     self.push(b" *RECURSION*");
