@@ -16,6 +16,6 @@ pub mod superglobals;
 pub mod value;
 
 pub use array::{Key, KeyRef, PhpArray};
-pub use string::{InternedStrings, PhpStr};
 pub use object::{Class, Obj, Object, ObjectStore};
+pub use string::{InternedStrings, PhpStr};
 pub use value::{PhpRef, Value};

@@ -269,7 +269,12 @@ pub struct Object {
 
 impl std::fmt::Debug for Object {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "object({})#{}", String::from_utf8_lossy(self.class.name.as_bytes()), self.handle)
+        write!(
+            f,
+            "object({})#{}",
+            String::from_utf8_lossy(self.class.name.as_bytes()),
+            self.handle
+        )
     }
 }
 

@@ -441,7 +441,10 @@ pub enum ExprKind<'a> {
         args: &'a [Arg<'a>],
     },
     /// `A::NAME`; `A::class`
-    ClassConst { class: ClassRef<'a>, name: &'a str },
+    ClassConst {
+        class: ClassRef<'a>,
+        name: &'a str,
+    },
     /// `A::$name`
     StaticProp {
         class: ClassRef<'a>,

@@ -1302,7 +1302,10 @@ fn find_open_tag(text: &[u8]) -> Option<(usize, usize, bool)> {
 /// Whether `rest`, after the word `enum`, starts (past blanks) with a
 /// name other than `extends` and `implements`.
 fn enum_follows(rest: &[u8]) -> bool {
-    let blanks = rest.iter().take_while(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n')).count();
+    let blanks = rest
+        .iter()
+        .take_while(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+        .count();
     if blanks == 0 {
         return false;
     }

@@ -22,7 +22,10 @@ pub const MAX_NATIVE_DEPTH: u32 = 2000;
 /// What a call resolves to.
 #[derive(Clone, Debug)]
 pub enum Callee {
-    User { func: FuncId, closure: Option<Rc<Closure>> },
+    User {
+        func: FuncId,
+        closure: Option<Rc<Closure>>,
+    },
     Builtin(u16),
     /// A method (a callable array, a `'C::m'` string, an object with
     /// `__invoke`).
@@ -115,7 +118,9 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
             let at = memchr::memmem::find(name, b"::").expect("found");
             let class = crate::class::find(g, &name[..at])?;
             let method = minizts_core::PhpStr::from(&name[at + 2..]);
-            Ok(Callee::Method(Rc::new(crate::objects::resolve_static(g, &class, &method, false)?)))
+            Ok(Callee::Method(Rc::new(crate::objects::resolve_static(
+                g, &class, &method, false,
+            )?)))
         }
         Value::Str(name) => {
             let name = name.strip_prefix(b"\\").unwrap_or(name);
@@ -199,11 +204,19 @@ pub fn cannot_pass_by_reference<G: Globals, T>(g: G, callee: &Callee, i: usize) 
             let name = format!("{}::{}", m.called.name, m.method.name);
             let param = callee
                 .user_function()
-                // SAFETY: used within the call.
-                .and_then(|f| unsafe { crate::code::known(g, f) }.params.get(i).filter(|p| !p.variadic))
+                .and_then(|f| {
+                    // SAFETY: used within the call.
+                    unsafe { crate::code::known(g, f) }
+                        .params
+                        .get(i)
+                        .filter(|p| !p.variadic)
+                })
                 .map(|p| format!(" (${})", p.name))
                 .unwrap_or_default();
-            return error(format!("{name}(): Argument #{}{param} cannot be passed by reference", i + 1));
+            return error(format!(
+                "{name}(): Argument #{}{param} cannot be passed by reference",
+                i + 1
+            ));
         }
     };
     let param = param.map_or(String::new(), |p| format!(" (${p})"));
@@ -392,7 +405,16 @@ pub fn callable_closure<G: Globals>(g: G, v: &Value) -> VmResult<Value> {
             ))));
         }
     };
-    Ok(Value::Closure(Rc::new(new_closure(g, func, Vec::new(), Vec::new(), kind, None, 0, 0))))
+    Ok(Value::Closure(Rc::new(new_closure(
+        g,
+        func,
+        Vec::new(),
+        Vec::new(),
+        kind,
+        None,
+        0,
+        0,
+    ))))
 }
 
 /// A new closure object, its handle from the object store.

@@ -10,7 +10,9 @@ use std::rc::Rc;
 
 use hashbrown::HashMap;
 use minizts_core::bytecode::{ClassDef, FuncId, Script};
-use minizts_core::object::{acc, Class, ClassConst, ClassId, ClassKind, Magic, Method, MethodBody, PropInfo, StaticProp};
+use minizts_core::object::{
+    acc, Class, ClassConst, ClassId, ClassKind, Magic, Method, MethodBody, PropInfo, StaticProp,
+};
 use minizts_core::{PhpStr, Value};
 use minizts_globals::{eg, Globals};
 
@@ -63,14 +65,12 @@ pub fn declare<G: Globals>(g: G, script: &Script, index: u32) -> VmResult<()> {
     }
     let def = &script.classes[index as usize];
     let k = key(def.name.as_bytes());
-    if def.name.as_ref() != "class@anonymous" {
-        if eg!(g).classes.find(&k).is_some() {
-            return fatal(format!(
-                "Cannot declare {} {}, because the name is already in use",
-                def_kind_word(def),
-                def.name
-            ));
-        }
+    if def.name.as_ref() != "class@anonymous" && eg!(g).classes.find(&k).is_some() {
+        return fatal(format!(
+            "Cannot declare {} {}, because the name is already in use",
+            def_kind_word(def),
+            def.name
+        ));
     }
     link(g, def, script.first_func, index)?;
     eg!(g).classes.declared.insert(unit);
@@ -89,7 +89,11 @@ fn def_kind_word(def: &ClassDef) -> &'static str {
 /// Whether every class `def` builds on is known now (early binding
 /// declares only those; the others wait for their statement).
 pub fn can_link_early<G: Globals>(g: G, def: &ClassDef) -> bool {
-    def.parent.iter().chain(def.interfaces.iter()).chain(def.traits.iter()).all(|n| lookup(g, n.as_bytes()).is_some())
+    def.parent
+        .iter()
+        .chain(def.interfaces.iter())
+        .chain(def.traits.iter())
+        .all(|n| lookup(g, n.as_bytes()).is_some())
 }
 
 /// Links `def` (declaration `index` of the script whose first function
@@ -128,7 +132,10 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
     for name in &def.interfaces {
         let i = find(g, name.as_bytes())?;
         if i.kind != ClassKind::Interface {
-            return fatal(format!("{} cannot implement {} - it is not an interface", def.name, i.name));
+            return fatal(format!(
+                "{} cannot implement {} - it is not an interface",
+                def.name, i.name
+            ));
         }
         for j in i.interfaces.iter().chain(std::iter::once(&i)) {
             if !interfaces.iter().any(|k| k.id == j.id) {
@@ -204,7 +211,11 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
                         declaring: id,
                         slot: crate::gc::new_ref(
                             g,
-                            if p.has_default || p.ty.is_none() { Value::Null } else { Value::Undef },
+                            if p.has_default || p.ty.is_none() {
+                                Value::Null
+                            } else {
+                                Value::Undef
+                            },
                         ),
                         ty: p.ty.clone().map(Rc::new),
                     },
@@ -218,7 +229,11 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
                 ty: p.ty.clone().map(Rc::new),
                 has_default: p.has_default,
             };
-            let initial = if p.ty.is_some() && !p.has_default { Value::Undef } else { Value::Null };
+            let initial = if p.ty.is_some() && !p.has_default {
+                Value::Undef
+            } else {
+                Value::Null
+            };
             let slot = match prop_index.get(&name) {
                 // Redeclared: the child's declaration takes the slot.
                 Some(&slot) => {
@@ -263,9 +278,9 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
                 });
             }
         }
-        let mut methods: HashMap<Box<[u8]>, Rc<Method>> = parent
-            .as_ref()
-            .map_or_else(HashMap::new, |p| p.methods.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
+        let mut methods: HashMap<Box<[u8]>, Rc<Method>> = parent.as_ref().map_or_else(HashMap::new, |p| {
+            p.methods.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+        });
         for i in &interfaces {
             for (k, m) in &i.methods {
                 methods.entry(k.clone()).or_insert_with(|| m.clone());
@@ -295,9 +310,9 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
                 }),
             );
         }
-        let mut consts: HashMap<PhpStr, Rc<ClassConst>> = parent
-            .as_ref()
-            .map_or_else(HashMap::new, |p| p.consts.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
+        let mut consts: HashMap<PhpStr, Rc<ClassConst>> = parent.as_ref().map_or_else(HashMap::new, |p| {
+            p.consts.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+        });
         let mut const_order = parent.as_ref().map_or_else(Vec::new, |p| p.const_order.clone());
         for i in &interfaces {
             for (k, c) in &i.consts {

@@ -63,7 +63,10 @@ fn trace_array(frames: &[crate::error::TraceFrame]) -> Value {
             e.insert(minizts_core::Key::from_bytes(b"file"), Value::str(file.as_bytes()));
             e.insert(minizts_core::Key::from_bytes(b"line"), Value::Int(*line as i64));
         }
-        e.insert(minizts_core::Key::from_bytes(b"function"), Value::str(f.function.as_bytes()));
+        e.insert(
+            minizts_core::Key::from_bytes(b"function"),
+            Value::str(f.function.as_bytes()),
+        );
         let mut args = PhpArray::new();
         for a in &f.args {
             let _ = args.push(a.clone());
@@ -212,7 +215,8 @@ pub fn to_string<G: Globals>(g: G, o: &Obj) -> String {
         let name = String::from_utf8_lossy(e.class.name.as_bytes()).into_owned();
         // An argument's type error names where the function is defined
         // too (PHP's `Exception::__toString`).
-        let message = if matches!(name.as_str(), "TypeError" | "ArgumentCountError") && message.contains(", called in ") {
+        let message = if matches!(name.as_str(), "TypeError" | "ArgumentCountError") && message.contains(", called in ")
+        {
             format!("{message} and defined")
         } else {
             message

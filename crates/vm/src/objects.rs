@@ -58,7 +58,9 @@ pub fn class_operand<G: Globals>(g: G, v: &Value, mode: u8) -> VmResult<Rc<Class
             },
             None => error("Cannot use \"parent\" when no class scope is active"),
         },
-        class_mode::STATIC => called(g).map_or_else(|| error("Cannot use \"static\" when no class scope is active"), Ok),
+        class_mode::STATIC => {
+            called(g).map_or_else(|| error("Cannot use \"static\" when no class scope is active"), Ok)
+        }
         _ => match v {
             Value::Obj(o) => Ok(o.class.clone()),
             Value::Closure(_) => crate::class::find(g, b"Closure"),
@@ -271,7 +273,10 @@ pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool) -> VmRes
             Ok(Value::Null)
         }
         Lookup::Dynamic => {
-            if let Some(v) = o.dynamic.borrow().as_ref().and_then(|d| d.get(&minizts_core::Key::from_php_str(name.clone())).map(Value::deref_clone)) {
+            if let Some(v) = o.dynamic.borrow().as_ref().and_then(|d| {
+                d.get(&minizts_core::Key::from_php_str(name.clone()))
+                    .map(Value::deref_clone)
+            }) {
                 return Ok(v);
             }
             if let Some(get) = o.class.magic.get.clone() {
@@ -316,14 +321,20 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value) -> VmResul
                 let initialised = !matches!(o.props.borrow()[slot as usize], Value::Undef);
                 let declaring = eg!(g).classes.get(p.declaring).clone();
                 if initialised {
-                    return error(format!("Cannot modify readonly property {}::${}", o.class.name, name_str(name)));
+                    return error(format!(
+                        "Cannot modify readonly property {}::${}",
+                        o.class.name,
+                        name_str(name)
+                    ));
                 }
                 if scope.as_ref().is_none_or(|s| s.id != p.declaring) {
                     return error(format!(
                         "Cannot initialize readonly property {}::${} from {}",
                         declaring.name,
                         name_str(name),
-                        scope.as_ref().map_or_else(|| "global scope".to_string(), |s| format!("scope {}", s.name))
+                        scope
+                            .as_ref()
+                            .map_or_else(|| "global scope".to_string(), |s| format!("scope {}", s.name))
                     ));
                 }
             }
@@ -358,7 +369,11 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value) -> VmResul
                 if !o.class.allow_dynamic {
                     deprecated(
                         g,
-                        &format!("Creation of dynamic property {}::${} is deprecated", o.class.name, name_str(name)),
+                        &format!(
+                            "Creation of dynamic property {}::${} is deprecated",
+                            o.class.name,
+                            name_str(name)
+                        ),
                     );
                 }
             }
@@ -401,7 +416,11 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
         Lookup::Slot(slot) => {
             let p = &o.class.props[slot as usize];
             if p.flags & acc::READONLY != 0 && !matches!(o.props.borrow()[slot as usize], Value::Undef) {
-                return error(format!("Cannot modify readonly property {}::${}", o.class.name, name_str(name)));
+                return error(format!(
+                    "Cannot modify readonly property {}::${}",
+                    o.class.name,
+                    name_str(name)
+                ));
             }
             let mut props = o.props.borrow_mut();
             let v = &mut props[slot as usize];
@@ -425,7 +444,11 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
                         let v = r?;
                         warning(
                             g,
-                            &format!("Indirect modification of overloaded property {}::${} has no effect", o.class.name, name_str(name)),
+                            &format!(
+                                "Indirect modification of overloaded property {}::${} has no effect",
+                                o.class.name,
+                                name_str(name)
+                            ),
                         );
                         return Ok(crate::gc::new_ref(g, v));
                     }
@@ -433,7 +456,11 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
                 if !o.class.allow_dynamic {
                     deprecated(
                         g,
-                        &format!("Creation of dynamic property {}::${} is deprecated", o.class.name, name_str(name)),
+                        &format!(
+                            "Creation of dynamic property {}::${} is deprecated",
+                            o.class.name,
+                            name_str(name)
+                        ),
                     );
                 }
             }
@@ -465,11 +492,10 @@ pub fn isset<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<bool> {
     let scope = scope(g);
     let direct = match lookup(g, o, name, scope.as_ref()) {
         Lookup::Slot(slot) => Some(o.props.borrow()[slot as usize].deref_clone_keep_undef()),
-        Lookup::Dynamic => o
-            .dynamic
-            .borrow()
-            .as_ref()
-            .and_then(|d| d.get(&minizts_core::Key::from_php_str(name.clone())).map(Value::deref_clone)),
+        Lookup::Dynamic => o.dynamic.borrow().as_ref().and_then(|d| {
+            d.get(&minizts_core::Key::from_php_str(name.clone()))
+                .map(Value::deref_clone)
+        }),
         Lookup::Hidden(..) => None,
     };
     match direct {
@@ -496,7 +522,11 @@ pub fn unset<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<()> {
         Lookup::Slot(slot) => {
             let p = &o.class.props[slot as usize];
             if p.flags & acc::READONLY != 0 {
-                return error(format!("Cannot unset readonly property {}::${}", o.class.name, name_str(name)));
+                return error(format!(
+                    "Cannot unset readonly property {}::${}",
+                    o.class.name,
+                    name_str(name)
+                ));
             }
             let old = std::mem::take(&mut o.props.borrow_mut()[slot as usize]);
             drop(old);
@@ -613,7 +643,11 @@ pub fn resolve_method<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult
                     m.name,
                     scope_words(scope.as_ref())
                 )),
-                None => error(format!("Call to undefined method {}::{}()", o.class.name, name_str(name))),
+                None => error(format!(
+                    "Call to undefined method {}::{}()",
+                    o.class.name,
+                    name_str(name)
+                )),
             }
         }
     }
@@ -627,7 +661,9 @@ pub fn resolve_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, forwar
     let this = this(g).filter(|t| t.class.is_subclass_of(class));
     let lc = name.as_bytes().to_ascii_lowercase();
     let called = if forwarding {
-        called(g).filter(|c| c.is_subclass_of(class)).unwrap_or_else(|| class.clone())
+        called(g)
+            .filter(|c| c.is_subclass_of(class))
+            .unwrap_or_else(|| class.clone())
     } else {
         class.clone()
     };
@@ -692,7 +728,11 @@ pub fn resolve_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, forwar
 pub fn static_ref<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResult<minizts_core::PhpRef> {
     ensure_defaults(g, class)?;
     let Some(sp) = class.statics.get(name) else {
-        return error(format!("Access to undeclared static property {}::${}", class.name, name_str(name)));
+        return error(format!(
+            "Access to undeclared static property {}::${}",
+            class.name,
+            name_str(name)
+        ));
     };
     let scope = scope(g);
     let visible = if sp.flags & acc::PRIVATE != 0 {
@@ -750,7 +790,11 @@ pub fn class_const<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResu
         return Ok(Value::Null);
     };
     if c.evaluating.get() {
-        return error(format!("Cannot declare self-referencing constant {}::{}", class.name, name_str(name)));
+        return error(format!(
+            "Cannot declare self-referencing constant {}::{}",
+            class.name,
+            name_str(name)
+        ));
     }
     c.evaluating.set(true);
     let r = crate::call::call_in_scope(g, init, None, c.declaring, class.id, Vec::new());
@@ -774,7 +818,10 @@ pub fn clone<G: Globals>(g: G, v: &Value) -> VmResult<Value> {
         _ => return error("__clone method called on non-object"),
     };
     if o.class.kind == ClassKind::Enum {
-        return error(format!("Trying to clone an uncloneable object of class {}", o.class.name));
+        return error(format!(
+            "Trying to clone an uncloneable object of class {}",
+            o.class.name
+        ));
     }
     // References held only by the original become values in the copy.
     let props: Vec<Value> = o
@@ -792,7 +839,11 @@ pub fn clone<G: Globals>(g: G, v: &Value) -> VmResult<Value> {
     if let Some(m) = o.class.magic.clone.clone() {
         let scope = scope(g);
         if m.flags & acc::PRIVATE != 0 && scope.as_ref().is_none_or(|s| s.id != m.declaring) {
-            return error(format!("Call to private {}::__clone() from {}", o.class.name, scope_words(scope.as_ref())));
+            return error(format!(
+                "Call to private {}::__clone() from {}",
+                o.class.name,
+                scope_words(scope.as_ref())
+            ));
         }
         crate::call::call_method(g, &m, Some(copy.clone()), copy.class.id, Vec::new())?;
     }
@@ -1156,7 +1207,10 @@ pub fn props_array<G: Globals>(g: G, o: &Obj, scope: Option<&Rc<Class>>) -> mini
 
 /// Whether `o` implements the interface named `name`.
 pub fn implements(o: &Obj, name: &[u8]) -> bool {
-    o.class.interfaces.iter().any(|i| i.name.as_bytes().eq_ignore_ascii_case(name))
+    o.class
+        .interfaces
+        .iter()
+        .any(|i| i.name.as_bytes().eq_ignore_ascii_case(name))
 }
 
 fn array_access_method<G: Globals>(g: G, o: &Obj, lc: &[u8]) -> VmResult<Rc<Method>> {
@@ -1183,14 +1237,22 @@ pub fn offset_get<G: Globals>(g: G, o: &Obj, key: &Value, quiet: bool) -> VmResu
         }
     }
     let m = array_access_method(g, o, b"offsetget")?;
-    let k = if matches!(key, Value::Undef) { Value::Null } else { key.deref_clone() };
+    let k = if matches!(key, Value::Undef) {
+        Value::Null
+    } else {
+        key.deref_clone()
+    };
     crate::call::call_method(g, &m, Some(o.clone()), o.class.id, vec![k])
 }
 
 /// `$obj[$key] = $v` (`offsetSet`; `[]` passes a null key).
 pub fn offset_set<G: Globals>(g: G, o: &Obj, key: &Value, v: Value) -> VmResult<()> {
     let m = array_access_method(g, o, b"offsetset")?;
-    let k = if matches!(key, Value::Undef) { Value::Null } else { key.deref_clone() };
+    let k = if matches!(key, Value::Undef) {
+        Value::Null
+    } else {
+        key.deref_clone()
+    };
     crate::call::call_method(g, &m, Some(o.clone()), o.class.id, vec![k, v]).map(drop)
 }
 
@@ -1247,7 +1309,10 @@ pub fn iteration_start<G: Globals>(g: G, o: &Obj) -> VmResult<Option<Value>> {
             _ => {
                 return crate::error::throw(
                     "Exception",
-                    format!("Objects returned by {}::getIterator() must be traversable or implement interface Iterator", o.class.name),
+                    format!(
+                        "Objects returned by {}::getIterator() must be traversable or implement interface Iterator",
+                        o.class.name
+                    ),
                 )
             }
         }

@@ -341,9 +341,15 @@ pub fn object_to_str<G: Globals>(g: G, v: &Value) -> VmResult<PhpStr> {
         Value::Obj(o) => match o.class.magic.to_string.clone() {
             Some(m) => match crate::call::call_method(g, &m, Some(o.clone()), o.class.id, Vec::new())? {
                 Value::Str(s) => Ok(s),
-                _ => error(format!("{}::__toString(): Return value must be of type string, none returned", o.class.name)),
+                _ => error(format!(
+                    "{}::__toString(): Return value must be of type string, none returned",
+                    o.class.name
+                )),
             },
-            None => error(format!("Object of class {} could not be converted to string", o.class.name)),
+            None => error(format!(
+                "Object of class {} could not be converted to string",
+                o.class.name
+            )),
         },
         _ => error("Object of class Closure could not be converted to string"),
     }
@@ -452,7 +458,10 @@ pub fn cast<G: Globals>(g: G, v: &Value, kind: CastKind) -> VmResult<Value> {
     if let Value::Obj(o) = v {
         if matches!(kind, CastKind::Int | CastKind::Float) {
             let to = if kind == CastKind::Int { "int" } else { "float" };
-            warning(g, &format!("Object of class {} could not be converted to {to}", o.class.name));
+            warning(
+                g,
+                &format!("Object of class {} could not be converted to {to}", o.class.name),
+            );
         }
     }
     Ok(match kind {

@@ -51,8 +51,7 @@ fn accepts<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> bool {
             if ty.intersection {
                 !ty.classes.is_empty() && ty.classes.iter().all(|c| is(c))
             } else {
-                ty.classes.iter().any(|c| is(c))
-                    || (m & bits::CALLABLE != 0 && o.class.magic.invoke.is_some())
+                ty.classes.iter().any(|c| is(c)) || (m & bits::CALLABLE != 0 && o.class.magic.invoke.is_some())
             }
         }
         Value::Closure(_) => m & bits::CALLABLE != 0 || ty.classes.iter().any(|c| c.eq_ignore_ascii_case("Closure")),

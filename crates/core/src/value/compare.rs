@@ -68,7 +68,11 @@ impl Path {
     }
 
     /// [`Path::enter`] for the container at address `p`.
-    fn enter_at<T>(&mut self, p: usize, f: impl FnOnce(&mut Path) -> Result<T, NestingError>) -> Result<T, NestingError> {
+    fn enter_at<T>(
+        &mut self,
+        p: usize,
+        f: impl FnOnce(&mut Path) -> Result<T, NestingError>,
+    ) -> Result<T, NestingError> {
         if self.arrays.len() >= MAX_COMPARE_DEPTH {
             return Err(NestingError);
         }

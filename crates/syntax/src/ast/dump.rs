@@ -249,7 +249,9 @@ fn class(out: &mut String, c: &ClassDecl<'_>, depth: usize) {
                 }
                 out.push(')');
             }
-            Member::Property { modifiers, ty, items, .. } => {
+            Member::Property {
+                modifiers, ty, items, ..
+            } => {
                 let _ = write!(out, "({}prop", modifier_words(*modifiers));
                 if let Some(t) = ty {
                     let _ = write!(out, " {}{}", if t.nullable { "?" } else { "" }, t.names.join("|"));
@@ -477,7 +479,12 @@ pub fn expr(out: &mut String, e: &Expr<'_>) {
             member_name(out, name);
             out.push(')');
         }
-        ExprKind::MethodCall { obj, name, args, nullsafe } => {
+        ExprKind::MethodCall {
+            obj,
+            name,
+            args,
+            nullsafe,
+        } => {
             out.push_str(if *nullsafe { "(mcall? " } else { "(mcall " });
             expr(out, obj);
             out.push(' ');

@@ -224,7 +224,9 @@ impl<'a> Builder<'a> {
                 ExprKind::StaticProp { class, name } => {
                     let name = match name {
                         MemberName::Ident(v) => MemberName::Expr(self.expr(callee.pos as usize, ExprKind::Var(v))),
-                        MemberName::Expr(e) => MemberName::Expr(self.expr(callee.pos as usize, ExprKind::VarVar { name: e, global: false })),
+                        MemberName::Expr(e) => MemberName::Expr(
+                            self.expr(callee.pos as usize, ExprKind::VarVar { name: e, global: false }),
+                        ),
                     };
                     return self.expr(pos, ExprKind::StaticCall { class, name, args });
                 }

@@ -45,7 +45,7 @@ fn class_arg<G: Globals>(g: G, v: &Value, strings: bool) -> Option<Rc<Class>> {
 }
 
 fn get_class<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
-    if a.len() == 0 {
+    if a.is_empty() {
         return match crate::objects::scope(g) {
             Some(c) => Ok(Value::Str(c.name.clone())),
             None => error("get_class() without arguments must be called from within a class"),
@@ -62,10 +62,10 @@ fn get_class<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 }
 
 fn get_parent_class<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
-    let class = if a.len() == 0 {
+    let class = if a.is_empty() {
         crate::objects::scope(g)
     } else {
-        class_arg(g, &a.value(0).into_owned(), true)
+        class_arg(g, &a.value(0), true)
     };
     Ok(match class.and_then(|c| c.parent.clone()) {
         Some(p) => Value::Str(p.name.clone()),
@@ -92,7 +92,9 @@ fn method_exists<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
             v.type_name()
         ));
     };
-    Ok(Value::Bool(c.methods.contains_key(name.as_bytes().to_ascii_lowercase().as_slice())))
+    Ok(Value::Bool(
+        c.methods.contains_key(name.as_bytes().to_ascii_lowercase().as_slice()),
+    ))
 }
 
 fn property_exists<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
@@ -106,7 +108,9 @@ fn property_exists<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     }
     if let Value::Obj(o) = &v {
         let key = minizts_core::Key::from_php_str(name);
-        return Ok(Value::Bool(o.dynamic.borrow().as_ref().is_some_and(|d| d.get(&key).is_some())));
+        return Ok(Value::Bool(
+            o.dynamic.borrow().as_ref().is_some_and(|d| d.get(&key).is_some()),
+        ));
     }
     Ok(Value::Bool(false))
 }
@@ -136,7 +140,11 @@ fn enum_exists<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 
 fn get_object_vars<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     match a.value(0).into_owned() {
-        Value::Obj(o) => Ok(Value::arr(crate::objects::props_array(g, &o, crate::objects::scope(g).as_ref()))),
+        Value::Obj(o) => Ok(Value::arr(crate::objects::props_array(
+            g,
+            &o,
+            crate::objects::scope(g).as_ref(),
+        ))),
         Value::Closure(_) => Ok(Value::empty_array()),
         v => type_error(format!(
             "get_object_vars(): Argument #1 ($object) must be of type object, {} given",
@@ -159,7 +167,9 @@ fn get_class_methods<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         let visible = if m.flags & acc::PRIVATE != 0 {
             scope.as_ref().is_some_and(|s| s.id == m.declaring)
         } else if m.flags & acc::PROTECTED != 0 {
-            scope.as_ref().is_some_and(|s| s.is_subclass_of(&c) || c.is_subclass_of(s))
+            scope
+                .as_ref()
+                .is_some_and(|s| s.is_subclass_of(&c) || c.is_subclass_of(s))
         } else {
             true
         };
@@ -223,7 +233,10 @@ fn class_implements<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     };
     let mut out = PhpArray::new();
     for i in &c.interfaces {
-        out.insert(minizts_core::Key::from_php_str(i.name.clone()), Value::Str(i.name.clone()));
+        out.insert(
+            minizts_core::Key::from_php_str(i.name.clone()),
+            Value::Str(i.name.clone()),
+        );
     }
     Ok(Value::arr(out))
 }

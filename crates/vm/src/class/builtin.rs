@@ -139,9 +139,10 @@ pub(super) fn make<G: Globals>(g: G, lc_name: &[u8]) -> Option<Rc<Class>> {
     }
     let is_root_throwable = matches!(spec.name, "Exception" | "Error");
     Some(super::register(g, |id| {
-        let (mut props, mut defaults) = parent
-            .as_ref()
-            .map_or_else(|| (Vec::new(), Vec::new()), |p| (p.props.clone(), p.defaults.borrow().clone()));
+        let (mut props, mut defaults) = parent.as_ref().map_or_else(
+            || (Vec::new(), Vec::new()),
+            |p| (p.props.clone(), p.defaults.borrow().clone()),
+        );
         if is_root_throwable {
             for (info, v) in throwable_props(id) {
                 props.push(info);
@@ -164,9 +165,9 @@ pub(super) fn make<G: Globals>(g: G, lc_name: &[u8]) -> Option<Rc<Class>> {
             .filter(|(_, p)| p.flags & acc::PRIVATE == 0 || p.declaring == id)
             .map(|(i, p)| (p.name.clone(), i as u32))
             .collect();
-        let mut methods: HashMap<Box<[u8]>, Rc<Method>> = parent
-            .as_ref()
-            .map_or_else(HashMap::new, |p| p.methods.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
+        let mut methods: HashMap<Box<[u8]>, Rc<Method>> = parent.as_ref().map_or_else(HashMap::new, |p| {
+            p.methods.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+        });
         for (nid, name, flags) in crate::natives::declared_by(spec.name) {
             methods.insert(
                 name.to_ascii_lowercase().into_bytes().into(),

@@ -783,7 +783,8 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                     }
                     None => {
                         // SAFETY: as for `CallBuiltin`.
-                        let slice = unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) };
+                        let slice =
+                            unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) };
                         let list: Vec<Value> = slice.iter_mut().map(std::mem::take).collect();
                         let r = tri!(crate::objects::OtherCall::of(m).call(g, list));
                         tri!(check_limits(g));
@@ -1087,7 +1088,12 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             // SAFETY: `callee` is the first of three registers of the window.
             let c = unsafe { crate::objects::take_callee(g, base.byte_add(callee.raw() * 8)) };
             match c {
-                crate::objects::Taken::User { func: fid, this, scope, called } => {
+                crate::objects::Taken::User {
+                    func: fid,
+                    this,
+                    scope,
+                    called,
+                } => {
                     tri!(check_limits(g));
                     // SAFETY: the argument registers are in the window.
                     let at_args = unsafe { base.byte_add(args.raw() * 8) };
@@ -1111,7 +1117,11 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
             // Inside `isset`/`??` an unset variable is read silently.
-            let objv = if quiet { raw!(obj).deref_clone() } else { opnd!(obj).clone() };
+            let objv = if quiet {
+                raw!(obj).deref_clone()
+            } else {
+                opnd!(obj).clone()
+            };
             let v = tri!(crate::objects::read(g, &objv, &name, quiet));
             set!(dst, v);
         }
@@ -1155,12 +1165,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             };
             set!(dst, v);
         }
-        Op::FetchStaticPropRef {
-            dst,
-            class,
-            mode,
-            name,
-        } => {
+        Op::FetchStaticPropRef { dst, class, mode, name } => {
             save_pc(g, cur!());
             let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
@@ -1201,13 +1206,18 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                     Ok(c) => Some(c),
                     Err(e) if mode == minizts_core::bytecode::class_mode::VALUE => {
                         drop(e);
-                        tri!(crate::error::error::<()>("Class name must be a valid object or a string"));
+                        tri!(crate::error::error::<()>(
+                            "Class name must be a valid object or a string"
+                        ));
                         None
                     }
                     Err(e) => return Err(e),
                 }
             };
-            set!(dst, Value::Bool(cls.is_some_and(|c| crate::objects::instance_of(&v, &c))));
+            set!(
+                dst,
+                Value::Bool(cls.is_some_and(|c| crate::objects::instance_of(&v, &c)))
+            );
         }
         Op::Clone { dst, src } => {
             save_pc(g, cur!());

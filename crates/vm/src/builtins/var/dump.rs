@@ -240,7 +240,12 @@ impl<G: Globals> Printer<G> {
                     self.push(b"enum(");
                     self.push(o.class.name.as_bytes());
                     self.push(b"::");
-                    self.push(crate::exceptions::get(o, "name").to_php_str(14).unwrap_or_default().as_bytes());
+                    self.push(
+                        crate::exceptions::get(o, "name")
+                            .to_php_str(14)
+                            .unwrap_or_default()
+                            .as_bytes(),
+                    );
                     self.push(b")\n");
                     return;
                 }
@@ -572,7 +577,12 @@ impl<G: Globals> Printer<G> {
                     self.push(b"\\");
                     self.push(o.class.name.as_bytes());
                     self.push(b"::");
-                    self.push(crate::exceptions::get(o, "name").to_php_str(14).unwrap_or_default().as_bytes());
+                    self.push(
+                        crate::exceptions::get(o, "name")
+                            .to_php_str(14)
+                            .unwrap_or_default()
+                            .as_bytes(),
+                    );
                     self.leave(p);
                     return;
                 }

@@ -156,7 +156,11 @@ impl<G: Globals> Encoder<G> {
             // A closure is an object without public properties.
             Value::Closure(c) => self.container(None, Rc::as_ptr(c) as *const ()),
             Value::Obj(o) => {
-                if o.class.interfaces.iter().any(|i| i.name.as_bytes() == b"JsonSerializable") {
+                if o.class
+                    .interfaces
+                    .iter()
+                    .any(|i| i.name.as_bytes() == b"JsonSerializable")
+                {
                     let m = o.class.method(b"jsonserialize").cloned();
                     if let Some(m) = m {
                         match crate::call::call_method(self.g, &m, Some(o.clone()), o.class.id, Vec::new()) {
