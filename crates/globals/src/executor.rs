@@ -815,6 +815,19 @@ impl ExecutorGlobals {
         self.user_errors = UserErrors::default();
         self.exception = None;
         self.objects.detach();
+        // Objects that only cycles keep alive (the cycle collector does
+        // not follow objects yet) are freed by emptying every object
+        // still alive: what they hold goes, and with it the cycles.
+        let live = self.objects.live();
+        for o in &live {
+            o.set_flag(minizts_core::Object::DESTRUCTED, true);
+        }
+        for o in &live {
+            let props = std::mem::take(&mut *o.props.borrow_mut());
+            let dynamic = o.dynamic.borrow_mut().take();
+            drop((props, dynamic));
+        }
+        drop(live);
         self.classes = ClassTable::default();
         // Last, what only cycles still hold.
         self.gc.free_all();
