@@ -152,6 +152,20 @@ impl PhpRef {
         *self.0.borrow_mut() = v;
     }
 
+    /// [`PhpRef::set`], or the value back while the slot is borrowed
+    /// (a write reached again from inside the write through it).
+    pub fn try_set(&self, v: Value) -> Result<(), Value> {
+        match self.0.try_borrow_mut() {
+            Ok(mut slot) => {
+                let old = std::mem::replace(&mut *slot, v);
+                drop(slot);
+                drop(old);
+                Ok(())
+            }
+            Err(_) => Err(v),
+        }
+    }
+
     /// How many holders share this reference.
     pub fn count(&self) -> usize {
         Rc::strong_count(&self.0)

@@ -262,6 +262,20 @@ pub fn assign<G: Globals>(g: G, slot: &mut Value, keys: &[Value], v: Value) -> V
         Ok(done) => return done,
         Err(v) => v,
     };
+    // `$obj[$k] = $v` on an `ArrayAccess`: its `offsetSet`, called with
+    // no borrow of the variable held.
+    let obj = match &*slot {
+        Value::Obj(o) => Some(o.clone()),
+        Value::Ref(r) => match r.try_borrow().as_deref() {
+            Ok(Value::Obj(o)) => Some(o.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let (Some(o), [key]) = (obj, keys) {
+        crate::objects::offset_set(g, &o, key, v)?;
+        return Ok(None);
+    }
     let mut pending = None;
     let r = assign_in(g, slot, keys, v, &mut pending)?;
     // An element that is a reference to a container on the way (`$a[1]`

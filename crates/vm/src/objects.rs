@@ -300,6 +300,16 @@ pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool) -> VmRes
     }
 }
 
+/// Writes `v` through property reference `r`; PHP's error if the
+/// property is being written through the same reference already (a
+/// hook that writes the property an outer write is still holding).
+fn set_through(r: &minizts_core::PhpRef, v: Value) -> VmResult<()> {
+    match r.try_set(v) {
+        Ok(()) => Ok(()),
+        Err(_) => error("Cannot modify a property while it is being modified (minizts: the write reached itself)"),
+    }
+}
+
 /// `$obj->name = v`.
 pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value) -> VmResult<()> {
     let o = match objv {
@@ -348,8 +358,7 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value) -> VmResul
                 Value::Ref(r) => {
                     let r = r.clone();
                     drop(props);
-                    r.set(v);
-                    return Ok(());
+                    return set_through(&r, v);
                 }
                 slot => std::mem::replace(slot, v),
             };
@@ -381,7 +390,11 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value) -> VmResul
             let table = d.get_or_insert_with(minizts_core::PhpArray::new);
             let (slot, _) = table.entry(key);
             match slot {
-                Value::Ref(r) => r.set(v),
+                Value::Ref(r) => {
+                    let r = r.clone();
+                    drop(d);
+                    return set_through(&r, v);
+                }
                 slot => *slot = v,
             }
             Ok(())

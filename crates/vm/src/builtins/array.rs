@@ -199,10 +199,22 @@ fn count<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
             };
             Ok(Value::Int(n as i64))
         }
+        // A `Countable`'s `count()`.
+        Value::Obj(o) if crate::objects::implements(o, b"Countable") => {
+            let o = o.clone();
+            drop(v);
+            let m = o.class.method(b"count").cloned();
+            match m {
+                Some(m) => Ok(Value::Int(
+                    crate::call::call_method(g, &m, Some(o.clone()), o.class.id, Vec::new())?.to_int(),
+                )),
+                None => Ok(Value::Int(1)),
+            }
+        }
         other => type_error(format!(
             "{}(): Argument #1 ($value) must be of type Countable|array, {} given",
             a.name(),
-            other.type_name()
+            crate::types::type_name(other)
         )),
     }
 }
