@@ -159,11 +159,16 @@ fn release_window(regs: &mut [Value]) {
     }
 }
 
-/// Drops the counted value a register held (the cold half of `put!`).
+/// Drops the counted value a register held (the cold half of `put!`);
+/// `true` when that left the interrupt flag up — an object whose last
+/// holder this was has a destructor due — so that the run loop goes to
+/// its safe point before the next instruction, as PHP runs the
+/// destructor inside the release.
 #[cold]
 #[inline(never)]
-fn drop_cold(old: Value) {
+fn drop_cold<G: Globals>(g: G, old: Value) -> bool {
     drop(old);
+    eg!(g).interrupt.pending.load(Ordering::Relaxed)
 }
 
 /// Frees a builtin call's arguments (PHP frees them after the call).
@@ -269,7 +274,15 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
     #[collapse_debuginfo(yes)]
     macro_rules! slow {
         () => {
-            break
+            break false
+        };
+    }
+    // Leaves the dispatch loop after the executing instruction finished,
+    // for the safe point (interrupt flag up: destructors due).
+    #[collapse_debuginfo(yes)]
+    macro_rules! safe_point {
+        () => {
+            break true
         };
     }
     // Register `r` as stored (its raw form is its offset in 8-byte units:
@@ -382,7 +395,9 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 // refers to it once `v` is computed; the old value, moved
                 // out, is dropped after the new one is in (PHP's order).
                 let old = unsafe { std::ptr::replace(slot, v) };
-                drop_cold(old);
+                if drop_cold(g, old) {
+                    safe_point!();
+                }
             }
             continue;
         }};
@@ -448,17 +463,23 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
     #[collapse_debuginfo(yes)]
     macro_rules! builtin_result {
         ($dst:expr, $v:expr, $tmp:expr, $arg:expr) => {{
+            let v: Value = $v;
             if $tmp {
                 if let Some(r) = $arg.as_reg() {
                     let t = slot!(r);
                     if !t.is_scalar() {
                         // SAFETY: the temporary is not read again before it
                         // is written.
-                        drop_cold(unsafe { std::ptr::replace(t, Value::Undef) });
+                        if drop_cold(g, unsafe { std::ptr::replace(t, Value::Undef) }) {
+                            // A destructor due: the result goes in, then
+                            // the safe point.
+                            *slot!($dst) = v;
+                            safe_point!();
+                        }
                     }
                 }
             }
-            put!($dst, $v)
+            put!($dst, v)
         }};
     }
     // The arithmetic fast paths' last try: an operand behind a reference
@@ -622,8 +643,9 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
     }
 
     loop {
-        // The dispatch loop: fast paths only; `slow!()` leaves it.
-        loop {
+        // The dispatch loop: fast paths only; `slow!()` and
+        // `safe_point!()` leave it.
+        let at_safe_point = loop {
             // The instruction pointer's home is r13 at the dispatch point.
             // Without this, LLVM may keep `ip` in a stack slot across the whole
             // loop, and every dispatch loads it, stores it back incremented,
@@ -1112,8 +1134,12 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     // as it leaves). Dropping a value only frees memory: no
                     // script code runs and EG is not reached, so the frame
                     // can still be popped here.
+                    // A destructor made due on the way is run at the safe
+                    // point once the caller's frame is back.
+                    let mut due = false;
                     if let Some(first) = window.iter().position(|v| !v.is_scalar()) {
                         release_window(&mut window[first..]);
+                        due = eg.interrupt.pending.load(Ordering::Relaxed);
                     }
                     // SAFETY: the frame owns nothing (no closure), and its
                     // caller's saved instruction is the call, followed by more
@@ -1132,9 +1158,13 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                                 // A temporary the caller still held a
                                 // counted value in: dropped once the result
                                 // is in (PHP's order).
-                                drop_cold(std::ptr::replace(d, v));
+                                due |= drop_cold(g, std::ptr::replace(d, v));
                             }
                         }
+                    }
+                    if due {
+                        drop(access);
+                        safe_point!();
                     }
                 }
                 Op::CallBuiltin { dst, id, args, argc } => {
@@ -1210,9 +1240,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     _ => slow!(),
                 },
                 Op::Echo { src } => match raw!(src) {
-                    // (With the interrupt flag up — a destructor due, say
-                    // — the general path handles it first.)
-                    Value::Str(s) if !eg!(g).interrupt.pending.load(Ordering::Relaxed) => eg!(g).output.write(s),
+                    Value::Str(s) => eg!(g).output.write(s),
                     _ => slow!(),
                 },
                 Op::NewArray { dst, capacity } => {
@@ -1398,36 +1426,61 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::FastCall { .. }
                 | Op::FastRet { .. } => slow!(),
             }
-        }
+        };
         // The general path of the instruction the dispatch loop stopped
-        // at, and where it says to go on.
-        let at = cur!();
+        // at (or its safe point), and where it says to go on.
         // SAFETY: the executing instruction is the top frame's, on its
         // window.
-        let next = unsafe { slow::step(g, base, at, &mut done) };
-        // A general path may have raised a diagnostic for the user error
-        // handler, which runs here, before the next instruction.
-        if next.is_ok() && eg!(g).interrupt.pending.load(Ordering::Relaxed) {
-            crate::limits::interrupted_at_safe_point(g)?;
-        }
-        match next {
+        match unsafe { leave_dispatch(g, base, cur!(), at_safe_point, &mut done) } {
             Ok(Next(to)) if to.addr() & 1 != 0 => {
                 load_frame!();
                 ip = to.wrapping_byte_sub(1);
             }
             Ok(Next(to)) if to.is_null() => return Ok(std::mem::take(&mut done)),
             Ok(Next(to)) => ip = to,
-            // A thrown exception goes to the innermost handler around
-            // the instruction, in this frame or a caller's (frames
-            // popped on the way); none: the error leaves the loop.
-            Err(e) => match crate::exceptions::unwind(g, e) {
-                Ok(to) => {
-                    load_frame!();
-                    ip = to;
-                }
-                Err(e) => return Err(e),
-            },
+            Err(e) => return Err(e),
         }
+    }
+}
+
+/// Where the run loop goes on after its dispatch loop stopped at
+/// instruction `at`: the instruction's general path; or, when `at` ran
+/// to its end with the interrupt flag up (`at_safe_point`), the next
+/// one. Destructors made due and diagnostics raised for the user error
+/// handler run here, before the next instruction, and what they throw
+/// is thrown at `at`; a thrown exception goes to the innermost handler
+/// around the instruction, in this frame or a caller's (frames popped on
+/// the way). Out of line, so that the run loop's own exit is one call
+/// and one dispatch on its result.
+///
+/// # Safety
+/// As for [`slow::step`].
+#[inline(never)]
+unsafe fn leave_dispatch<G: Globals>(
+    g: G,
+    base: *mut Value,
+    at: *const Op,
+    at_safe_point: bool,
+    done: &mut Value,
+) -> VmResult<Next> {
+    let next = if at_safe_point {
+        save_pc(g, at);
+        // The frame is reloaded: what runs at the safe point may grow
+        // the frames.
+        Ok(Next::frame(at.wrapping_add(1)))
+    } else {
+        // SAFETY: the caller's.
+        unsafe { slow::step(g, base, at, done) }
+    };
+    let next = match next {
+        Ok(n) if eg!(g).interrupt.pending.load(Ordering::Relaxed) => {
+            crate::limits::interrupted_at_safe_point(g).map(|()| n)
+        }
+        n => n,
+    };
+    match next {
+        Err(e) => crate::exceptions::unwind(g, e).map(Next::frame),
+        n => n,
     }
 }
 
