@@ -506,6 +506,17 @@ impl Function {
         argc >= self.required as usize && argc <= self.params.len() && !self.params.last().is_some_and(|p| p.variadic)
     }
 
+    /// Whether the argument at position `i` is passed by reference: its
+    /// parameter's flag, or past the parameters a by-reference variadic
+    /// one's.
+    #[inline]
+    pub fn param_by_ref(&self, i: usize) -> bool {
+        match self.params.get(i) {
+            Some(p) => p.by_ref,
+            None => self.params.last().is_some_and(|p| p.variadic && p.by_ref),
+        }
+    }
+
     /// The index of the instruction `at` points to in this function's
     /// code, or `None` when it points elsewhere (a saved frame position
     /// turned back into an index for a line number).

@@ -172,11 +172,7 @@ pub fn param_by_ref<G: Globals>(g: G, callee: &Callee, i: usize) -> bool {
     match callee {
         Callee::User { func, .. } => {
             // SAFETY: used within the call.
-            let params = &unsafe { crate::code::known(g, *func) }.params;
-            match params.get(i) {
-                Some(p) => p.by_ref,
-                None => params.last().is_some_and(|p| p.variadic && p.by_ref),
-            }
+            unsafe { crate::code::known(g, *func) }.param_by_ref(i)
         }
         Callee::Builtin(id) => crate::builtins::info(*id).param_by_ref(i),
         Callee::Method(_) => match callee.user_function() {
@@ -600,10 +596,7 @@ fn call_user<G: Globals>(
             // SAFETY: used within the call.
             let f = unsafe { crate::code::known(g, *func) };
             for (i, a) in args.iter().enumerate() {
-                let by_ref = match f.params.get(i) {
-                    Some(p) => p.by_ref,
-                    None => f.params.last().is_some_and(|p| p.variadic && p.by_ref),
-                };
+                let by_ref = f.param_by_ref(i);
                 // (A parameter a named argument skipped is unset.)
                 if by_ref && !matches!(a, Value::Ref(_) | Value::Undef) {
                     let name = if f.is_closure { "{closure}" } else { &f.name };

@@ -989,12 +989,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         slow!();
                     }
                     // SAFETY: a closure's function is one of the request's.
-                    let params = &unsafe { crate::code::known(g, c.func) }.params;
-                    let by_ref = match params.get(*i as usize) {
-                        Some(p) => p.by_ref,
-                        None => params.last().is_some_and(|p| p.variadic && p.by_ref),
-                    };
-                    if !by_ref {
+                    if !unsafe { crate::code::known(g, c.func) }.param_by_ref(*i as usize) {
                         jump!(target);
                     }
                 }

@@ -30,11 +30,7 @@ fn call_sending_named<G: Globals>(g: G, callee: &Callee, args: Vec<Value>, mut n
     let user_by_ref = |i: usize| match user_func {
         Some(func) => {
             // SAFETY: used within the call.
-            let params = &unsafe { crate::code::known(g, func) }.params;
-            match params.get(i) {
-                Some(p) => p.by_ref,
-                None => params.last().is_some_and(|p| p.variadic && p.by_ref),
-            }
+            unsafe { crate::code::known(g, func) }.param_by_ref(i)
         }
         None => false,
     };
