@@ -234,6 +234,8 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
     });
     // Where the general path leaves the value of a `native` frame's return.
     let mut done = Value::Null;
+    // Whether the dispatch loop left at a safe point (see `safe_point!`).
+    let mut at_safe_point = false;
     let mut code: *const Op = func.code.as_ptr();
     let mut consts: *const Value = func.consts.values().as_ptr();
 
@@ -274,16 +276,21 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
     #[collapse_debuginfo(yes)]
     macro_rules! slow {
         () => {
-            break false
+            break
         };
     }
     // Leaves the dispatch loop after the executing instruction finished,
-    // for the safe point (interrupt flag up: destructors due).
+    // for the safe point (interrupt flag up: destructors due). Said by a
+    // flag kept in memory, not by a value the loop breaks with or by a
+    // mark on `ip`: either would be a value LLVM merges at the loop's
+    // exit, and it then spends an instruction on it at every dispatch.
     #[collapse_debuginfo(yes)]
     macro_rules! safe_point {
-        () => {
-            break true
-        };
+        () => {{
+            // SAFETY: a local.
+            unsafe { std::ptr::write_volatile(&mut at_safe_point, true) };
+            break;
+        }};
     }
     // Register `r` as stored (its raw form is its offset in 8-byte units:
     // see `Reg`). SAFETY (all uses): the verifier only lets registers
@@ -645,7 +652,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
     loop {
         // The dispatch loop: fast paths only; `slow!()` and
         // `safe_point!()` leave it.
-        let at_safe_point = loop {
+        loop {
             // The instruction pointer's home is r13 at the dispatch point.
             // Without this, LLVM may keep `ip` in a stack slot across the whole
             // loop, and every dispatch loads it, stores it back incremented,
@@ -1421,12 +1428,19 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::FastCall { .. }
                 | Op::FastRet { .. } => slow!(),
             }
-        };
+        }
+        // SAFETY: a local.
+        let safe = unsafe { std::ptr::read_volatile(&at_safe_point) };
+        if safe {
+            // SAFETY: a local.
+            unsafe { std::ptr::write_volatile(&mut at_safe_point, false) };
+        }
         // The general path of the instruction the dispatch loop stopped
         // at (or its safe point), and where it says to go on.
+        let at = cur!();
         // SAFETY: the executing instruction is the top frame's, on its
         // window.
-        match unsafe { leave_dispatch(g, base, cur!(), at_safe_point, &mut done) } {
+        match unsafe { leave_dispatch(g, base, at, safe, &mut done) } {
             Ok(Next(to)) if to.addr() & 1 != 0 => {
                 load_frame!();
                 ip = to.wrapping_byte_sub(1);
