@@ -1161,7 +1161,18 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 Op::CallBuiltin { dst, id, args, argc } => {
                     let at = cur!();
                     // SAFETY: the operands are the window's registers.
-                    unsafe { call_builtin(g, at, base, dst, id, args, argc) }?;
+                    if let Err(e) = unsafe { call_builtin(g, at, base, dst, id, args, argc) } {
+                        // What the builtin threw goes to the innermost
+                        // handler, as the general path's errors do.
+                        match after_step(g, Err(e)) {
+                            Ok(Next(to)) => {
+                                load_frame!();
+                                ip = to.wrapping_byte_sub(1);
+                                continue;
+                            }
+                            Err(e) => return Err(e),
+                        }
+                    }
                 }
                 // The builtins with instructions of their own, on the
                 // argument types that need no conversion (behind a
