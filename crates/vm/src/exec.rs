@@ -1079,6 +1079,20 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         }
                     }, dst, args, argc)
                 }
+                // Declared types that take the value as it is.
+                Op::VerifyArg { param } => {
+                    // SAFETY: `base` is the running frame's window.
+                    if !unsafe { members::verify_arg(g, base, param) } {
+                        slow!();
+                    }
+                }
+                Op::VerifyReturn { dst, src } => {
+                    let v = raw!(src);
+                    if matches!(v, Value::Ref(_) | Value::Undef) || !members::verify_return(g, v) {
+                        slow!();
+                    }
+                    put!(dst, v.clone())
+                }
                 // Object members that the instruction's runtime cache
                 // entry answers (`members.rs`).
                 Op::FetchProp { dst, obj, cache, .. } => {
@@ -1453,12 +1467,10 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::MakeClosure { .. }
                 | Op::Capture { .. }
                 | Op::MakeCallable { .. }
-                | Op::VerifyArg { .. }
                 | Op::VerifyDefault { .. }
                 | Op::VerifyReturnRef { .. }
                 | Op::ReturnRef { .. }
                 | Op::RefResult { .. }
-                | Op::VerifyReturn { .. }
                 | Op::VerifyNoReturn { .. }
                 | Op::BindGlobal { .. }
                 | Op::BindGlobalByName { .. }

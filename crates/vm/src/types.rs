@@ -18,10 +18,11 @@ use minizts_globals::Globals;
 
 use crate::error::deprecated;
 
-/// Whether `v` (not a reference) is accepted by `ty` as it is.
-fn accepts<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> bool {
-    let m = ty.mask;
-    let kind = match v {
+/// The type bit of `v`'s type (0 for a reference and the iterator
+/// values).
+#[inline]
+fn kind(v: &Value) -> u16 {
+    match v {
         Value::Undef | Value::Null => bits::NULL,
         Value::Bool(true) => bits::TRUE,
         Value::Bool(false) => bits::FALSE,
@@ -31,8 +32,46 @@ fn accepts<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> bool {
         Value::Arr(_) => bits::ARRAY,
         Value::Closure(_) | Value::Obj(_) => bits::OBJECT,
         Value::Ref(_) | Value::IterVal(..) | Value::IterRef(_) => 0,
-    };
-    if m & kind != 0 {
+    }
+}
+
+/// Whether `class`, one of its ancestors or one of its interfaces is
+/// named `name` (compared as PHP compares class names). A class's own
+/// links answer this without looking the name up; an alias of the class
+/// is not found here.
+fn class_named(class: &minizts_core::Class, name: &str) -> bool {
+    let mut c = Some(class);
+    while let Some(k) = c {
+        if k.name.as_bytes().eq_ignore_ascii_case(name.as_bytes()) {
+            return true;
+        }
+        c = k.parent.as_deref();
+    }
+    class
+        .interfaces
+        .iter()
+        .any(|i| i.name.as_bytes().eq_ignore_ascii_case(name.as_bytes()))
+}
+
+/// Whether `ty` takes `v` (not a reference) as it is, seen from `v`'s
+/// type alone or from the names of an object's classes: what `accepts`
+/// says without a class lookup or a scope, so it may say no where
+/// `accepts` says yes (`self`, `static`, `callable`, an alias), never
+/// the other way round. The run loop's fast paths check with it.
+pub(crate) fn accepts_plainly(ty: &TypeDecl, v: &Value) -> bool {
+    if ty.mask & kind(v) != 0 {
+        return true;
+    }
+    match v {
+        Value::Obj(o) if !ty.intersection => ty.classes.iter().any(|c| class_named(&o.class, c)),
+        _ => false,
+    }
+}
+
+/// Whether `v` (not a reference) is accepted by `ty` as it is.
+fn accepts<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> bool {
+    let m = ty.mask;
+    if accepts_plainly(ty, v) {
         return true;
     }
     match v {
