@@ -286,8 +286,14 @@ pub struct Site {
     /// The name as written (for messages).
     pub name: Box<str>,
     /// The lookup key: lowercase for functions, as written for constants
-    /// (`true`/`false`/`null` are folded at compile time).
+    /// (`true`/`false`/`null` are folded at compile time) but for a
+    /// namespace part, which is lowercase.
     pub key: Box<[u8]>,
+    /// The key to look up when `key` names nothing: the global name an
+    /// unqualified name inside a namespace falls back to (PHP's
+    /// `INIT_NS_FCALL_BY_NAME` and `FETCH_CONSTANT` with
+    /// `IS_CONSTANT_UNQUALIFIED_IN_NAMESPACE`).
+    pub fallback: Option<Box<[u8]>>,
     /// Index into the per-thread runtime cache.
     pub cache_slot: u32,
 }
@@ -564,6 +570,9 @@ pub struct Script {
     /// sites): as with function ids, a request's slots are numbered
     /// across its scripts, so this is the size the cache must have.
     pub cache_slots: u32,
+    /// The warnings PHP's compiler raises (message, line), reported when
+    /// the script is loaded, before it runs.
+    pub warnings: Vec<(Box<str>, u32)>,
 }
 
 impl Script {

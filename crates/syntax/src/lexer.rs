@@ -172,10 +172,12 @@ pub enum Token<'s> {
     Insteadof,
     #[token("var", ignore(case))]
     Var,
+    #[token("namespace", ignore(case))]
+    Namespace,
     /// PHP keywords for features minizts leaves out (docs/language.md); the
     /// parser reports them as unsupported rather than as odd identifiers.
     #[regex(
-        b"(?i:namespace|yield)",
+        b"(?i:yield)",
         |lex| as_str(lex.slice())
     )]
     Unsupported(&'s str),
@@ -332,6 +334,10 @@ pub enum Token<'s> {
     /// the leading backslash.
     #[regex(br"(\\[a-zA-Z_\x80-\xff][a-zA-Z0-9_\x80-\xff]*)+", |lex| lex.slice())]
     FullyQualifiedName(&'s [u8]),
+    /// `namespace\a` (PHP's `T_NAME_RELATIVE`): made by the iterator from
+    /// a qualified name whose first part is `namespace`, which is a
+    /// keyword; the payload is the part after `namespace\`.
+    RelativeName(&'s [u8]),
     #[regex(br"[0-9]+(_[0-9]+)*", |lex| as_str(lex.slice()))]
     #[regex(br"0[xX][0-9a-fA-F]+(_[0-9a-fA-F]+)*", |lex| as_str(lex.slice()))]
     #[regex(br"0[bB][01]+(_[01]+)*", |lex| as_str(lex.slice()))]
@@ -962,6 +968,13 @@ impl fmt::Display for Token<'_> {
             FullyQualifiedName(name) => {
                 return write!(f, "fully qualified name \"{}\"", crate::names::from_bytes(name))
             }
+            RelativeName(name) => {
+                return write!(
+                    f,
+                    "namespace-relative name \"namespace\\{}\"",
+                    crate::names::from_bytes(name)
+                )
+            }
             BadChar(c) => return write!(f, "character 0x{c:02X}"),
             Int(text) => return write!(f, "integer \"{text}\""),
             Float(text) => return write!(f, "floating-point number \"{text}\""),
@@ -1041,6 +1054,7 @@ impl fmt::Display for Token<'_> {
             Enum => "enum",
             Insteadof => "insteadof",
             Var => "var",
+            Namespace => "namespace",
             EndIf => "endif",
             EndWhile => "endwhile",
             EndFor => "endfor",
@@ -1415,6 +1429,9 @@ impl<'s> Iterator for Lexer<'s> {
             // `extends`/`implements` (PHP's lexer looks ahead the same way).
             Ok(Token::Ident(w)) if w.eq_ignore_ascii_case(b"enum") && enum_follows(&self.src[end..]) => {
                 Some(Ok((start, Token::Enum, end)))
+            }
+            Ok(Token::QualifiedName(name)) if name.len() > 10 && name[..10].eq_ignore_ascii_case(b"namespace\\") => {
+                Some(Ok((start, Token::RelativeName(&name[10..]), end)))
             }
             Ok(Token::ElseIf) => {
                 self.queued = Some((start, Token::If, end));

@@ -243,6 +243,7 @@ fn unexpected(tok: &Token<'_>, src: &[u8], pos: usize, end: usize) -> (String, u
         | Token::Ident(_)
         | Token::QualifiedName(_)
         | Token::FullyQualifiedName(_)
+        | Token::RelativeName(_)
         | Token::Int(_)
         | Token::Float(_) => {
             let full = tok.to_string();
@@ -283,6 +284,9 @@ fn expecting(expected: &[String]) -> String {
             match name.as_str() {
                 "VariableToken" => "variable".into(),
                 "IdentToken" => "identifier".into(),
+                "QualifiedToken" => "namespaced name".into(),
+                "FullyQualifiedToken" => "fully qualified name".into(),
+                "RelativeToken" => "namespace-relative name".into(),
                 "IntLit" => "integer".into(),
                 "FloatLit" => "floating-point number".into(),
                 _ => return String::new(),
@@ -335,6 +339,9 @@ pub struct Builder<'a> {
     /// Whether a statement other than `declare` has been read (statements
     /// are reduced in source order).
     past_declares: Cell<bool>,
+    /// Whether a statement other than `declare` or `;` has been read (a
+    /// first `namespace` may come only after those).
+    past_code: Cell<bool>,
     /// Set by `declare(strict_types=1)`.
     strict_types: Cell<bool>,
 }
@@ -348,6 +355,7 @@ impl<'a> Builder<'a> {
             ends: Rc::default(),
             interpolation_depth: Cell::new(0),
             past_declares: Cell::new(false),
+            past_code: Cell::new(false),
             strict_types: Cell::new(false),
         }
     }
@@ -383,7 +391,63 @@ impl<'a> Builder<'a> {
 
     pub fn stmt(&self, pos: usize, kind: StmtKind<'a>) -> Stmt<'a> {
         self.past_declares.set(true);
+        if !matches!(kind, StmtKind::Nop) {
+            self.past_code.set(true);
+        }
         Stmt { pos: pos as u32, kind }
+    }
+
+    /// `namespace A;` (a block's `namespace A { … }` comes through
+    /// [`Builder::namespace_open`] and [`Builder::namespace_block`]).
+    pub fn namespace(&self, pos: usize, name: Option<&'a str>, body: Option<&'a [Stmt<'a>]>) -> Stmt<'a> {
+        let first = !self.past_code.get();
+        self.stmt(pos, StmtKind::Namespace { name, body, first })
+    }
+
+    /// `namespace A {`, before the block's statements: whether it is the
+    /// file's first statement.
+    pub fn namespace_open(&self, pos: usize, name: Option<&'a str>) -> (usize, Option<&'a str>, bool) {
+        let first = !self.past_code.get();
+        self.past_code.set(true);
+        (pos, name, first)
+    }
+
+    pub fn namespace_block(&self, head: (usize, Option<&'a str>, bool), body: Vec<Stmt<'a>>) -> Stmt<'a> {
+        let (pos, name, first) = head;
+        let body = Some(self.slice(body));
+        self.stmt(pos, StmtKind::Namespace { name, body, first })
+    }
+
+    /// `use A\B, C as D;` (or `use function …`, `use const …`).
+    pub fn use_stmt(&self, pos: usize, kind: UseKind, items: Vec<UseItem<'a>>) -> Stmt<'a> {
+        let items: Vec<UseItem<'a>> = items.into_iter().map(|u| UseItem { kind, ..u }).collect();
+        self.stmt(pos, StmtKind::Use(self.slice(items)))
+    }
+
+    /// `use A\{B, C as D};` (or a typed group, `use function A\{…}`):
+    /// each item's name gets the prefix; an item of a mixed group may
+    /// have its own kind.
+    pub fn group_use(&self, pos: usize, kind: UseKind, prefix: &'a str, items: Vec<UseItem<'a>>) -> Stmt<'a> {
+        let items: Vec<UseItem<'a>> = items
+            .into_iter()
+            .map(|u| UseItem {
+                kind: if kind == UseKind::Class { u.kind } else { kind },
+                name: self.arena.alloc_str(&format!("{prefix}\\{}", u.name)),
+                group: true,
+                ..u
+            })
+            .collect();
+        self.stmt(pos, StmtKind::Use(self.slice(items)))
+    }
+
+    /// The source text from `start` to `end`: a keyword as written.
+    pub fn text(&self, start: usize, end: usize) -> &'a str {
+        self.name(&self.src[start..end])
+    }
+
+    /// `namespace\a` as the AST keeps it (the compiler resolves it).
+    pub fn relative_name(&self, rest: &'a [u8]) -> &'a str {
+        self.arena.alloc_str(&format!("namespace\\{}", self.name(rest)))
     }
 
     /// `declare(name=value, …);` or with a block. `strict_types` is
@@ -431,6 +495,7 @@ impl<'a> Builder<'a> {
         if first {
             // A declare does not end the run of declares at the start.
             self.past_declares.set(false);
+            self.past_code.set(false);
         }
         Ok(stmt)
     }

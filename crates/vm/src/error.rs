@@ -178,6 +178,19 @@ pub fn raise<G: Globals>(g: G, level: Level, message: &str) -> VmResult<()> {
     report(g, bit, message, at)
 }
 
+/// Reports the warnings PHP's compiler raised for `script`, which PHP
+/// prints while it compiles, before the code runs.
+pub(crate) fn compile_warnings<G: Globals>(g: G, script: &minizts_core::bytecode::Script) {
+    for (message, line) in &script.warnings {
+        let at = Location {
+            file: script.file.clone(),
+            line: *line,
+        };
+        // A warning is never fatal.
+        let _ = report(g, Level::Warning.bit(), message, Some(at));
+    }
+}
+
 /// Raises a warning, notice or deprecation (see [`raise`]).
 pub fn diagnostic<G: Globals>(g: G, level: Level, message: &str) {
     debug_assert!(level != Level::UserError, "E_USER_ERROR goes through `raise`");
@@ -541,7 +554,7 @@ pub(crate) fn trace_frames<G: Globals>(g: G) -> Vec<TraceFrame> {
                     args.extend(rest.values().map(Value::deref_clone));
                 }
             }
-            let function = if f.is_closure { "{closure}" } else { &f.name }.to_string();
+            let function = f.name.to_string();
             // SAFETY: a frame's saved pc is an instruction of its code.
             let called_by = match unsafe { *caller.pc } {
                 Op::CallBuiltin { id, args, argc, .. } if callee.native => Some((id, args, argc)),

@@ -194,13 +194,10 @@ pub(crate) fn check_property<G: Globals>(
     }
 }
 
-/// The name messages give the running function.
+/// The name messages give the running function (a closure's is
+/// `{closure}`, in its namespace).
 fn function_name(f: &minizts_core::bytecode::Function) -> &str {
-    if f.is_closure {
-        "{closure}"
-    } else {
-        &f.name
-    }
+    &f.name
 }
 
 /// ", called in FILE on line N": where a user caller called the running

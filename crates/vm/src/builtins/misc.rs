@@ -165,6 +165,12 @@ pub(crate) fn constants() -> Vec<(&'static str, Value)> {
         ("E_DEPRECATED", Value::Int(8192)),
         ("E_USER_DEPRECATED", Value::Int(16384)),
         ("E_ALL", Value::Int(32767)),
+        // Where a setting may be changed (`ini_get_all()`'s access
+        // levels).
+        ("INI_USER", Value::Int(1)),
+        ("INI_PERDIR", Value::Int(2)),
+        ("INI_SYSTEM", Value::Int(4)),
+        ("INI_ALL", Value::Int(7)),
         ("DEBUG_BACKTRACE_PROVIDE_OBJECT", Value::Int(1)),
         ("DEBUG_BACKTRACE_IGNORE_ARGS", Value::Int(2)),
         // Strings.
@@ -303,11 +309,10 @@ fn define<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 
 fn defined<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let name = a.str(g, 0)?;
-    let found = eg!(g).constants.contains_key(name.as_bytes())
-        || minizts_globals::cg!(g).constant_table.contains_key(name.as_bytes())
-        || DEPRECATED_CONSTANTS
-            .iter()
-            .any(|(n, _)| n.as_bytes() == name.as_bytes());
+    let key = crate::builtins::constant_key(name.strip_prefix(b"\\").unwrap_or(&name)).into_owned();
+    let found = eg!(g).constants.contains_key(key.as_slice())
+        || minizts_globals::cg!(g).constant_table.contains_key(key.as_slice())
+        || DEPRECATED_CONSTANTS.iter().any(|(n, _)| n.as_bytes() == key.as_slice());
     Ok(Value::Bool(found))
 }
 
@@ -326,8 +331,9 @@ fn constant<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         b"null" => Some(Value::Null),
         _ => None,
     };
+    let key = crate::builtins::constant_key(bare);
     let found = special
-        .or_else(|| eg!(g).constants.get(bare).cloned())
+        .or_else(|| eg!(g).constants.get(&*key).cloned())
         .or_else(|| minizts_globals::cg!(g).constant_table.get(bare).cloned())
         .or_else(|| crate::builtins::deprecated_constant(g, bare));
     match found {

@@ -1527,14 +1527,18 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             };
             let v = match cached {
                 Some(v) => v,
-                None => match eg!(g, |eg| eg.constants.get(&*s.key).cloned()) {
+                None => match builtins::lookup_site_constant(g, s) {
                     Some(v) => {
                         eg!(g).runtime_cache[s.cache_slot as usize] = CacheEntry::Constant(v.clone());
                         v
                     }
                     None => {
                         save_pc(g, cur!());
-                        match builtins::deprecated_constant(g, &s.key) {
+                        let deprecated = builtins::deprecated_constant(g, &s.key).or_else(|| {
+                            let fallback = s.fallback.as_deref()?;
+                            builtins::deprecated_constant(g, fallback)
+                        });
+                        match deprecated {
                             Some(v) => v,
                             None => tri!(error(format!("Undefined constant \"{}\"", s.name))),
                         }
