@@ -1160,7 +1160,9 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                                 // A temporary the caller still held a
                                 // counted value in: dropped once the result
                                 // is in (PHP's order).
-                                due |= drop_cold(g, std::ptr::replace(d, v));
+                                let mut old = std::ptr::replace(d, v);
+                                release_window(std::slice::from_mut(&mut old));
+                                due |= eg.interrupt.pending.load(Ordering::Relaxed);
                             }
                         }
                     }
