@@ -28,6 +28,7 @@ mod stmt;
 #[cfg(test)]
 mod tests;
 mod types;
+pub use types::is_reserved_class_name;
 mod vars;
 
 use std::sync::Arc;

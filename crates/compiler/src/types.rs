@@ -63,6 +63,12 @@ pub(crate) const RESERVED_CLASS_NAMES: [&str; 15] = [
     "object", "mixed",
 ];
 
+/// Whether no class may be named `name` (`class_alias` checks it at
+/// run time).
+pub fn is_reserved_class_name(name: &str) -> bool {
+    one_of(name, &RESERVED_CLASS_NAMES)
+}
+
 pub(crate) fn one_of(name: &str, list: &[&str]) -> bool {
     list.iter().any(|n| name.eq_ignore_ascii_case(n))
 }

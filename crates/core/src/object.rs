@@ -139,6 +139,7 @@ pub struct Magic {
     pub invoke: Option<Rc<Method>>,
     pub serialize: Option<Rc<Method>>,
     pub unserialize: Option<Rc<Method>>,
+    pub debug_info: Option<Rc<Method>>,
 }
 
 /// A linked class.
@@ -153,6 +154,13 @@ pub struct Class {
     pub parent: Option<Rc<Class>>,
     /// Every interface it implements, inherited ones included, each once.
     pub interfaces: Vec<Rc<Class>>,
+    /// The traits its declaration uses, in order (`class_uses`).
+    pub traits: Vec<Rc<Class>>,
+    /// The names of the properties, instance and static, that this class
+    /// declares itself (those of its traits after), in declaration order:
+    /// PHP lists a class's own properties before the inherited ones
+    /// (`get_class_vars`).
+    pub declared: Vec<PhpStr>,
     /// Instance property slots, the parent's first.
     pub props: Vec<PropInfo>,
     /// The slot a property name reaches from outside the class that
@@ -176,6 +184,10 @@ pub struct Class {
     pub const_order: Vec<PhpStr>,
     /// Methods by lower-case name.
     pub methods: HashMap<Box<[u8]>, Rc<Method>>,
+    /// The keys of `methods` in PHP's order (the class's own, then those
+    /// it inherits, then its traits' and interfaces' others):
+    /// `get_class_methods` lists them so.
+    pub method_order: Vec<Box<[u8]>>,
     pub magic: Magic,
     /// The backing type of a backed enum (`int` or `string`).
     pub enum_backing: Option<EnumBacking>,

@@ -219,6 +219,10 @@ pub enum ClosureKind {
     Named,
     /// Of the builtin with this id (`func` is unused).
     Builtin(u16),
+    /// Of a method name that `__call` or `__callStatic` takes
+    /// (`$o->undeclared(...)`): `func` is that magic method's function,
+    /// `bound[0]` the name called.
+    Magic,
 }
 
 /// State of a `foreach (… as &$v)` loop: the array is reached through a

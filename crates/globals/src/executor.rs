@@ -598,6 +598,35 @@ pub struct ExecutorGlobals {
     /// `register_shutdown_function`'s callbacks and their arguments, in
     /// order (PHP's `BG(user_shutdown_function_names)`).
     pub shutdown_functions: Vec<(Value, Vec<Value>)>,
+    /// SPL's autoloaders (PHP's `spl_autoload_functions`) and the
+    /// classes being autoloaded (`EG(in_autoload)`).
+    pub autoload: Autoload,
+}
+
+/// One autoloader `spl_autoload_register` installed.
+pub struct Autoloader {
+    /// The callable as it was given (what `spl_autoload_functions`
+    /// lists).
+    pub callable: Value,
+    /// What PHP compares to find it again (its function, object, calling
+    /// class and closure), written by the VM as bytes.
+    pub identity: Box<[u8]>,
+    /// The call resolved when it was registered (the VM's `Callee`,
+    /// type-erased as this crate does not know it): PHP resolves it once,
+    /// so a private method registered from its class stays callable.
+    pub resolved: std::rc::Rc<dyn std::any::Any>,
+}
+
+/// The request's autoloading state.
+#[derive(Default)]
+pub struct Autoload {
+    /// The autoloaders, in the order they are tried.
+    pub functions: Vec<Autoloader>,
+    /// Lower-case names of the classes whose autoloaders are running: an
+    /// autoloader is not run again for the class it is loading.
+    pub in_progress: hashbrown::HashSet<Box<[u8]>>,
+    /// `spl_autoload_extensions()`'s list, when a script set one.
+    pub extensions: Option<PhpStr>,
 }
 
 /// The standard builtins' small per-request state, as PHP keeps it in
@@ -711,6 +740,11 @@ pub struct UserErrors {
     pub pending: Vec<PendingError>,
     /// `error_get_last()`.
     pub last: Option<LastError>,
+    /// `set_exception_handler`'s callable (`EG(user_exception_handler)`),
+    /// and those it replaced, for `restore_exception_handler`
+    /// (`EG(user_exception_handlers)`).
+    pub exception_handler: Option<Value>,
+    pub exception_handlers: Vec<Option<Value>>,
 }
 
 impl ExecutorGlobals {
@@ -745,6 +779,7 @@ impl ExecutorGlobals {
             memory_base: 0,
             pcre: None,
             shutdown_functions: Vec::new(),
+            autoload: Autoload::default(),
             script_ended: false,
         }
     }
@@ -767,6 +802,7 @@ impl ExecutorGlobals {
         // else can happen to them.
         self.objects = unsafe { minizts_core::ObjectStore::new(&self.interrupt.pending) };
         self.classes = ClassTable::default();
+        self.autoload = Autoload::default();
         self.exception = None;
         self.native_depth = 0;
         self.script_ended = false;
@@ -813,6 +849,7 @@ impl ExecutorGlobals {
         self.pcre = None;
         self.basic = BasicGlobals::default();
         self.user_errors = UserErrors::default();
+        self.autoload = Autoload::default();
         self.exception = None;
         self.objects.detach();
         // Objects that only cycles keep alive (the cycle collector does

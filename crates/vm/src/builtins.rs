@@ -27,6 +27,7 @@ mod misc;
 mod output;
 mod pcre;
 mod scope;
+mod spl;
 mod string;
 mod var;
 mod web;
@@ -126,7 +127,7 @@ macro_rules! modules {
     };
 }
 
-modules!(string, array, math, var, output, misc, codec, web, pcre, scope, classes);
+modules!(string, array, math, var, output, misc, codec, web, pcre, scope, classes, spl);
 
 /// How many builtins there are.
 const COUNT: usize = {
@@ -686,7 +687,7 @@ impl Args<'_> {
                 self.info.name,
                 i + 1,
                 self.info.param_name(i),
-                not_callable(&v)
+                not_callable(g, &v)
             )),
         }
     }
@@ -715,7 +716,7 @@ impl Args<'_> {
                 "{}(): Argument #{} must be {}",
                 self.info.name,
                 i + 1,
-                not_callable(&v)
+                not_callable(g, &v)
             )),
         }
     }
@@ -737,16 +738,74 @@ impl Args<'_> {
 }
 
 /// What PHP's "must be a valid callback" says about `v`.
-fn not_callable(v: &Value) -> String {
-    match v {
-        Value::Str(s) => format!(
-            "a valid callback, function \"{}\" not found or invalid function name",
-            String::from_utf8_lossy(s)
-        ),
-        Value::Arr(a) if a.len() == 2 => {
-            "a valid callback, first array member is not a valid class name or object".into()
+fn not_callable<G: Globals>(g: G, v: &Value) -> String {
+    format!("a valid callback, {}", callable_problem(g, v))
+}
+
+/// Why `v` cannot be called, in the words of PHP's
+/// `zend_is_callable_error` (`function "f" not found or invalid function
+/// name`, `class A does not have a method "m"`, …).
+pub(crate) fn callable_problem<G: Globals>(g: G, v: &Value) -> String {
+    let method_problem = |class: &minizts_core::object::Class, name: &[u8], err: Option<Box<VmError>>| {
+        let lc = name.to_ascii_lowercase();
+        let shown = String::from_utf8_lossy(name);
+        match class.method(&lc) {
+            None => format!("class {} does not have a method \"{shown}\"", class.name),
+            Some(m) => {
+                let message = match err.as_deref() {
+                    Some(VmError::Uncaught { message, .. }) => message.as_str(),
+                    _ => "",
+                };
+                if message.starts_with("Non-static") {
+                    format!(
+                        "non-static method {}::{}() cannot be called statically",
+                        class.name, m.name
+                    )
+                } else {
+                    format!(
+                        "cannot access {} method {}::{}()",
+                        minizts_core::object::acc::visibility_word(m.flags),
+                        class.name,
+                        m.name
+                    )
+                }
+            }
         }
-        Value::Arr(_) => "a valid callback, array callback must have exactly two members".into(),
-        _ => "a valid callback, no array or string given".into(),
+    };
+    let class_named = |name: &[u8]| crate::class::load(g, name).ok().flatten();
+    match v {
+        Value::Ref(r) => callable_problem(g, &r.get()),
+        Value::Str(s) => match memchr::memmem::find(s, b"::") {
+            Some(at) => match class_named(&s[..at]) {
+                Some(c) => method_problem(&c, &s[at + 2..], crate::call::resolve_callable(g, v).err()),
+                None => format!("class \"{}\" not found", String::from_utf8_lossy(&s[..at])),
+            },
+            None => format!(
+                "function \"{}\" not found or invalid function name",
+                String::from_utf8_lossy(s)
+            ),
+        },
+        Value::Arr(a) if a.len() == 2 => {
+            let first = a.get(&minizts_core::Key::Int(0)).map(Value::deref_clone);
+            let second = a.get(&minizts_core::Key::Int(1)).map(Value::deref_clone);
+            let class = match &first {
+                Some(Value::Obj(o)) => Some(o.class.clone()),
+                Some(Value::Closure(_)) => crate::class::lookup(g, b"Closure"),
+                Some(Value::Str(s)) => match class_named(s) {
+                    Some(c) => Some(c),
+                    None => return format!("class \"{}\" not found", String::from_utf8_lossy(s)),
+                },
+                _ => None,
+            };
+            match (class, second) {
+                (None, _) => "first array member is not a valid class name or object".into(),
+                (Some(c), Some(Value::Str(name))) => {
+                    method_problem(&c, &name, crate::call::resolve_callable(g, v).err())
+                }
+                (Some(_), _) => "second array member is not a valid method".into(),
+            }
+        }
+        Value::Arr(_) => "array callback must have exactly two members".into(),
+        _ => "no array or string given".into(),
     }
 }

@@ -108,6 +108,7 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
                         this: c.this.clone(),
                         called,
                         magic_name: None,
+                        closure: None,
                     })),
                     None => Callee::User {
                         func: c.func,
@@ -120,6 +121,28 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
                 closure: None,
             },
             ClosureKind::Builtin(id) => Callee::Builtin(id),
+            ClosureKind::Magic => {
+                let class = eg!(g).classes.get(c.scope.saturating_sub(1)).clone();
+                let called = match c.called {
+                    0 => class.clone(),
+                    id1 => eg!(g).classes.get(id1 - 1).clone(),
+                };
+                let method = class
+                    .methods
+                    .values()
+                    .find(|m| m.body == minizts_core::object::MethodBody::User(c.func))
+                    .cloned();
+                let (Some(method), Some(Value::Str(name))) = (method, c.bound.first()) else {
+                    return error("Closure object cannot be called");
+                };
+                Callee::Method(Rc::new(crate::objects::Resolved {
+                    method,
+                    this: c.this.clone(),
+                    called,
+                    magic_name: Some(name.clone()),
+                    closure: None,
+                }))
+            }
         }),
         Value::Str(name) if memchr::memmem::find(name, b"::").is_some() => {
             let at = memchr::memmem::find(name, b"::").expect("found");
@@ -152,7 +175,7 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
                 return error("Array callback must have exactly two members");
             };
             let r = match &target {
-                Value::Obj(_) => crate::objects::resolve_method(g, &target, &name)?,
+                Value::Obj(_) | Value::Closure(_) => crate::objects::resolve_method(g, &target, &name)?,
                 Value::Str(class) => {
                     let class = crate::class::find(g, class.as_bytes())?;
                     crate::objects::resolve_static(g, &class, &name, false)?
@@ -167,6 +190,7 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
                 this: Some(o.clone()),
                 called: o.class.clone(),
                 magic_name: None,
+                closure: None,
             }))),
             None => error("Object of type {} is not callable".replace("{}", &o.class.name.to_string())),
         },
@@ -393,8 +417,24 @@ pub fn callable_closure<G: Globals>(g: G, v: &Value) -> VmResult<Value> {
         Callee::Builtin(id) => (0, ClosureKind::Builtin(id)),
         c @ Callee::Method(_) => {
             let Callee::Method(m) = &c else { unreachable!() };
+            // A closure's own `__invoke` is the closure.
+            if let Some(closure) = &m.closure {
+                return Ok(Value::Closure(closure.clone()));
+            }
+            if let (Some(name), minizts_core::object::MethodBody::User(func)) = (&m.magic_name, m.method.body) {
+                return Ok(Value::Closure(Rc::new(new_closure(
+                    g,
+                    func,
+                    vec![Value::Str(name.clone())],
+                    Vec::new(),
+                    ClosureKind::Magic,
+                    m.this.clone(),
+                    m.method.declaring + 1,
+                    m.called.id + 1,
+                ))));
+            }
             let Some(func) = c.user_function() else {
-                return error("minizts: a closure of a native method or __call is not supported yet");
+                return error("minizts: a closure of a builtin class's method is not supported yet");
             };
             return Ok(Value::Closure(Rc::new(new_closure(
                 g,
@@ -448,18 +488,28 @@ pub fn new_closure<G: Globals>(
 }
 
 /// `clone` of a closure: the same function, captures and statics (a
-/// copy), a new handle.
+/// copy, each with the value it has now), a new handle.
 pub fn clone_closure<G: Globals>(g: G, c: &Closure) -> Rc<Closure> {
     Rc::new(new_closure(
         g,
         c.func,
         c.bound.clone(),
-        c.statics.borrow().clone(),
+        copy_statics(g, c),
         c.kind,
         c.this.clone(),
         c.scope,
         c.called,
     ))
+}
+
+/// The static variables of a copy of closure `c` (a clone, a bound
+/// copy): each starts with the value it has in `c` and goes its own way.
+pub fn copy_statics<G: Globals>(g: G, c: &Closure) -> Vec<Option<minizts_core::PhpRef>> {
+    c.statics
+        .borrow()
+        .iter()
+        .map(|s| s.as_ref().map(|r| crate::gc::new_ref(g, r.get())))
+        .collect()
 }
 
 /// Calls method `m` with `$this` (if any) and `called` as its called

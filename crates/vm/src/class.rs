@@ -18,6 +18,7 @@ use minizts_globals::{eg, Globals};
 
 use crate::error::{error, fatal, VmResult};
 
+pub(crate) mod autoload;
 mod builtin;
 
 /// The lower-case lookup key of a class name (a leading `\` dropped).
@@ -34,15 +35,47 @@ pub fn lookup<G: Globals>(g: G, name: &[u8]) -> Option<Rc<Class>> {
     builtin::make(g, &k)
 }
 
-/// Class `name`, or PHP's `Class "X" not found` error.
+/// Class `name`, autoloaded if it is not declared yet (PHP's
+/// `zend_lookup_class`): `None` when no autoloader declared it; an
+/// autoloader's exception is the error.
+pub fn load<G: Globals>(g: G, name: &[u8]) -> VmResult<Option<Rc<Class>>> {
+    if let Some(c) = lookup(g, name) {
+        return Ok(Some(c));
+    }
+    autoload::run(g, name)
+}
+
+/// Class `name`, autoloaded if need be, or PHP's `Class "X" not found`
+/// error.
 pub fn find<G: Globals>(g: G, name: &[u8]) -> VmResult<Rc<Class>> {
-    match lookup(g, name) {
+    find_as(g, name, "Class")
+}
+
+/// [`find`] with the word the error starts with (`Interface`, `Trait`).
+pub fn find_as<G: Globals>(g: G, name: &[u8], word: &str) -> VmResult<Rc<Class>> {
+    match load(g, name)? {
         Some(c) => Ok(c),
         None => error(format!(
-            "Class \"{}\" not found",
+            "{word} \"{}\" not found",
             String::from_utf8_lossy(name.strip_prefix(b"\\").unwrap_or(name))
         )),
     }
+}
+
+/// Whether `class` is one of the engine's own (PHP's internal classes).
+pub fn is_builtin(class: &Class) -> bool {
+    builtin::is_builtin_name(class.name.as_bytes())
+}
+
+/// Makes `alias` another name of `class` (`class_alias`); `false` when
+/// the name is taken.
+pub fn add_alias<G: Globals>(g: G, alias: &[u8], class: &Class) -> bool {
+    let k = key(alias);
+    if lookup(g, &k).is_some() {
+        return false;
+    }
+    eg!(g).classes.by_name.insert(k.into(), class.id);
+    true
 }
 
 /// Adds a linked class to the request's table under its name.
@@ -65,7 +98,7 @@ pub fn declare<G: Globals>(g: G, script: &Script, index: u32) -> VmResult<()> {
     }
     let def = &script.classes[index as usize];
     let k = key(def.name.as_bytes());
-    if def.name.as_ref() != "class@anonymous" && eg!(g).classes.find(&k).is_some() {
+    if def.name.as_ref() != "class@anonymous" && (eg!(g).classes.find(&k).is_some() || builtin::is_builtin_name(&k)) {
         return fatal(format!(
             "Cannot declare {} {}, because the name is already in use",
             def_kind_word(def),
@@ -130,7 +163,7 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
         }
     }
     for name in &def.interfaces {
-        let i = find(g, name.as_bytes())?;
+        let i = find_as(g, name.as_bytes(), "Interface")?;
         if i.kind != ClassKind::Interface {
             return fatal(format!(
                 "{} cannot implement {} - it is not an interface",
@@ -145,7 +178,7 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
     }
     let mut traits = Vec::new();
     for name in &def.traits {
-        let t = find(g, name.as_bytes())?;
+        let t = find_as(g, name.as_bytes(), "Trait")?;
         if t.kind != ClassKind::Trait {
             return fatal(format!("{} cannot use {} - it is not a trait", def.name, t.name));
         }
@@ -338,9 +371,32 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
             );
         }
         let magic = magic_of(&methods);
+        let mut method_order: Vec<Box<[u8]>> = Vec::with_capacity(methods.len());
+        let own = def
+            .methods
+            .iter()
+            .map(|m| m.name.as_bytes().to_ascii_lowercase().into_boxed_slice());
+        let inherited = parent.iter().flat_map(|p| p.method_order.iter().cloned());
+        let used = traits.iter().flat_map(|t| t.method_order.iter().cloned());
+        let abstract_ = interfaces.iter().flat_map(|i| i.method_order.iter().cloned());
+        for k in own.chain(inherited).chain(used).chain(abstract_) {
+            if !method_order.contains(&k) {
+                method_order.push(k);
+            }
+        }
+        let mut declared: Vec<PhpStr> = def.props.iter().map(|p| PhpStr::from(p.name.as_bytes())).collect();
+        for t in &traits {
+            for n in &t.declared {
+                if !declared.contains(n) {
+                    declared.push(n.clone());
+                }
+            }
+        }
         Class {
             id,
             name: PhpStr::from(def.name.as_bytes()),
+            traits,
+            declared,
             kind: def.kind,
             flags: def.flags,
             native: parent.as_ref().and_then(|p| p.native),
@@ -357,6 +413,7 @@ fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmR
             consts,
             const_order,
             methods,
+            method_order,
             magic,
             enum_backing: def.backing,
         }
@@ -380,5 +437,6 @@ pub(crate) fn magic_of(methods: &HashMap<Box<[u8]>, Rc<Method>>) -> Magic {
         invoke: get("__invoke"),
         serialize: get("__serialize"),
         unserialize: get("__unserialize"),
+        debug_info: get("__debuginfo"),
     }
 }

@@ -122,10 +122,18 @@ pub fn unwind<G: Globals>(g: G, e: Box<VmError>) -> Result<*const Op, Box<VmErro
     let e = crate::error::locate(g, e);
     let mut exception: Option<Obj> = None;
     loop {
-        let (function, base, pc, native, is_main) = eg!(g, |eg| {
-            let f = eg.frames.last().expect("a frame");
-            (f.function, f.base, f.pc, f.native, eg.frames.len() == 1 && f.func == 0)
+        // (A destructor run once the main frame has returned throws with
+        // no frame left to look in.)
+        let top = eg!(g, |eg| {
+            let f = eg.frames.last()?;
+            Some((f.function, f.base, f.pc, f.native, eg.frames.len() == 1 && f.func == 0))
         });
+        let Some((function, base, pc, native, is_main)) = top else {
+            return Err(match exception {
+                Some(o) => Box::new(VmError::Thrown(o)),
+                None => e,
+            });
+        };
         // SAFETY: a frame's function is one of the request's.
         let func = unsafe { &*function };
         let at = func.index_of(pc).unwrap_or(0) as u32;

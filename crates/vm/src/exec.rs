@@ -653,19 +653,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
         // The dispatch loop: fast paths only; `slow!()` and
         // `safe_point!()` leave it.
         loop {
-            // The instruction pointer's home is r13 at the dispatch point.
-            // Without this, LLVM may keep `ip` in a stack slot across the whole
-            // loop, and every dispatch loads it, stores it back incremented,
-            // and copies it (docs/performance.md, "What bought what").
-            #[cfg(target_arch = "x86_64")]
-            // The block never dereferences `ip`: `nomem` is true, and keeps
-            // LLVM from assuming memory changed.
-            #[allow(clippy::pointers_in_nomem_asm_block)]
-            // SAFETY: an empty assembly block that touches no memory, stack or
-            // flags; it only asks for `ip` to be in r13 here.
-            unsafe {
-                std::arch::asm!("/* ip in r13 */", inout("r13") ip, options(nomem, nostack, preserves_flags))
-            };
             // SAFETY: `ip` is inside the code (see its declaration).
             let op = unsafe { &*ip };
             // SAFETY: the instruction at `ip` is not the last one's end: the
@@ -1174,7 +1161,18 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 Op::CallBuiltin { dst, id, args, argc } => {
                     let at = cur!();
                     // SAFETY: the operands are the window's registers.
-                    unsafe { call_builtin(g, at, base, dst, id, args, argc) }?;
+                    if let Err(e) = unsafe { call_builtin(g, at, base, dst, id, args, argc) } {
+                        // What the builtin threw goes to the innermost
+                        // handler, as the general path's errors do.
+                        match after_step(g, Err(e)) {
+                            Ok(Next(to)) => {
+                                load_frame!();
+                                ip = to.wrapping_byte_sub(1);
+                                continue;
+                            }
+                            Err(e) => return Err(e),
+                        }
+                    }
                 }
                 // The builtins with instructions of their own, on the
                 // argument types that need no conversion (behind a
@@ -1457,16 +1455,11 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
 /// Where the run loop goes on after its dispatch loop stopped at
 /// instruction `at`: the instruction's general path; or, when `at` ran
 /// to its end with the interrupt flag up (`at_safe_point`), the next
-/// one. Destructors made due and diagnostics raised for the user error
-/// handler run here, before the next instruction, and what they throw
-/// is thrown at `at`; a thrown exception goes to the innermost handler
-/// around the instruction, in this frame or a caller's (frames popped on
-/// the way). Out of line, so that the run loop's own exit is one call
-/// and one dispatch on its result.
+/// one.
 ///
 /// # Safety
 /// As for [`slow::step`].
-#[inline(never)]
+#[inline(always)]
 unsafe fn leave_dispatch<G: Globals>(
     g: G,
     base: *mut Value,
@@ -1483,6 +1476,20 @@ unsafe fn leave_dispatch<G: Globals>(
         // SAFETY: the caller's.
         unsafe { slow::step(g, base, at, done) }
     };
+    if next.is_ok() && !eg!(g).interrupt.pending.load(Ordering::Relaxed) {
+        return next;
+    }
+    after_step(g, next)
+}
+
+/// The rare ends of an instruction: destructors made due and diagnostics
+/// raised for the user error handler run here, before the next
+/// instruction, and what they throw is thrown at this one; a thrown
+/// exception goes to the innermost handler around the instruction, in
+/// this frame or a caller's (frames popped on the way).
+#[cold]
+#[inline(never)]
+fn after_step<G: Globals>(g: G, next: VmResult<Next>) -> VmResult<Next> {
     let next = match next {
         Ok(n) if eg!(g).interrupt.pending.load(Ordering::Relaxed) => {
             crate::limits::interrupted_at_safe_point(g).map(|()| n)

@@ -139,6 +139,12 @@ fn failed<G: Globals>(g: G, word: &str, required: bool, path: &[u8]) -> VmResult
     Ok(Included::Done(Value::Bool(false)))
 }
 
+/// Where `name` would be found by an include (PHP's
+/// `php_resolve_path`), if anywhere.
+pub(crate) fn find<G: Globals>(g: G, name: &str) -> Option<String> {
+    resolve(g, name)
+}
+
 /// The real path of the file `name` names, by PHP's search rules; `None`
 /// if no candidate exists.
 fn resolve<G: Globals>(g: G, name: &str) -> Option<String> {

@@ -98,6 +98,10 @@ pub fn run_request<G: Globals>(g: G, script: Arc<Script>, argv: &[PhpStr], sink:
         }
     });
     let result = extensions::request_startup(g).and_then(|()| start(g, &script));
+    let result = match result {
+        Err(e) if matches!(*e, VmError::Thrown(_) | VmError::Uncaught { .. }) => user_exception_handler(g, &script, e),
+        r => r.map(drop),
+    };
     let (mut exit_status, mut error) = ended(g, result);
     if !eg!(g).shutdown_functions.is_empty() {
         // PHP calls them after an exit() or an uncaught error too; one
@@ -143,6 +147,34 @@ fn ended<T, G: Globals>(g: G, result: VmResult<T>) -> (i32, Option<VmError>) {
             }
         },
     }
+}
+
+/// Hands the exception `e` that ended the script to the handler
+/// `set_exception_handler` installed, if there is one (PHP's
+/// `zend_user_exception_handler`): the request then ends normally,
+/// unless the handler throws in turn. The handler is uninstalled while
+/// it runs.
+fn user_exception_handler<G: Globals>(g: G, script: &Script, e: Box<VmError>) -> VmResult<()> {
+    let Some(handler) = eg!(g).user_errors.exception_handler.clone() else {
+        return Err(e);
+    };
+    let Some(o) = exceptions::materialize(g, &e) else {
+        return Err(e);
+    };
+    drop(e);
+    eg!(g, |eg| {
+        let errors = &mut eg.user_errors;
+        errors.exception_handlers.push(errors.exception_handler.take());
+    });
+    shutdown_frame(g, script)?;
+    let r = call::call_callable(g, &handler, vec![Value::Obj(o)]);
+    eg!(g, |eg| {
+        let errors = &mut eg.user_errors;
+        if errors.exception_handler.is_none() {
+            errors.exception_handler = errors.exception_handlers.pop().flatten();
+        }
+    });
+    r.map(drop)
 }
 
 /// Leaves the main frame alone on the frame stack for the shutdown

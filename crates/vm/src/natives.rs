@@ -1,7 +1,8 @@
 //! The methods of the builtin classes (`Exception::getMessage` and the
 //! others), written once in [`NATIVES`]: the class that declares each,
 //! its name and flags; its id is its index, which `MethodBody::Native`
-//! holds.
+//! holds. `Closure`'s are in [`closure`], SPL's `ArrayIterator` and
+//! `ArrayObject`'s in [`spl_array`].
 
 use minizts_core::object::acc;
 use minizts_core::{Obj, Value};
@@ -9,6 +10,9 @@ use minizts_globals::Globals;
 
 use crate::error::{error, VmResult};
 use crate::exceptions as ex;
+
+mod closure;
+pub(crate) mod spl_array;
 
 /// (declaring class, method, flags), by id.
 pub const NATIVES: &[(&str, &str, u16)] = &[
@@ -35,6 +39,53 @@ pub const NATIVES: &[(&str, &str, u16)] = &[
     ("UnitEnum", "cases", acc::PUBLIC | acc::STATIC),
     ("BackedEnum", "from", acc::PUBLIC | acc::STATIC),
     ("BackedEnum", "tryFrom", acc::PUBLIC | acc::STATIC),
+    ("Closure", "bind", acc::PUBLIC | acc::STATIC),
+    ("Closure", "bindTo", acc::PUBLIC),
+    ("Closure", "call", acc::PUBLIC),
+    ("Closure", "fromCallable", acc::PUBLIC | acc::STATIC),
+    ("Closure", "__invoke", acc::PUBLIC),
+    ("ArrayIterator", "__construct", acc::PUBLIC),
+    ("ArrayIterator", "offsetExists", acc::PUBLIC),
+    ("ArrayIterator", "offsetGet", acc::PUBLIC),
+    ("ArrayIterator", "offsetSet", acc::PUBLIC),
+    ("ArrayIterator", "offsetUnset", acc::PUBLIC),
+    ("ArrayIterator", "append", acc::PUBLIC),
+    ("ArrayIterator", "getArrayCopy", acc::PUBLIC),
+    ("ArrayIterator", "count", acc::PUBLIC),
+    ("ArrayIterator", "getFlags", acc::PUBLIC),
+    ("ArrayIterator", "setFlags", acc::PUBLIC),
+    ("ArrayIterator", "asort", acc::PUBLIC),
+    ("ArrayIterator", "ksort", acc::PUBLIC),
+    ("ArrayIterator", "uasort", acc::PUBLIC),
+    ("ArrayIterator", "uksort", acc::PUBLIC),
+    ("ArrayIterator", "natsort", acc::PUBLIC),
+    ("ArrayIterator", "natcasesort", acc::PUBLIC),
+    ("ArrayIterator", "rewind", acc::PUBLIC),
+    ("ArrayIterator", "current", acc::PUBLIC),
+    ("ArrayIterator", "key", acc::PUBLIC),
+    ("ArrayIterator", "next", acc::PUBLIC),
+    ("ArrayIterator", "valid", acc::PUBLIC),
+    ("ArrayIterator", "seek", acc::PUBLIC),
+    ("ArrayObject", "__construct", acc::PUBLIC),
+    ("ArrayObject", "offsetExists", acc::PUBLIC),
+    ("ArrayObject", "offsetGet", acc::PUBLIC),
+    ("ArrayObject", "offsetSet", acc::PUBLIC),
+    ("ArrayObject", "offsetUnset", acc::PUBLIC),
+    ("ArrayObject", "append", acc::PUBLIC),
+    ("ArrayObject", "getArrayCopy", acc::PUBLIC),
+    ("ArrayObject", "count", acc::PUBLIC),
+    ("ArrayObject", "getFlags", acc::PUBLIC),
+    ("ArrayObject", "setFlags", acc::PUBLIC),
+    ("ArrayObject", "asort", acc::PUBLIC),
+    ("ArrayObject", "ksort", acc::PUBLIC),
+    ("ArrayObject", "uasort", acc::PUBLIC),
+    ("ArrayObject", "uksort", acc::PUBLIC),
+    ("ArrayObject", "natsort", acc::PUBLIC),
+    ("ArrayObject", "natcasesort", acc::PUBLIC),
+    ("ArrayObject", "getIterator", acc::PUBLIC),
+    ("ArrayObject", "exchangeArray", acc::PUBLIC),
+    ("ArrayObject", "setIteratorClass", acc::PUBLIC),
+    ("ArrayObject", "getIteratorClass", acc::PUBLIC),
 ];
 
 /// The native methods class `name` declares: (id, method, flags).
@@ -55,9 +106,14 @@ pub fn call<G: Globals>(
     called: minizts_core::object::ClassId,
     args: Vec<Value>,
 ) -> VmResult<Value> {
-    let Some(&(_, method, _)) = NATIVES.get(id as usize) else {
+    let Some(&(class, method, _)) = NATIVES.get(id as usize) else {
         return error("minizts: unknown native method");
     };
+    match class {
+        "Closure" => return closure::call_static(g, method, args),
+        "ArrayIterator" | "ArrayObject" => return spl_array::call(g, class, method, this, args),
+        _ => {}
+    }
     if matches!(method, "cases" | "from" | "tryFrom") {
         let class = minizts_globals::eg!(g).classes.get(called).clone();
         return crate::enums::static_method(g, &class, method, args);
@@ -109,4 +165,18 @@ pub fn call<G: Globals>(
         "__toString" => Value::str(ex::to_string(g, o).as_bytes()),
         _ => return error(format!("minizts: native method {method} is missing")),
     })
+}
+
+/// Calls native method `id` of `Closure` on closure `c` (`bindTo`,
+/// `call`, `__invoke`).
+pub fn call_on_closure<G: Globals>(
+    g: G,
+    id: u16,
+    c: &std::rc::Rc<minizts_core::value::Closure>,
+    args: Vec<Value>,
+) -> VmResult<Value> {
+    match NATIVES.get(id as usize) {
+        Some(&(_, method, _)) => closure::call_on(g, method, c, args),
+        None => error("minizts: unknown native method"),
+    }
 }

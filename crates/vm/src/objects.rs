@@ -118,6 +118,9 @@ pub fn instantiate<G: Globals>(g: G, class: &Rc<Class>) -> VmResult<Obj> {
     if class.is_abstract() {
         return error(format!("Cannot instantiate abstract class {}", class.name));
     }
+    if class.native == Some(minizts_core::object::NativeKind::Closure) {
+        return error(format!("Instantiation of class {} is not allowed", class.name));
+    }
     ensure_defaults(g, class)?;
     let props = class.defaults.borrow().clone();
     let store = eg!(g).objects.clone();
@@ -577,6 +580,9 @@ pub struct Resolved {
     pub called: Rc<Class>,
     /// For `__call`/`__callStatic`: the name that was called.
     pub magic_name: Option<PhpStr>,
+    /// For a method of `Closure` called on a closure (`bindTo`, `call`,
+    /// `__invoke`): the closure, which is not an `Obj`.
+    pub closure: Option<Rc<minizts_core::value::Closure>>,
 }
 
 /// Method `name` of `class` as code of `scope` may call it; `Err` with
@@ -622,6 +628,7 @@ pub fn resolve_method<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult
     let o = match objv {
         Value::Obj(o) => o.clone(),
         Value::Ref(r) => return resolve_method(g, &r.get(), name),
+        Value::Closure(c) => return closure_method(g, c, name),
         other => {
             return error(format!(
                 "Call to a member function {}() on {}",
@@ -638,6 +645,7 @@ pub fn resolve_method<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult
             method: m,
             this: Some(o),
             magic_name: None,
+            closure: None,
         }),
         Err(hidden) => {
             if let Some(call) = o.class.magic.call.clone() {
@@ -646,6 +654,7 @@ pub fn resolve_method<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult
                     method: call,
                     this: Some(o),
                     magic_name: Some(name.clone()),
+                    closure: None,
                 });
             }
             match hidden {
@@ -663,6 +672,21 @@ pub fn resolve_method<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult
                 )),
             }
         }
+    }
+}
+
+/// `$closure->name(…)`: a method of class `Closure` (all public).
+fn closure_method<G: Globals>(g: G, c: &Rc<minizts_core::value::Closure>, name: &PhpStr) -> VmResult<Resolved> {
+    let class = crate::class::find(g, b"Closure")?;
+    match class.method(&name.as_bytes().to_ascii_lowercase()) {
+        Some(m) => Ok(Resolved {
+            method: m.clone(),
+            this: None,
+            called: class.clone(),
+            magic_name: None,
+            closure: Some(c.clone()),
+        }),
+        None => error(format!("Call to undefined method Closure::{}()", name_str(name))),
     }
 }
 
@@ -691,6 +715,7 @@ pub fn resolve_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, forwar
                     this: None,
                     called,
                     magic_name: None,
+                    closure: None,
                 });
             }
             match this {
@@ -699,6 +724,7 @@ pub fn resolve_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, forwar
                     method: m,
                     this: Some(t),
                     magic_name: None,
+                    closure: None,
                 }),
                 None => error(format!(
                     "Non-static method {}::{}() cannot be called statically",
@@ -713,6 +739,7 @@ pub fn resolve_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, forwar
                     method: call,
                     this: Some(t),
                     magic_name: Some(name.clone()),
+                    closure: None,
                 });
             }
             if let Some(cs) = class.magic.call_static.clone() {
@@ -721,6 +748,7 @@ pub fn resolve_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, forwar
                     this: None,
                     called,
                     magic_name: Some(name.clone()),
+                    closure: None,
                 });
             }
             match hidden {
@@ -849,6 +877,7 @@ pub fn clone<G: Globals>(g: G, v: &Value) -> VmResult<Value> {
     let store = eg!(g).objects.clone();
     let copy = store.create(o.class.clone(), props);
     *copy.dynamic.borrow_mut() = o.dynamic.borrow().clone();
+    crate::natives::spl_array::clone_state(o, &copy);
     if let Some(m) = o.class.magic.clone.clone() {
         let scope = scope(g);
         if m.flags & acc::PRIVATE != 0 && scope.as_ref().is_none_or(|s| s.id != m.declaring) {
@@ -949,7 +978,11 @@ pub unsafe fn fill_callee(regs: *mut Value, r: Resolved) {
     };
     // SAFETY: forwarded to the caller.
     unsafe {
-        *regs = r.this.map_or(Value::Null, Value::Obj);
+        *regs = match (r.this, r.closure) {
+            (Some(o), _) => Value::Obj(o),
+            (None, Some(c)) => Value::Closure(c),
+            (None, None) => Value::Null,
+        };
         *regs.add(1) = Value::Int(desc);
         *regs.add(2) = third;
     }
@@ -978,6 +1011,8 @@ pub struct OtherCall {
     this: Option<Obj>,
     called: u32,
     magic_name: Option<Value>,
+    /// The closure a `Closure` method is called on.
+    closure: Option<Rc<minizts_core::value::Closure>>,
 }
 
 impl OtherCall {
@@ -988,11 +1023,15 @@ impl OtherCall {
             this: r.this.clone(),
             called: r.called.id,
             magic_name: r.magic_name.clone().map(Value::Str),
+            closure: r.closure.clone(),
         }
     }
 
     /// Runs it with `args`.
     pub fn call<G: Globals>(self, g: G, args: Vec<Value>) -> VmResult<Value> {
+        if let (Some(c), MethodBody::Native(id)) = (&self.closure, self.method.body) {
+            return crate::natives::call_on_closure(g, id, c, args);
+        }
         match self.magic_name {
             Some(name) => {
                 let mut list = minizts_core::PhpArray::new();
@@ -1032,9 +1071,10 @@ pub unsafe fn take_callee<G: Globals>(g: G, regs: *mut Value) -> Taken {
             std::mem::take(&mut *regs.add(2)),
         )
     };
-    let this = match this {
-        Value::Obj(o) => Some(o),
-        _ => None,
+    let (this, closure) = match this {
+        Value::Obj(o) => (Some(o), None),
+        Value::Closure(c) => (None, Some(c)),
+        _ => (None, None),
     };
     let d = match desc {
         Value::Int(d) => d,
@@ -1083,6 +1123,7 @@ pub unsafe fn take_callee<G: Globals>(g: G, regs: *mut Value) -> Taken {
                 this,
                 called,
                 magic_name,
+                closure,
             })
         }
     }
@@ -1117,6 +1158,9 @@ pub struct ShownProp {
     pub value: Value,
     /// The declared type, as PHP prints it.
     pub type_text: String,
+    /// An integer key of `__debugInfo()`'s array (printed `[0]`, not
+    /// `["0"]`).
+    pub int_key: bool,
 }
 
 impl ShownProp {
@@ -1164,6 +1208,7 @@ pub fn visible_props<G: Globals>(g: G, o: &Obj) -> Vec<ShownProp> {
                 v => v,
             },
             type_text: p.ty.as_ref().map_or_else(String::new, |t| t.to_php_string()),
+            int_key: false,
         });
     }
     drop(props);
@@ -1182,10 +1227,76 @@ pub fn visible_props<G: Globals>(g: G, o: &Obj) -> Vec<ShownProp> {
                     v => v.clone(),
                 },
                 type_text: String::new(),
+                int_key: false,
             });
         }
     }
     out
+}
+
+/// What `var_dump` and `print_r` show of `o` (PHP's
+/// `get_debug_info`): the array `__debugInfo()` returns, its mangled
+/// keys (`"\0A\0p"`) shown as private or protected properties, when the
+/// class has the method; otherwise its properties (and an SPL array's
+/// storage).
+pub fn debug_props<G: Globals>(g: G, o: &Obj) -> VmResult<Vec<ShownProp>> {
+    let Some(m) = o.class.magic.debug_info.clone() else {
+        let mut props = visible_props(g, o);
+        // An `ArrayObject`'s or `ArrayIterator`'s array, after the
+        // properties.
+        props.extend(crate::natives::spl_array::storage_of(o).map(|v| ShownProp {
+            name: PhpStr::from(&b"storage"[..]),
+            flags: acc::PRIVATE,
+            class_name: crate::natives::spl_array::base_name(&o.class),
+            value: v,
+            type_text: String::new(),
+            int_key: false,
+        }));
+        return Ok(props);
+    };
+    let info = match crate::call::call_method(g, &m, Some(o.clone()), o.class.id, Vec::new())?.deref_clone() {
+        Value::Arr(a) => a,
+        Value::Null => return Ok(Vec::new()),
+        _ => return crate::error::fatal("__debuginfo() must return an array"),
+    };
+    let mut out = Vec::with_capacity(info.len());
+    for (k, v) in info.iter() {
+        let (name, flags, class_name, int_key) = match k {
+            minizts_core::KeyRef::Int(n) => (
+                PhpStr::from(n.to_string().as_bytes()),
+                acc::PUBLIC,
+                PhpStr::empty(),
+                true,
+            ),
+            minizts_core::KeyRef::Str(s) => match s.as_bytes() {
+                [0, rest @ ..] => match rest.iter().position(|&b| b == 0) {
+                    Some(i) if &rest[..i] == b"*" => {
+                        (PhpStr::from(&rest[i + 1..]), acc::PROTECTED, PhpStr::empty(), false)
+                    }
+                    Some(i) => (
+                        PhpStr::from(&rest[i + 1..]),
+                        acc::PRIVATE,
+                        PhpStr::from(&rest[..i]),
+                        false,
+                    ),
+                    None => (s.clone(), acc::PUBLIC, PhpStr::empty(), false),
+                },
+                _ => (s.clone(), acc::PUBLIC, PhpStr::empty(), false),
+            },
+        };
+        out.push(ShownProp {
+            name,
+            flags,
+            class_name,
+            value: match v {
+                Value::Ref(r) if r.count() == 1 => r.get(),
+                v => v.clone(),
+            },
+            type_text: String::new(),
+            int_key,
+        });
+    }
+    Ok(out)
 }
 
 /// The properties code of the current scope sees, as an array
@@ -1240,6 +1351,9 @@ fn array_access_method<G: Globals>(g: G, o: &Obj, lc: &[u8]) -> VmResult<Rc<Meth
 /// `$obj[$key]` on an `ArrayAccess` (`offsetGet`; inside `isset`/`??`,
 /// `offsetExists` first).
 pub fn offset_get<G: Globals>(g: G, o: &Obj, key: &Value, quiet: bool) -> VmResult<Value> {
+    // The method may drop the caller's hold on the object (and the key):
+    // this call keeps its own.
+    let (o, key) = (&o.clone(), &key.deref_clone());
     if quiet {
         if !implements(o, b"ArrayAccess") {
             return Ok(Value::Null);
@@ -1260,6 +1374,9 @@ pub fn offset_get<G: Globals>(g: G, o: &Obj, key: &Value, quiet: bool) -> VmResu
 
 /// `$obj[$key] = $v` (`offsetSet`; `[]` passes a null key).
 pub fn offset_set<G: Globals>(g: G, o: &Obj, key: &Value, v: Value) -> VmResult<()> {
+    // The method may drop the caller's hold on the object (and the key):
+    // this call keeps its own.
+    let (o, key) = (&o.clone(), &key.deref_clone());
     let m = array_access_method(g, o, b"offsetset")?;
     let k = if matches!(key, Value::Undef) {
         Value::Null
@@ -1271,6 +1388,9 @@ pub fn offset_set<G: Globals>(g: G, o: &Obj, key: &Value, v: Value) -> VmResult<
 
 /// `isset($obj[$key])` (`offsetExists`).
 pub fn offset_exists<G: Globals>(g: G, o: &Obj, key: &Value) -> VmResult<bool> {
+    // The method may drop the caller's hold on the object (and the key):
+    // this call keeps its own.
+    let (o, key) = (&o.clone(), &key.deref_clone());
     if !implements(o, b"ArrayAccess") {
         return error(format!("Cannot use object of type {} as array", o.class.name));
     }
@@ -1280,6 +1400,9 @@ pub fn offset_exists<G: Globals>(g: G, o: &Obj, key: &Value) -> VmResult<bool> {
 
 /// `unset($obj[$key])` (`offsetUnset`).
 pub fn offset_unset<G: Globals>(g: G, o: &Obj, key: &Value) -> VmResult<()> {
+    // The method may drop the caller's hold on the object (and the key):
+    // this call keeps its own.
+    let (o, key) = (&o.clone(), &key.deref_clone());
     let m = array_access_method(g, o, b"offsetunset")?;
     crate::call::call_method(g, &m, Some(o.clone()), o.class.id, vec![key.deref_clone()]).map(drop)
 }
@@ -1315,8 +1438,14 @@ pub fn mangled_props<G: Globals>(g: G, o: &Obj) -> minizts_core::PhpArray {
 pub fn iteration_start<G: Globals>(g: G, o: &Obj) -> VmResult<Option<Value>> {
     let mut o = o.clone();
     let mut guard = 0;
+    // PHP iterates an object through an iterator object of its own,
+    // which takes an object handle while the loop runs; `ArrayObject`'s
+    // (without a `getIterator()` of the script's) is the iterator it
+    // makes.
+    let mut wrapped = true;
     while implements(&o, b"IteratorAggregate") {
         let m = method_or_error(&o, b"getiterator")?;
+        wrapped = is_user(&m);
         match crate::call::call_method(g, &m, Some(o.clone()), o.class.id, Vec::new())? {
             Value::Obj(inner) if implements(&inner, b"Traversable") => o = inner,
             _ => {
@@ -1335,11 +1464,22 @@ pub fn iteration_start<G: Globals>(g: G, o: &Obj) -> VmResult<Option<Value>> {
         }
     }
     if implements(&o, b"Iterator") {
+        let handle_holder = match wrapped {
+            true => {
+                let class = crate::class::find(g, b"stdClass")?;
+                let store = eg!(g).objects.clone();
+                Some(store.create(class, Vec::new()))
+            }
+            false => None,
+        };
         let rewind = method_or_error(&o, b"rewind")?;
         crate::call::call_method(g, &rewind, Some(o.clone()), o.class.id, Vec::new())?;
         let mut state = minizts_core::PhpArray::new();
         let _ = state.push(Value::Obj(o));
         let _ = state.push(Value::Int(0));
+        if let Some(h) = handle_holder {
+            let _ = state.push(Value::Obj(h));
+        }
         return Ok(Some(Value::arr(state)));
     }
     let props = props_array(g, &o, scope(g).as_ref());

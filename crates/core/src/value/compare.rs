@@ -232,7 +232,7 @@ fn compare_in(a: &Value, b: &Value, path: &mut Path) -> Result<i32, NestingError
         (Arr(_), _) => 1,
         (_, Arr(_)) => -1,
         (Closure(x), Closure(y)) => {
-            if Rc::ptr_eq(x, y) {
+            if Rc::ptr_eq(x, y) || same_callable(x, y) {
                 0
             } else {
                 1
@@ -328,6 +328,29 @@ fn compare_objects(x: &crate::object::Obj, y: &crate::object::Obj, path: &mut Pa
             (Some(a), Some(b)) => compare_arrays(&a, &b, path),
         }
     })
+}
+
+/// Whether two closures made from a callable (`f(...)`,
+/// `Closure::fromCallable`) call the same function the same way: PHP's
+/// `zend_closure_compare` makes them equal (`==`); closures written as
+/// literals are equal only to themselves.
+fn same_callable(x: &crate::value::Closure, y: &crate::value::Closure) -> bool {
+    use crate::value::ClosureKind;
+    x.kind != ClosureKind::Literal
+        && x.kind == y.kind
+        && x.func == y.func
+        && x.scope == y.scope
+        && x.called == y.called
+        && match (x.bound.first(), y.bound.first()) {
+            (Some(Value::Str(a)), Some(Value::Str(b))) => a.as_bytes() == b.as_bytes(),
+            (None, None) => true,
+            _ => false,
+        }
+        && match (&x.this, &y.this) {
+            (None, None) => true,
+            (Some(a), Some(b)) => crate::object::Obj::ptr_eq(a, b),
+            _ => false,
+        }
 }
 
 #[cfg(test)]

@@ -27,7 +27,10 @@ pub(crate) use callback::run_shutdown_functions;
 use callback::{
     call_user_func, call_user_func_array, forward_static_call, forward_static_call_array, register_shutdown_function,
 };
-use errors::{error_clear_last, error_get_last, restore_error_handler, set_error_handler, trigger_error};
+use errors::{
+    error_clear_last, error_get_last, restore_error_handler, restore_exception_handler, set_error_handler,
+    set_exception_handler, trigger_error,
+};
 use gc::{gc_collect_cycles, gc_disable, gc_enable, gc_enabled, gc_mem_caches, gc_status};
 use ini::parse_ini_string;
 use version::version_compare;
@@ -67,6 +70,8 @@ crate::builtin_table! {
     "register_shutdown_function", ["callback", "...args"], 1, 0, register_shutdown_function;
     "set_error_handler", ["callback", "error_levels"], 1, 0, set_error_handler;
     "restore_error_handler", [], 0, 0, restore_error_handler;
+    "set_exception_handler", ["callback"], 1, 0, set_exception_handler;
+    "restore_exception_handler", [], 0, 0, restore_exception_handler;
     "trigger_error", ["message", "error_level"], 1, 0, trigger_error;
     "user_error", ["message", "error_level"], 1, 0, trigger_error;
     "error_get_last", [], 0, 0, error_get_last;

@@ -108,25 +108,22 @@ fn is_callable<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let syntax_only = a.opt_bool(g, 1, false)?;
     let callable = match &v {
         Value::Closure(_) => true,
-        Value::Str(name) => {
-            // PHP accepts a leading `\`; `Class::method` strings need a
-            // class, and minizts has none.
-            let bare = name.strip_prefix(b"\\").unwrap_or(name);
-            syntax_only || crate::call::lookup_function(g, &bare.to_ascii_lowercase()).is_some()
-        }
-        // `[$objectOrClass, 'method']` is syntactically a callable, but no
-        // class can exist to make it a real one.
-        Value::Arr(arr) => {
-            syntax_only
-                && arr.len() == 2
+        Value::Str(_) if syntax_only => true,
+        Value::Arr(arr) if syntax_only => {
+            arr.len() == 2
                 && matches!(
                     (
                         arr.get_int(0).map(Value::deref_clone),
                         arr.get_int(1).map(Value::deref_clone)
                     ),
-                    (Some(Value::Str(_) | Value::Closure(_)), Some(Value::Str(_)))
+                    (
+                        Some(Value::Str(_) | Value::Obj(_) | Value::Closure(_)),
+                        Some(Value::Str(_))
+                    )
                 )
         }
+        // (A class a callable names is autoloaded.)
+        Value::Str(_) | Value::Arr(_) | Value::Obj(_) => crate::call::resolve_callable(g, &v).is_ok(),
         _ => false,
     };
     if a.has(2) {

@@ -1,5 +1,6 @@
 //! The builtin classes and interfaces (`stdClass`, `Throwable` and PHP
-//! 8.2's exception hierarchy, the engine's interfaces), each linked into
+//! 8.2's exception hierarchy, the engine's interfaces, `Closure`, SPL's
+//! `ArrayIterator` and `ArrayObject`), each linked into
 //! the request's class table the first time a script names it, so that a
 //! request that uses none pays nothing.
 //!
@@ -55,6 +56,7 @@ const SPECS: &[Spec] = &[
     interface("Stringable", &[]),
     interface("JsonSerializable", &[]),
     interface("Serializable", &[]),
+    interface("SeekableIterator", &["Iterator"]),
     interface("UnitEnum", &[]),
     interface("BackedEnum", &["UnitEnum"]),
     interface("Throwable", &["Stringable"]),
@@ -84,6 +86,16 @@ const SPECS: &[Spec] = &[
     class("RangeException", Some("RuntimeException"), &[]),
     class("UnderflowException", Some("RuntimeException"), &[]),
     class("UnexpectedValueException", Some("RuntimeException"), &[]),
+    class(
+        "ArrayIterator",
+        None,
+        &["SeekableIterator", "ArrayAccess", "Serializable", "Countable"],
+    ),
+    class(
+        "ArrayObject",
+        None,
+        &["IteratorAggregate", "ArrayAccess", "Serializable", "Countable"],
+    ),
     Spec {
         name: "Closure",
         parent: None,
@@ -118,6 +130,11 @@ fn throwable_props(id: u32) -> Vec<(PropInfo, Value)> {
         p("trace", acc::PRIVATE, Value::empty_array()),
         p("previous", acc::PRIVATE, Value::Null),
     ]
+}
+
+/// Whether a builtin class is named `name` (any case).
+pub(super) fn is_builtin_name(name: &[u8]) -> bool {
+    SPECS.iter().any(|s| s.name.as_bytes().eq_ignore_ascii_case(name))
 }
 
 /// Links builtin class `lc_name` (lower case) into the request's table,
@@ -179,11 +196,26 @@ pub(super) fn make<G: Globals>(g: G, lc_name: &[u8]) -> Option<Rc<Class>> {
                 }),
             );
         }
+        let mut method_order: Vec<Box<[u8]>> = crate::natives::declared_by(spec.name)
+            .map(|(_, name, _)| name.to_ascii_lowercase().into_bytes().into_boxed_slice())
+            .collect();
+        for k in parent.iter().flat_map(|p| p.method_order.iter()) {
+            if !method_order.contains(k) {
+                method_order.push(k.clone());
+            }
+        }
+        let declared = props
+            .iter()
+            .filter(|p| p.declaring == id)
+            .map(|p| p.name.clone())
+            .collect();
         let magic = super::magic_of(&methods);
         let native = if is_root_throwable {
             Some(NativeKind::Throwable)
         } else if spec.name == "Closure" {
             Some(NativeKind::Closure)
+        } else if matches!(spec.name, "ArrayIterator" | "ArrayObject") {
+            Some(NativeKind::ArrayIterator)
         } else {
             parent.as_ref().and_then(|p| p.native)
         };
@@ -194,6 +226,8 @@ pub(super) fn make<G: Globals>(g: G, lc_name: &[u8]) -> Option<Rc<Class>> {
             flags: spec.flags,
             parent,
             interfaces,
+            traits: Vec::new(),
+            declared,
             props,
             prop_index,
             defaults: std::cell::RefCell::new(defaults),
@@ -204,6 +238,7 @@ pub(super) fn make<G: Globals>(g: G, lc_name: &[u8]) -> Option<Rc<Class>> {
             consts: HashMap::new(),
             const_order: Vec::new(),
             methods,
+            method_order,
             magic,
             enum_backing: None,
             allow_dynamic: spec.name == "stdClass",

@@ -1044,6 +1044,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                         this: Some(o),
                         called: cls,
                         magic_name: None,
+                        closure: None,
                     };
                     // SAFETY: `callee` is the first of three registers of
                     // the window.
@@ -1196,11 +1197,21 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         Op::InstanceOf { dst, src, class, mode } => {
             save_pc(g, cur!());
             let v = opnd!(src).deref_clone();
-            let cls = if mode == minizts_core::bytecode::class_mode::NAME {
-                match &opnd!(class).deref_clone() {
-                    Value::Str(n) => crate::class::lookup(g, n.as_bytes()),
-                    _ => None,
+            // `instanceof` never autoloads: a class that is not declared
+            // has no instances.
+            let named = match opnd!(class).deref_clone() {
+                Value::Str(n)
+                    if mode == minizts_core::bytecode::class_mode::NAME
+                        || mode == minizts_core::bytecode::class_mode::VALUE =>
+                {
+                    Some(n)
                 }
+                _ => None,
+            };
+            let cls = if let Some(n) = named {
+                crate::class::lookup(g, n.as_bytes())
+            } else if mode == minizts_core::bytecode::class_mode::NAME {
+                None
             } else {
                 match crate::objects::class_operand(g, &opnd!(class), mode) {
                     Ok(c) => Some(c),

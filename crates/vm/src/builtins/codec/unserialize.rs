@@ -443,6 +443,8 @@ impl<'a, G: Globals> Reader<'a, G> {
         }
         let (elements, _) = self.parse_iv2(quote + 2);
         self.p += 2;
+        // The class is looked up (autoloaded) as the object is met.
+        crate::class::load(self.g, name.as_bytes())?;
         Ok(Tok::Object(PhpStr::from(name.as_bytes()), elements))
     }
 

@@ -1,7 +1,9 @@
 //! User error handlers and the error record: `set_error_handler`,
 //! `restore_error_handler`, `trigger_error`, `error_get_last`,
-//! `error_clear_last`. The handlers themselves are called by
-//! [`crate::error::run_user_handlers`].
+//! `error_clear_last`, and the uncaught-exception handler
+//! (`set_exception_handler`, `restore_exception_handler`). The error
+//! handlers are called by [`crate::error::run_user_handlers`], the
+//! exception handler when the request ends on an exception.
 
 use minizts_core::{Key, PhpArray, Value};
 use minizts_globals::executor::UserErrorHandler;
@@ -30,6 +32,26 @@ pub(super) fn restore_error_handler<G: Globals>(g: G, _a: &mut Args) -> VmResult
     eg!(g, |eg| {
         let errors = &mut eg.user_errors;
         errors.handler = errors.stack.pop().flatten();
+    });
+    Ok(Value::Bool(true))
+}
+
+pub(super) fn set_exception_handler<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    let callback = a.opt_callable(g, 0)?.map(|_| a.get(0));
+    let old = eg!(g, |eg| {
+        let errors = &mut eg.user_errors;
+        let old = errors.exception_handler.take();
+        errors.exception_handlers.push(old.clone());
+        errors.exception_handler = callback;
+        old
+    });
+    Ok(old.unwrap_or(Value::Null))
+}
+
+pub(super) fn restore_exception_handler<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
+    eg!(g, |eg| {
+        let errors = &mut eg.user_errors;
+        errors.exception_handler = errors.exception_handlers.pop().flatten();
     });
     Ok(Value::Bool(true))
 }

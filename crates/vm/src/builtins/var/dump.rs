@@ -8,9 +8,12 @@
 //! closures being printed are kept in a set, by address, as PHP flags
 //! them with `GC_PROTECT_RECURSION`.
 //!
-//! Closures are the only objects: `var_dump` and `print_r` show PHP's
-//! debug properties for them (`static`: the `use` variables and `static`
-//! variables; `parameter`: the parameters), `var_export` none.
+//! `var_dump` and `print_r` show an object's debug properties, as PHP's
+//! `get_debug_info` gives them: for a closure `static` (the `use`
+//! variables and `static` variables), `this` and `parameter` (the
+//! parameters); for an object of a class with `__debugInfo()` what it
+//! returns; for another its properties. `var_export` shows properties
+//! only.
 
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -47,6 +50,11 @@ struct Printer<G> {
     gave_up: bool,
     /// The failed check, when that is why printing stopped.
     failed: Option<Box<VmError>>,
+    /// Set when script code the printing ran (`__debugInfo()`) failed:
+    /// what was printed before it is written out, as PHP had written it.
+    partial: bool,
+    /// How much had been printed then.
+    partial_len: usize,
     /// Counts the elements printed and the bytes they took.
     ticker: Ticker,
     /// The output's length at the last step.
@@ -72,6 +80,8 @@ impl<G: Globals> Printer<G> {
             },
             gave_up: false,
             failed: None,
+            partial: false,
+            partial_len: 0,
             ticker: Ticker::new(),
             mark: 0,
         }
@@ -94,6 +104,14 @@ impl<G: Globals> Printer<G> {
             return false;
         }
         true
+    }
+
+    /// Stops printing for an error of script code printing ran.
+    fn script_failed(&mut self, e: Box<VmError>) {
+        self.partial_len = self.out.len();
+        self.failed = Some(e);
+        self.gave_up = true;
+        self.partial = true;
     }
 
     /// The error for a print that gave up.
@@ -146,7 +164,11 @@ impl<G: Globals> Printer<G> {
                 ClosureKind::Named => eg.statics.get(c.func as usize).map(Vec::as_slice),
                 _ => None,
             };
-            closure_debug_info(f, c, statics)
+            // A method's closure names it with its class.
+            let class = (matches!(c.kind, ClosureKind::Named | ClosureKind::Magic) && c.scope != 0)
+                .then(|| eg.classes.list.get(c.scope as usize - 1).map(|k| k.name.clone()))
+                .flatten();
+            closure_debug_info(f, c, statics, class)
         })
     }
 
@@ -249,7 +271,14 @@ impl<G: Globals> Printer<G> {
                     self.push(b")\n");
                     return;
                 }
-                let props = crate::objects::visible_props(self.g, o);
+                let props = match crate::objects::debug_props(self.g, o) {
+                    Ok(props) => props,
+                    Err(e) => {
+                        self.leave(p);
+                        self.script_failed(e);
+                        return;
+                    }
+                };
                 let shown = props.iter().filter(|p| !matches!(p.value, Value::Undef)).count();
                 self.push(amp);
                 self.push(b"object(");
@@ -264,11 +293,17 @@ impl<G: Globals> Printer<G> {
                         break;
                     }
                     self.spaces(level + 1);
-                    self.push(b"[\"");
-                    self.push(prop.name.as_bytes());
-                    self.push(b"\"");
-                    self.push(prop.annotation().as_bytes());
-                    self.push(b"]=>\n");
+                    if prop.int_key {
+                        self.push(b"[");
+                        self.push(prop.name.as_bytes());
+                        self.push(b"]=>\n");
+                    } else {
+                        self.push(b"[\"");
+                        self.push(prop.name.as_bytes());
+                        self.push(b"\"");
+                        self.push(prop.annotation().as_bytes());
+                        self.push(b"]=>\n");
+                    }
                     match &prop.value {
                         Value::Undef => {
                             self.spaces(level + 1);
@@ -450,7 +485,14 @@ impl<G: Globals> Printer<G> {
                     self.push(b" *RECURSION*");
                     return;
                 }
-                let props = crate::objects::visible_props(self.g, o);
+                let props = match crate::objects::debug_props(self.g, o) {
+                    Ok(props) => props,
+                    Err(e) => {
+                        self.leave(p);
+                        self.script_failed(e);
+                        return;
+                    }
+                };
                 self.spaces(indent);
                 self.push(b"(\n");
                 for prop in props.iter().filter(|p| !matches!(p.value, Value::Undef)) {
@@ -643,7 +685,12 @@ fn shown(v: &Value) -> Value {
 /// them: `static` (the `use` variables, then the `static` variables: their
 /// values, or before the first call their initial values) and `parameter`
 /// (`"$name"` or `"&$name"` => `"<required>"` / `"<optional>"`).
-fn closure_debug_info(f: Option<&Function>, c: &Closure, named_statics: Option<&[Option<PhpRef>]>) -> PhpArray {
+fn closure_debug_info(
+    f: Option<&Function>,
+    c: &Closure,
+    named_statics: Option<&[Option<PhpRef>]>,
+    class: Option<PhpStr>,
+) -> PhpArray {
     let mut props = PhpArray::new();
     let param_key = |by_ref: bool, name: &str| {
         let mut key = Vec::with_capacity(name.len() + 2);
@@ -672,8 +719,24 @@ fn closure_debug_info(f: Option<&Function>, c: &Closure, named_statics: Option<&
     let Some(f) = f else {
         return props;
     };
+    // The closure of a name `__call` takes shows that name, and `$this`.
+    if let (ClosureKind::Magic, Some(Value::Str(name))) = (c.kind, c.bound.first()) {
+        let class = class.map_or_else(String::new, |c| format!("{c}::"));
+        props.insert(
+            Key::Str(PhpStr::from("function")),
+            Value::str(format!("{class}{}", String::from_utf8_lossy(name)).as_bytes()),
+        );
+        if let Some(this) = &c.this {
+            props.insert(Key::Str(PhpStr::from("this")), Value::Obj(this.clone()));
+        }
+        return props;
+    }
     if c.kind == ClosureKind::Named {
-        props.insert(Key::Str(PhpStr::from("function")), Value::str(&*f.name));
+        let name = match &class {
+            Some(class) => Value::str(format!("{}::{}", class, f.name).as_bytes()),
+            None => Value::str(&*f.name),
+        };
+        props.insert(Key::Str(PhpStr::from("function")), name);
     }
     let cv_name = |reg: usize| -> &[u8] { f.cv_names.get(reg).map_or(&b""[..], |n| n.as_bytes()) };
 
@@ -699,6 +762,9 @@ fn closure_debug_info(f: Option<&Function>, c: &Closure, named_statics: Option<&
     if !statics.is_empty() {
         props.insert(Key::Str(PhpStr::from("static")), Value::arr(statics));
     }
+    if let Some(this) = &c.this {
+        props.insert(Key::Str(PhpStr::from("this")), Value::Obj(this.clone()));
+    }
 
     if !f.params.is_empty() {
         let mut params = PhpArray::new();
@@ -715,8 +781,14 @@ pub(super) fn var_dump<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     for i in 0..a.len() {
         // Arguments come by value: no `&` at the top.
         p.dump(&a.value(i), 1);
+        if p.gave_up {
+            break;
+        }
     }
     if p.gave_up {
+        if p.partial {
+            crate::output::write(g, &p.out[..p.partial_len]);
+        }
         return p.gave_up();
     }
     crate::output::write(g, &p.out);
@@ -728,6 +800,9 @@ pub(super) fn print_r<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let mut p = Printer::new(g);
     p.print_r(&a.value(0), 0);
     if p.gave_up {
+        if p.partial && !ret {
+            crate::output::write(g, &p.out[..p.partial_len]);
+        }
         return p.gave_up();
     }
     if ret {
