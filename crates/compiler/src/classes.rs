@@ -634,14 +634,56 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         id
     }
 
+    /// A parameter's default value is a constant expression too, in which
+    /// `static::` names no class yet (`zend_compile_const_expr`).
+    pub(crate) fn check_static_in_default(&self, e: &'a Expr<'a>) -> Result<()> {
+        match &e.kind {
+            ExprKind::ClassConst {
+                class: ClassRef::Static,
+                name,
+            } => {
+                if name.eq_ignore_ascii_case("class") {
+                    self.error("static::class cannot be used for compile-time class name resolution")
+                } else {
+                    self.error("\"static::\" is not allowed in compile-time constants")
+                }
+            }
+            ExprKind::Unary { expr, .. } => self.check_static_in_default(expr),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                self.check_static_in_default(lhs)?;
+                self.check_static_in_default(rhs)
+            }
+            ExprKind::Ternary { cond, then, els } => {
+                self.check_static_in_default(cond)?;
+                if let Some(t) = then {
+                    self.check_static_in_default(t)?;
+                }
+                self.check_static_in_default(els)
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// PHP's check of a constant expression (`zend_is_allowed_in_const_expr`):
     /// what a class constant, an enum case or a property default may be.
     pub(crate) fn check_const_expr(&self, e: &'a Expr<'a>) -> Result<()> {
         let invalid = || self.error("Constant expression contains invalid operations");
         match &e.kind {
             ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Const(_) => Ok(()),
-            ExprKind::ClassConst { class, .. } => match class {
+            ExprKind::ClassConst { class, name } => match class {
+                // `parent::class` is resolved now, which needs a parent.
+                ClassRef::Name(n) if n.eq_ignore_ascii_case("parent") && name.eq_ignore_ascii_case("class") => {
+                    match &self.class {
+                        Some(c) if c.parent.is_none() && c.kind != ClassKind::Trait => {
+                            self.error("Cannot use \"parent\" when current class scope has no parent")
+                        }
+                        _ => Ok(()),
+                    }
+                }
                 ClassRef::Name(_) => Ok(()),
+                ClassRef::Static if name.eq_ignore_ascii_case("class") => {
+                    self.error("static::class cannot be used for compile-time class name resolution")
+                }
                 ClassRef::Static => self.error("\"static::\" is not allowed in compile-time constants"),
                 _ => invalid(),
             },

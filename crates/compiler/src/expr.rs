@@ -433,9 +433,6 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         };
         match magic.as_str() {
             "__LINE__" => return self.const_int(self.line as i64),
-            "__COMPILER_HALT_OFFSET__" if self.halt_offset.is_some() && name == magic => {
-                return self.const_int(self.halt_offset.unwrap_or(0) as i64)
-            }
             "__FILE__" => return self.const_str(self.file.as_bytes()),
             "__DIR__" => {
                 let dir = std::path::Path::new(self.file)
@@ -472,6 +469,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 return self.const_str(&names::to_bytes(&ns));
             }
             _ => {}
+        }
+        // Not a keyword: written as it is (`\__COMPILER_HALT_OFFSET__`
+        // too) or resolving to it, but not relative to a namespace.
+        const HALT: &str = "__COMPILER_HALT_OFFSET__";
+        if let Some(offset) = self.halt_offset {
+            if name.strip_prefix('\\').unwrap_or(name) == HALT || self.ns.const_name(name).name == HALT {
+                return self.const_int(offset as i64);
+            }
         }
         match self.known_constant(name) {
             Some(Value::Int(n)) => self.const_int(n),

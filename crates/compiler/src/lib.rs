@@ -191,7 +191,7 @@ fn compile_ast<'a, G: Globals>(
         const_expr: false,
         finally_bodies: Vec::new(),
         ns: Default::default(),
-        warnings: Vec::new(),
+        warnings: Default::default(),
     };
     let top = c.top_level(ast.stmts)?;
     c.collect_decls(&top);
@@ -218,7 +218,7 @@ fn compile_ast<'a, G: Globals>(
         early_classes: c.early_classes,
         strings,
         cache_slots,
-        warnings: c.warnings,
+        warnings: c.warnings.into_inner(),
     }))
 }
 
@@ -399,8 +399,8 @@ struct Compiler<'a, 'l, G: Globals> {
     /// The namespace and imports of the top-level statement being
     /// compiled.
     ns: std::rc::Rc<namespaces::Scope>,
-    /// The compile-time warnings so far (message, line).
-    warnings: Vec<(Box<str>, u32)>,
+    /// The compile-time warnings so far.
+    warnings: std::cell::RefCell<Vec<minizts_core::bytecode::CompileWarning>>,
 }
 
 impl<'a, G: Globals> Compiler<'a, '_, G> {
@@ -420,9 +420,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.line = self.lines.line(pos);
     }
 
-    /// A warning PHP's compiler raises (reported before the script runs).
-    fn compile_warning(&mut self, message: String) {
-        self.warnings.push((message.into(), self.line));
+    /// A warning PHP's compiler raises (reported before the script runs):
+    /// an `E_COMPILE_WARNING` when `compile`, else an `E_WARNING`.
+    fn compile_warning(&self, message: String, compile: bool) {
+        self.warnings.borrow_mut().push(minizts_core::bytecode::CompileWarning {
+            message: message.into(),
+            line: self.line,
+            compile,
+        });
     }
 
     fn too_large<T>(&self) -> Result<T> {
@@ -655,6 +660,16 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let key = function_key(&name);
         if method.is_none() && !closure {
             self.check_declaration(ast::UseKind::Function, f.name, &name)?;
+            if name.eq_ignore_ascii_case("__autoload") {
+                return self.error("__autoload() is no longer supported, use spl_autoload_register() instead");
+            }
+            // In any namespace: an unqualified `assert()` call is compiled
+            // as PHP's own.
+            if f.name.eq_ignore_ascii_case("assert") {
+                return self.error(
+                    "Defining a custom assert() function is not allowed, as the function has special semantics",
+                );
+            }
             if cg!(self.g).function_table.contains_key(key.as_slice()) {
                 return self.error(format!("Cannot redeclare {name}()"));
             }
@@ -882,6 +897,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         for (i, p) in f.params.iter().enumerate() {
             if let Some(default) = p.default {
                 self.at(p.pos);
+                self.check_static_in_default(default)?;
                 let jump = self.emit(Op::JmpIfPassed {
                     param: i as u16,
                     target: 0,

@@ -62,6 +62,12 @@ impl Scope {
         }
     }
 
+    /// Whether `alias` is a class import (`zend_is_not_imported`'s
+    /// question).
+    pub fn imports_class(&self, alias: &str) -> bool {
+        self.classes.contains_key(&alias.to_ascii_lowercase())
+    }
+
     /// The namespace's name, empty for the global one (`__NAMESPACE__`).
     pub fn namespace(&self) -> &str {
         self.name.as_deref().unwrap_or("")
@@ -305,9 +311,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     if walk.scope.name.is_none() {
                         // A compile-time warning PHP prints before the
                         // script runs.
-                        self.compile_warning(format!(
-                            "The use statement with non-compound name '{old}' has no effect"
-                        ));
+                        self.compile_warning(
+                            format!("The use statement with non-compound name '{old}' has no effect"),
+                            false,
+                        );
                     }
                     old.to_string()
                 }

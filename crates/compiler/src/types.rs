@@ -90,17 +90,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 return self.error(format!("Type declaration '{lower}' must be unqualified"));
             }
             // (`'\self' is an invalid class name` and its kin.)
-            let class = self.class_name(written)?;
-            if one_of(name, &RESERVED_CLASS_NAMES) {
-                return self.error(format!("Cannot use '{name}' as class name as it is reserved"));
-            }
-            return Ok(Cow::Owned(class));
+            return self.class_type_name(written);
         }
-        if let Some((_, last)) = written.rsplit_once('\\') {
-            if one_of(last, &RESERVED_CLASS_NAMES) {
-                return self.error(format!("Cannot use '{written}' as class name as it is reserved"));
-            }
-            return Ok(Cow::Owned(self.class_name(written)?));
+        if written.contains('\\') {
+            return self.class_type_name(written);
         }
         if !closure && one_of(written, &["self", "parent", "static"]) {
             let lower = written.to_ascii_lowercase();
@@ -111,7 +104,44 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         if builtin_bits(written).is_some() || one_of(written, &["iterable", "self", "parent"]) {
             return Ok(Cow::Borrowed(written));
         }
-        Ok(Cow::Owned(self.class_name(written)?))
+        let class = self.class_type_name(written)?;
+        // A class PHP suspects was meant as a builtin type (the check is
+        // case-sensitive: `Integer` is likely a class).
+        let confusable = match written {
+            "boolean" => Some(Some("bool")),
+            "integer" => Some(Some("int")),
+            "double" => Some(Some("float")),
+            "resource" => Some(None),
+            _ => None,
+        };
+        if let Some(correct) = confusable.filter(|_| !self.ns.imports_class(written)) {
+            let extra = if self.ns.name.is_some() {
+                " or import the class with \"use\""
+            } else {
+                ""
+            };
+            let message = match correct {
+                Some(correct) => format!(
+                    "\"{written}\" will be interpreted as a class name. Did you mean \"{correct}\"? Write \"\\{class}\"{extra} to suppress this warning"
+                ),
+                None => format!(
+                    "\"{written}\" is not a supported builtin type and will be interpreted as a class name. Write \"\\{class}\"{extra} to suppress this warning"
+                ),
+            };
+            self.compile_warning(message, true);
+        }
+        Ok(class)
+    }
+
+    /// A type naming a class: resolved, and not a reserved name
+    /// (`zend_assert_valid_class_name`, which names the class resolved).
+    fn class_type_name(&self, written: &str) -> Result<Cow<'a, str>> {
+        let class = self.class_name(written)?;
+        let last = class.rsplit('\\').next().unwrap_or(&class);
+        if one_of(last, &RESERVED_CLASS_NAMES) {
+            return self.error(format!("Cannot use '{class}' as class name as it is reserved"));
+        }
+        Ok(Cow::Owned(class))
     }
 
     /// Compiles a declared type, with PHP's compile-time errors.

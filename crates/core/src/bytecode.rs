@@ -542,6 +542,17 @@ impl Function {
 /// Index of a function in its script.
 pub type FuncId = u32;
 
+/// A warning PHP's compiler raises while it compiles a script.
+#[derive(Debug, Clone)]
+pub struct CompileWarning {
+    pub message: Box<str>,
+    pub line: u32,
+    /// An `E_COMPILE_WARNING`, which no user error handler gets; else an
+    /// `E_WARNING`, which a handler set when the code is compiled (an
+    /// `eval`, an `include`) does.
+    pub compile: bool,
+}
+
 /// A whole compiled script: immutable after compilation, shareable.
 pub struct Script {
     /// The file name PHP prints in messages (an absolute path, or
@@ -570,9 +581,9 @@ pub struct Script {
     /// sites): as with function ids, a request's slots are numbered
     /// across its scripts, so this is the size the cache must have.
     pub cache_slots: u32,
-    /// The warnings PHP's compiler raises (message, line), reported when
+    /// The warnings PHP's compiler raises, reported when
     /// the script is loaded, before it runs.
-    pub warnings: Vec<(Box<str>, u32)>,
+    pub warnings: Vec<CompileWarning>,
 }
 
 impl Script {

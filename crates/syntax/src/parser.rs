@@ -177,6 +177,7 @@ fn describe(err: ParseError<usize, Token<'_>, SyntaxError>, src: &[u8]) -> Synta
             token: (pos, tok, end),
             expected,
         } => {
+            let expected = after_default_reductions(expected, src, pos);
             let (name, pos) = unexpected(&tok, src, pos, end);
             let mut message = format!("syntax error, unexpected {name}{}", expecting(&expected));
             if let Token::Unsupported(word) = tok {
@@ -269,6 +270,49 @@ fn has_interpolation(body: &[u8]) -> bool {
     false
 }
 
+/// The tokens PHP's parser expects where these tables expect `expected`,
+/// in the states where they differ because bison makes a state's one
+/// reduction its default and performs it before it sees the error: in a
+/// group use's braces (the list's optional trailing comma is reduced, so
+/// only the `}` is left), after an import (reduced, so neither `as` nor
+/// a group's `\` is left) and after `namespace` and its name (the
+/// mid-rule action before a block's `{` is reduced). Only on the error
+/// path.
+fn after_default_reductions(expected: Vec<String>, src: &[u8], pos: usize) -> Vec<String> {
+    let has = |t: &str| expected.iter().any(|e| e == t);
+    let group_use = [
+        "\"as\"",
+        "\",\"",
+        "\"}\"",
+        "IdentToken",
+        "QualifiedToken",
+        "\"function\"",
+        "\"const\"",
+    ];
+    if has("\"}\"") && expected.iter().all(|e| group_use.contains(&e.as_str())) {
+        return vec!["\"}\"".into()];
+    }
+    let import = ["\"as\"", "\";\"", "\",\"", "\"\\\\\""];
+    if has("\";\"") && expected.iter().all(|e| import.contains(&e.as_str())) {
+        return vec!["\",\"".into(), "\";\"".into()];
+    }
+    if has("\"{\"") {
+        let mut before = [None, None];
+        for (start, tok, _) in Lexer::new(src).map_while(Result::ok) {
+            if start >= pos {
+                break;
+            }
+            before = [before[1].take(), Some(tok)];
+        }
+        let namespace = |t: &Option<Token<'_>>| matches!(t, Some(Token::Namespace));
+        let name_after_namespace = namespace(&before[0]) && (has("\";\"") && expected.len() == 2);
+        if namespace(&before[1]) || name_after_namespace {
+            return vec!["\"{\"".into()];
+        }
+    }
+    expected
+}
+
 /// Like bison, PHP lists the expected tokens when there are at most four.
 /// (The sets come from a different automaton than PHP's, so they do not
 /// always agree with PHP's; the "unexpected" part always does.)
@@ -294,8 +338,16 @@ fn expecting(expected: &[String]) -> String {
         };
         names.push(php);
     }
-    // PHP names variables before punctuation.
+    // PHP names variables before punctuation, and `,` before `;`.
     names.sort_by_key(|n| !n.starts_with(char::is_alphabetic));
+    if let (Some(semi), Some(comma)) = (
+        names.iter().position(|n| n == "\";\""),
+        names.iter().position(|n| n == "\",\""),
+    ) {
+        if comma > semi {
+            names.swap(semi, comma);
+        }
+    }
     format!(", expecting {}", names.join(" or "))
 }
 
@@ -409,6 +461,9 @@ impl<'a> Builder<'a> {
     pub fn namespace_open(&self, pos: usize, name: Option<&'a str>) -> (usize, Option<&'a str>, bool) {
         let first = !self.past_code.get();
         self.past_code.set(true);
+        // A `declare(strict_types=1)` inside is not the file's first
+        // statement.
+        self.past_declares.set(true);
         (pos, name, first)
     }
 

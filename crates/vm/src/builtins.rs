@@ -410,7 +410,7 @@ pub fn define_constant<G: Globals>(g: G, name: &[u8], v: Value) -> VmResult<bool
     if exists {
         warning(
             g,
-            &format!("Constant {} already defined", String::from_utf8_lossy(name)),
+            &format!("Constant {} already defined", String::from_utf8_lossy(&key)),
         );
         return Ok(false);
     }

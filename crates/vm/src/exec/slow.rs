@@ -1394,7 +1394,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             match crate::types::check(g, ty, &v, func.strict_types) {
                 Ok(None) => set!(dst, v),
                 Ok(Some(c)) => set!(dst, c),
-                Err(()) => tri!(Err::<(), _>(crate::types::return_error(func, ty, Some(&v)))),
+                Err(()) => tri!(Err::<(), _>(crate::types::return_error(g, func, ty, Some(&v)))),
             }
         }
         Op::VerifyReturnRef { src } => {
@@ -1413,13 +1413,13 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                     },
                     slot => *slot = c,
                 },
-                Err(()) => tri!(Err::<(), _>(crate::types::return_error(func, ty, Some(&v)))),
+                Err(()) => tri!(Err::<(), _>(crate::types::return_error(g, func, ty, Some(&v)))),
             }
         }
         Op::VerifyNoReturn {} => {
             save_pc(g, cur!());
             let ty = func.return_type.as_ref().expect("VERIFY_NO_RETURN in a typed function");
-            tri!(Err::<(), _>(crate::types::return_error(func, ty, None)));
+            tri!(Err::<(), _>(crate::types::return_error(g, func, ty, None)));
         }
         Op::JmpIfPassed { param, target } => {
             let argc = eg!(g).frames.last().map_or(0, |f| f.argc);
