@@ -31,6 +31,7 @@ mod types;
 pub use types::is_reserved_class_name;
 mod vars;
 
+use minizts_core::bytecode::NO_CACHE;
 use std::sync::Arc;
 
 use hashbrown::HashMap;
@@ -203,6 +204,14 @@ fn compile_ast<'a, G: Globals>(
         .map(|f| f.expect("every function id is filled"))
         .collect();
     bind_early_calls(&mut functions, unit.first_func, &c.early);
+    // The functions' instruction caches after the unit's call and
+    // constant sites, each function's together.
+    cg!(g, |cg| {
+        for f in &mut functions {
+            f.cache_base = cg.cache_slots;
+            cg.cache_slots += u32::from(f.num_caches);
+        }
+    });
     let classes: Vec<ClassDef> = c
         .classes
         .into_iter()
@@ -938,6 +947,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 obj: Src::reg(this),
                 name,
                 src: Src::reg(var),
+                cache: NO_CACHE,
             });
         }
         match &f.body {

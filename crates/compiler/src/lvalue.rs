@@ -7,6 +7,7 @@
 //! creating arrays as needed, and writes: no pointer into an array ever
 //! lives in a register between instructions.
 
+use minizts_core::bytecode::NO_CACHE;
 use minizts_core::bytecode::{IncDec, Op, Reg, Src};
 use minizts_globals::Globals;
 use minizts_syntax::ast::*;
@@ -300,6 +301,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     obj: o,
                     name: n,
                     src: v,
+                    cache: NO_CACHE,
                 });
                 Ok(v)
             }
@@ -433,6 +435,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     obj: o,
                     name: n,
                     src: v,
+                    cache: NO_CACHE,
                 });
             }
             ExprKind::StaticProp { .. } => {

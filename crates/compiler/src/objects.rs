@@ -18,6 +18,7 @@
 //! - The nullsafe operator jumps (`JMP_IDENTICAL obj === null`) to the end
 //!   of its whole chain, where the chain's value is null.
 
+use minizts_core::bytecode::NO_CACHE;
 use minizts_core::bytecode::{class_mode, Op, Reg, Src};
 use minizts_globals::{cg, Globals};
 use minizts_syntax::ast::*;
@@ -401,6 +402,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             obj: o,
             name: n,
             quiet,
+            cache: NO_CACHE,
         });
         Ok(())
     }
@@ -435,7 +437,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             let n = c.member_name(name)?;
             c.line = line;
-            c.emit(Op::IssetProp { dst, obj: o, name: n });
+            c.emit(Op::IssetProp {
+                dst,
+                obj: o,
+                name: n,
+                cache: NO_CACHE,
+            });
             Ok(())
         };
         if has_nullsafe(e) {
@@ -465,6 +472,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 dst: t,
                 obj: o,
                 name: n,
+                cache: NO_CACHE,
             });
             c.emit(Op::Not { dst, src: Src::reg(t) });
             let done = c.emit(Op::JmpIf {
@@ -476,6 +484,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 obj: o,
                 name: n,
                 quiet: true,
+                cache: NO_CACHE,
             });
             c.emit(Op::Not { dst, src: Src::reg(t) });
             c.patch_here(done);
@@ -515,6 +524,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             callee,
             obj: o,
             name: n,
+            cache: NO_CACHE,
         });
         let start = self.method_args(callee, args)?;
         self.line = line;

@@ -129,7 +129,7 @@ fn a_class_declaration_is_a_class_def_with_its_members() {
     let this = ctor.this_cv.expect("the constructor uses $this");
     assert_eq!(&*ctor.cv_names[this as usize], "this");
     let promote = find(ctor, |op| matches!(op, Op::AssignProp { .. }));
-    let Op::AssignProp { obj, name, src } = ctor.code[promote] else {
+    let Op::AssignProp { obj, name, src, .. } = ctor.code[promote] else {
         unreachable!()
     };
     assert_eq!(obj, Src::reg(Reg::new(this)));
@@ -251,7 +251,7 @@ fn a_method_call_resolves_into_three_registers_then_calls() {
     let script = compile("<?php function f($o, $a) { return $o->m($a, 2, $a[0]); }");
     let f = function(&script, "f");
     let init = find(f, |op| matches!(op, Op::InitMethod { .. }));
-    let Op::InitMethod { callee, obj, name } = f.code[init] else {
+    let Op::InitMethod { callee, obj, name, .. } = f.code[init] else {
         unreachable!()
     };
     assert_eq!(obj, Src::reg(Reg::new(0)));

@@ -246,7 +246,23 @@ pub fn generic_only() -> bool {
     *GENERIC.get_or_init(|| std::env::var_os("MINIZTS_GENERIC").is_some_and(|v| !v.is_empty() && v != "0"))
 }
 
+/// The `cache` field of an instruction that has no runtime cache slot
+/// (its name is not a constant, or the function has too many).
+pub const NO_CACHE: u16 = u16::MAX;
+
 impl Op {
+    /// The runtime cache slot of an instruction that caches a lookup of
+    /// the name it takes (a property's slot, a method), with that name.
+    pub fn cache_mut(&mut self) -> Option<(Src, &mut u16)> {
+        match self {
+            Op::FetchProp { name, cache, .. }
+            | Op::IssetProp { name, cache, .. }
+            | Op::AssignProp { name, cache, .. }
+            | Op::InitMethod { name, cache, .. } => Some((*name, cache)),
+            _ => None,
+        }
+    }
+
     /// For a specialised loop bottom, `back` set for the instruction at
     /// index `pc` (how many bytes it is past its target); its general
     /// form instead when that does not fit `back` (a loop of more than
@@ -370,6 +386,12 @@ pub struct Function {
     pub consts: ConstPool,
     /// Call sites (`CallUser`) and constant sites (`FetchConst`).
     pub sites: Vec<Site>,
+    /// The first of the function's runtime cache slots in EG's runtime
+    /// cache (set when its script is finished: slots are numbered per
+    /// compilation unit), and how many it has: an instruction's `cache`
+    /// field counts from it (PHP's `run_time_cache` of an op array).
+    pub cache_base: u32,
+    pub num_caches: u16,
     /// How many `static` variables the function has.
     pub num_statics: u16,
     /// For closures: the CV that receives each bound (`use`) value.
@@ -499,7 +521,12 @@ impl Function {
     /// `verify.rs`): operands inside the window and pool, jump targets
     /// inside the code, a return at the end.
     pub fn verify(&self) -> Result<(), VerifyError> {
-        verify::verify(&self.code, self.num_regs as usize, self.consts.values().len())
+        verify::verify(
+            &self.code,
+            self.num_regs as usize,
+            self.consts.values().len(),
+            self.num_caches,
+        )
     }
 
     /// Whether a call with `argc` arguments is a plain one: enough of
@@ -658,6 +685,8 @@ mod tests {
             code,
             consts: ConstPool::new(vec![Value::Int(7)]).expect("a scalar pool"),
             sites: Vec::new(),
+            cache_base: 0,
+            num_caches: 0,
             num_statics: 0,
             bound_cvs: Vec::new(),
             is_closure: false,

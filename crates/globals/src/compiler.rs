@@ -232,8 +232,21 @@ impl OpArrayBuilder {
     /// Finishes the op array. Checks what the VM relies on without
     /// checking at run time: the code ends with a return, every jump lands
     /// inside it, and every register is inside the window.
-    pub fn finish(self) -> Function {
+    pub fn finish(mut self) -> Function {
         let num_cvs = self.cv_names.len().min(self.max_regs as usize) as u16;
+        // Each instruction that looks a constant name up gets a runtime
+        // cache slot of its own.
+        let mut num_caches: u16 = 0;
+        for op in &mut self.code {
+            if let Some((name, cache)) = op.cache_mut() {
+                *cache = if name.is_const() && num_caches < minizts_core::bytecode::NO_CACHE {
+                    num_caches += 1;
+                    num_caches - 1
+                } else {
+                    minizts_core::bytecode::NO_CACHE
+                };
+            }
+        }
         let function = Function {
             num_cvs,
             name: self.name,
@@ -245,6 +258,8 @@ impl OpArrayBuilder {
             lines: self.lines,
             consts: ConstPool::new(self.consts).expect("the builder only adds scalars and interned strings"),
             sites: self.sites,
+            cache_base: 0,
+            num_caches,
             num_statics: self.num_statics,
             bound_cvs: self.bound_cvs,
             is_closure: self.is_closure,

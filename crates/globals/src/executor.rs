@@ -59,6 +59,19 @@ pub enum CacheEntry {
     Builtin(u16),
     /// A constant's value (constants never change once defined).
     Constant(Value),
+    /// What a property instruction found last: on an object of class
+    /// `class`, code of scope `scope` (class id + 1, 0: none) reaches the
+    /// declared property in `slot` (PHP caches the class and the
+    /// property's offset).
+    Prop { class: u32, scope: u32, slot: u32 },
+    /// What a method call's `INIT_METHOD` found last: on an object of
+    /// class `class`, from scope `scope`, the name is `method` (not
+    /// `__call`).
+    Method {
+        class: u32,
+        scope: u32,
+        method: Rc<minizts_core::object::Method>,
+    },
 }
 
 /// What a name in the function table refers to.

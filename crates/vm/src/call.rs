@@ -175,7 +175,7 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
                 return error("Array callback must have exactly two members");
             };
             let r = match &target {
-                Value::Obj(_) | Value::Closure(_) => crate::objects::resolve_method(g, &target, &name)?,
+                Value::Obj(_) | Value::Closure(_) => crate::objects::resolve_method(g, &target, &name, None)?,
                 Value::Str(class) => {
                     let class = crate::class::find(g, class.as_bytes())?;
                     crate::objects::resolve_static(g, &class, &name, false)?

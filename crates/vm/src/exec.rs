@@ -46,6 +46,7 @@ use minizts_globals::{eg, EgAccess, Frame, Globals};
 use crate::error::{locate, VmResult};
 
 mod foreach;
+mod members;
 #[macro_use]
 mod num;
 mod slow;
@@ -572,7 +573,14 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
     macro_rules! fast_enter {
         // `$lookup` finds the callee and its id through `$eg`, in the
         // same EG access as the frame push (`None`: the general path).
-        ($eg:ident => $lookup:expr, $dst:expr, $args:expr, $argc:expr) => {{
+        ($eg:ident => $lookup:expr, $dst:expr, $args:expr, $argc:expr) => {
+            fast_enter!($eg => $lookup, $dst, $args, $argc, 0, 0, None::<*mut Value>)
+        };
+        // A method's: the frame's scope and called scope (class ids + 1),
+        // and the register holding `$this` (moved into the callee's
+        // `$this` variable; the lookup makes sure that dropping it instead,
+        // when the body has none, releases nothing).
+        ($eg:ident => $lookup:expr, $dst:expr, $args:expr, $argc:expr, $scope:expr, $called:expr, $this:expr) => {{
             // SAFETY: until the block ends, nothing in it reaches EG but
             // through `eg`: the guard is named only because a closure could
             // not leave the loop.
@@ -636,8 +644,8 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     argc: argc as u16,
                     closure: None,
                     native: false,
-                    scope: 0,
-                    called: 0,
+                    scope: $scope,
+                    called: $called,
                 });
                 eg.frames.set_len(n + 1);
             }
@@ -645,6 +653,19 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             code = callee.code.as_ptr();
             consts = callee.consts.values().as_ptr();
             ip = code;
+            let this: Option<*mut Value> = $this;
+            if let Some(this) = this {
+                // SAFETY: `this` is a register of the caller's window, and
+                // the callee's `$this` variable one of its window (cleared
+                // above).
+                unsafe {
+                    let this = std::ptr::replace(this, Value::Undef);
+                    match callee.this_cv {
+                        Some(cv) => at.add(cv as usize).write(this),
+                        None => drop(this),
+                    }
+                }
+            }
             continue;
         }};
     }
@@ -1058,6 +1079,54 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         }
                     }, dst, args, argc)
                 }
+                // Object members that the instruction's runtime cache
+                // entry answers (`members.rs`).
+                Op::FetchProp { dst, obj, cache, .. } => {
+                    put_or_slow!(dst, members::fetch_prop(g, arg!(obj), cache))
+                }
+                Op::AssignProp { obj, src, cache, .. } => match members::assign_prop(g, arg!(obj), cache, arg!(src)) {
+                    Some(false) => continue,
+                    Some(true) => safe_point!(),
+                    None => slow!(),
+                },
+                Op::InitMethod { callee, obj, cache, .. } => {
+                    let obj = arg!(obj);
+                    let regs: *mut Value = slot!(callee);
+                    // SAFETY: `callee` is the first of three registers of
+                    // the window.
+                    if !unsafe { members::init_method(g, obj, cache, regs) } {
+                        slow!();
+                    }
+                }
+                // A script method that `INIT_METHOD` put in the callee
+                // registers (`objects::fill_callee`), taking its arguments
+                // plainly.
+                Op::CallMethod {
+                    dst,
+                    callee,
+                    args,
+                    argc,
+                } => {
+                    let regs: *mut Value = slot!(callee);
+                    // SAFETY: `callee` is the first of three registers of
+                    // the window.
+                    let (this, desc, called) = unsafe { (&*regs, &*regs.add(1), &*regs.add(2)) };
+                    let (Value::Obj(this), Value::Int(desc), Value::Int(called)) = (this, desc, called) else {
+                        slow!()
+                    };
+                    if desc & crate::objects::NATIVE_BIT != 0 {
+                        slow!();
+                    }
+                    let fid = *desc as u32;
+                    let scope = (*desc >> 32) as u32 + 1;
+                    let called = *called as u32 + 1;
+                    let shared = this.count() > 1;
+                    fast_enter!(eg => eg
+                        .code
+                        .get(fid)
+                        .filter(|f| f.takes_plainly(argc as usize) && (shared || f.this_cv.is_some()))
+                        .map(|f| (fid, f)), dst, args, argc, scope, called, Some(regs))
+                }
                 // A return of a value that owns nothing from a frame a call in
                 // bytecode pushed, whose window holds nothing but scalars and
                 // interned strings, into a caller register that holds a scalar
@@ -1409,12 +1478,8 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::JmpArgByVal { .. }
                 | Op::DeclareClass { .. }
                 | Op::New { .. }
-                | Op::InitMethod { .. }
                 | Op::InitStaticMethod { .. }
-                | Op::CallMethod { .. }
-                | Op::FetchProp { .. }
                 | Op::IssetProp { .. }
-                | Op::AssignProp { .. }
                 | Op::FetchPropRef { .. }
                 | Op::UnsetProp { .. }
                 | Op::FetchStaticProp { .. }

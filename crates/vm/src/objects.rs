@@ -12,6 +12,7 @@ use std::rc::Rc;
 use minizts_core::bytecode::class_mode;
 use minizts_core::object::{acc, Class, ClassId, ClassKind, DefaultTarget, Method, MethodBody, Object};
 use minizts_core::{Obj, PhpStr, Value};
+use minizts_globals::executor::CacheEntry;
 use minizts_globals::{eg, Globals};
 
 use crate::error::{deprecated, error, warning, VmResult};
@@ -19,6 +20,37 @@ use crate::error::{deprecated, error, warning, VmResult};
 /// The class of id + 1 `id1` (0: none).
 fn class_by_id1<G: Globals>(g: G, id1: u32) -> Option<Rc<Class>> {
     (id1 != 0).then(|| eg!(g).classes.get(id1 - 1).clone())
+}
+
+/// The slot that property cache entry `at` says code of the running
+/// scope reaches on an object of `class`, if it says so.
+fn cached_slot<G: Globals>(g: G, at: u32, class: &Class) -> Option<u32> {
+    eg!(g, |eg| {
+        let scope = eg.frames.last().map_or(0, |f| f.scope);
+        match eg.runtime_cache[at as usize] {
+            CacheEntry::Prop {
+                class: c,
+                scope: s,
+                slot,
+            } if c == class.id && s == scope => Some(slot),
+            _ => None,
+        }
+    })
+}
+
+/// Remembers in property cache entry `at` (if any) where a lookup from
+/// the running scope led on an object of `class`.
+fn remember_slot<G: Globals>(g: G, at: Option<u32>, class: &Class, found: &Lookup) {
+    if let (Some(at), Lookup::Slot(slot)) = (at, found) {
+        eg!(g, |eg| {
+            let scope = eg.frames.last().map_or(0, |f| f.scope);
+            eg.runtime_cache[at as usize] = CacheEntry::Prop {
+                class: class.id,
+                scope,
+                slot: *slot,
+            };
+        });
+    }
 }
 
 /// The running code's class scope.
@@ -231,11 +263,12 @@ fn magic_read<G: Globals>(g: G, o: &Obj, get: &Rc<Method>, name: &PhpStr, quiet:
     call_magic(g, o, get, vec![Value::Str(name.clone())])
 }
 
-/// `$obj->name` (`quiet`: inside `isset`/`??`, no warning).
-pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool) -> VmResult<Value> {
+/// `$obj->name` (`quiet`: inside `isset`/`??`, no warning); `cache`:
+/// the instruction's runtime cache entry, if it has one.
+pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool, cache: Option<u32>) -> VmResult<Value> {
     let o = match objv {
         Value::Obj(o) => o,
-        Value::Ref(r) => return read(g, &r.get(), name, quiet),
+        Value::Ref(r) => return read(g, &r.get(), name, quiet, cache),
         other => {
             if !quiet {
                 warning(
@@ -250,8 +283,16 @@ pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool) -> VmRes
             return Ok(Value::Null);
         }
     };
+    if let Some(slot) = cache.and_then(|at| cached_slot(g, at, &o.class)) {
+        let v = o.props.borrow()[slot as usize].deref_clone_keep_undef();
+        if !matches!(v, Value::Undef) {
+            return Ok(v);
+        }
+    }
     let scope = scope(g);
-    match lookup(g, o, name, scope.as_ref()) {
+    let found = lookup(g, o, name, scope.as_ref());
+    remember_slot(g, cache, &o.class, &found);
+    match found {
         Lookup::Slot(slot) => {
             let v = o.props.borrow()[slot as usize].deref_clone_keep_undef();
             if !matches!(v, Value::Undef) {
@@ -313,11 +354,12 @@ fn set_through(r: &minizts_core::PhpRef, v: Value) -> VmResult<()> {
     }
 }
 
-/// `$obj->name = v`.
-pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value) -> VmResult<()> {
+/// `$obj->name = v`; `cache`: the instruction's runtime cache entry, if
+/// it has one.
+pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value, cache: Option<u32>) -> VmResult<()> {
     let o = match objv {
         Value::Obj(o) => o,
-        Value::Ref(r) => return write(g, &r.get(), name, v),
+        Value::Ref(r) => return write(g, &r.get(), name, v, cache),
         other => {
             return error(format!(
                 "Attempt to assign property \"{}\" on {}",
@@ -326,8 +368,21 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value) -> VmResul
             ))
         }
     };
-    let scope = scope(g);
-    match lookup(g, o, name, scope.as_ref()) {
+    // A readonly property's write depends on more than the slot (whether
+    // it is initialised, and the scope's class): never from the cache.
+    let hit = cache
+        .and_then(|at| cached_slot(g, at, &o.class))
+        .filter(|&slot| o.class.props[slot as usize].flags & acc::READONLY == 0);
+    let (scope, found) = match hit {
+        Some(slot) => (None, Lookup::Slot(slot)),
+        None => {
+            let scope = scope(g);
+            let found = lookup(g, o, name, scope.as_ref());
+            remember_slot(g, cache, &o.class, &found);
+            (scope, found)
+        }
+    };
+    match found {
         Lookup::Slot(slot) => {
             let p = &o.class.props[slot as usize];
             if p.flags & acc::READONLY != 0 {
@@ -349,6 +404,17 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value) -> VmResul
                             .as_ref()
                             .map_or_else(|| "global scope".to_string(), |s| format!("scope {}", s.name))
                     ));
+                }
+            }
+            // An unset property's write goes to `__set` (PHP tells an
+            // unset typed property from a never initialised one, which is
+            // written directly; minizts does not keep that flag, and takes
+            // every typed one for the second).
+            if p.ty.is_none() && matches!(o.props.borrow()[slot as usize], Value::Undef) {
+                if let Some(set) = o.class.magic.set.clone() {
+                    if let Some(r) = guarded(o, || call_magic(g, o, &set, vec![Value::Str(name.clone()), v.clone()])) {
+                        return r.map(drop);
+                    }
                 }
             }
             let v = match &p.ty {
@@ -499,14 +565,21 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
 }
 
 /// `isset($obj->name)`.
-pub fn isset<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<bool> {
+pub fn isset<G: Globals>(g: G, objv: &Value, name: &PhpStr, cache: Option<u32>) -> VmResult<bool> {
     let o = match objv {
         Value::Obj(o) => o,
-        Value::Ref(r) => return isset(g, &r.get(), name),
+        Value::Ref(r) => return isset(g, &r.get(), name, cache),
         _ => return Ok(false),
     };
-    let scope = scope(g);
-    let direct = match lookup(g, o, name, scope.as_ref()) {
+    let found = match cache.and_then(|at| cached_slot(g, at, &o.class)) {
+        Some(slot) => Lookup::Slot(slot),
+        None => {
+            let found = lookup(g, o, name, scope(g).as_ref());
+            remember_slot(g, cache, &o.class, &found);
+            found
+        }
+    };
+    let direct = match found {
         Lookup::Slot(slot) => Some(o.props.borrow()[slot as usize].deref_clone_keep_undef()),
         Lookup::Dynamic => o.dynamic.borrow().as_ref().and_then(|d| {
             d.get(&minizts_core::Key::from_php_str(name.clone()))
@@ -624,10 +697,10 @@ fn scope_words(scope: Option<&Rc<Class>>) -> String {
 }
 
 /// `$obj->name(…)`: PHP's `INIT_METHOD_CALL`.
-pub fn resolve_method<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<Resolved> {
+pub fn resolve_method<G: Globals>(g: G, objv: &Value, name: &PhpStr, cache: Option<u32>) -> VmResult<Resolved> {
     let o = match objv {
         Value::Obj(o) => o.clone(),
-        Value::Ref(r) => return resolve_method(g, &r.get(), name),
+        Value::Ref(r) => return resolve_method(g, &r.get(), name, cache),
         Value::Closure(c) => return closure_method(g, c, name),
         other => {
             return error(format!(
@@ -637,9 +710,42 @@ pub fn resolve_method<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult
             ))
         }
     };
+    if let Some(at) = cache {
+        let hit = eg!(g, |eg| {
+            let scope = eg.frames.last().map_or(0, |f| f.scope);
+            match &eg.runtime_cache[at as usize] {
+                CacheEntry::Method {
+                    class,
+                    scope: s,
+                    method,
+                } if *class == o.class.id && *s == scope => Some(method.clone()),
+                _ => None,
+            }
+        });
+        if let Some(method) = hit {
+            return Ok(Resolved {
+                called: o.class.clone(),
+                method,
+                this: Some(o),
+                magic_name: None,
+                closure: None,
+            });
+        }
+    }
     let scope = scope(g);
     let lc = name.as_bytes().to_ascii_lowercase();
-    match find_method(&o.class, &lc, scope.as_ref()) {
+    let found = find_method(&o.class, &lc, scope.as_ref());
+    if let (Some(at), Ok(m)) = (cache, &found) {
+        eg!(g, |eg| {
+            let scope = eg.frames.last().map_or(0, |f| f.scope);
+            eg.runtime_cache[at as usize] = CacheEntry::Method {
+                class: o.class.id,
+                scope,
+                method: m.clone(),
+            };
+        });
+    }
+    match found {
         Ok(m) => Ok(Resolved {
             called: o.class.clone(),
             method: m,
@@ -957,7 +1063,7 @@ pub fn check_constructor<G: Globals>(g: G, class: &Rc<Class>, m: &Rc<Method>) ->
 }
 
 /// Bit 31 of a method descriptor: a native method.
-const NATIVE_BIT: i64 = 1 << 31;
+pub(crate) const NATIVE_BIT: i64 = 1 << 31;
 
 /// Writes a resolved method call into the three callee registers at
 /// `regs`: `$this` (or null), the method (its function or native id in

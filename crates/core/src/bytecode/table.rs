@@ -24,6 +24,9 @@
 //!   target in bytes (see [`Op::with_back`]).
 //! - `cidx` (`u16`): the index of a string constant (a name).
 //! - `site` (`u16`): a call or constant-fetch site of the function.
+//! - `cache` (`u16`): the instruction's runtime cache slot, counted from
+//!   the function's first ([`super::NO_CACHE`]: none; see
+//!   [`super::Function::cache_base`]).
 //! - `builtin` (`u16`): a builtin function's id.
 //! - `func` (`FuncId`): a function of the script.
 //! - `u8`, `u16`, `bool`, `BinOp`, `IncDec`, `CastKind`: immediates.
@@ -57,6 +60,9 @@ macro_rules! field_type {
         u16
     };
     (site) => {
+        u16
+    };
+    (cache) => {
         u16
     };
     (builtin) => {
@@ -217,6 +223,9 @@ macro_rules! example {
         0
     };
     (site) => {
+        0
+    };
+    (cache) => {
         0
     };
     (builtin) => {
@@ -823,7 +832,7 @@ instructions! {
         /// into `callee` (the object), `callee+1` (the method) and
         /// `callee+2` (the class the call is made on, or the name for
         /// `__call`).
-        InitMethod "INIT_METHOD" "{callee} = {obj}->{name}" { callee: reg, obj: src, name: src }
+        InitMethod "INIT_METHOD" "{callee} = {obj}->{name}" { callee: reg, obj: src, name: src, cache: cache }
         /// `C::name(…)`, `parent::name(…)`, …: the same for a static call
         /// (which keeps `$this` when the method is an instance method of
         /// the caller's class hierarchy).
@@ -834,11 +843,11 @@ instructions! {
         /// arguments from `args`.
         CallMethod "CALL_METHOD" "{dst} = {callee}({args})" { dst: reg, callee: reg, args: regs[argc], argc: u8 }
         /// `dst = obj->name` (`quiet`: inside `isset`/`??`, no warning).
-        FetchProp "FETCH_PROP" "{dst} = {obj}->{name} quiet={quiet}" { dst: reg, obj: src, name: src, quiet: bool }
+        FetchProp "FETCH_PROP" "{dst} = {obj}->{name} quiet={quiet}" { dst: reg, obj: src, name: src, quiet: bool, cache: cache }
         /// `dst = isset(obj->name)` (with `__isset`).
-        IssetProp "ISSET_PROP" "{dst} = isset({obj}->{name})" { dst: reg, obj: src, name: src }
+        IssetProp "ISSET_PROP" "{dst} = isset({obj}->{name})" { dst: reg, obj: src, name: src, cache: cache }
         /// `obj->name = src`
-        AssignProp "ASSIGN_PROP" "{obj}->{name} = {src}" { obj: src, name: src, src: src }
+        AssignProp "ASSIGN_PROP" "{obj}->{name} = {src}" { obj: src, name: src, src: src, cache: cache }
         /// Makes property `obj->name` a reference (creating it) and puts
         /// it in `dst`, for the variable instructions that write through
         /// it (`$o->a[] = 1`, `$o->n++`, `&$o->x`).

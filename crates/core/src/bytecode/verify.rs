@@ -29,7 +29,7 @@ impl std::error::Error for VerifyError {}
 
 /// Checks `code` for a window of `num_regs` registers and a pool of
 /// `num_consts` constants (see the module docs).
-pub fn verify(code: &[Op], num_regs: usize, num_consts: usize) -> Result<(), VerifyError> {
+pub fn verify(code: &[Op], num_regs: usize, num_consts: usize, num_caches: u16) -> Result<(), VerifyError> {
     let len = code.len();
     let fail = |pc: usize, what: String| Err(VerifyError { pc, what });
     if !matches!(code.last(), Some(Op::Return { .. })) {
@@ -55,6 +55,11 @@ pub fn verify(code: &[Op], num_regs: usize, num_consts: usize) -> Result<(), Ver
                         format!("a loop bottom's distance back ({back} bytes) must lead to its target {t}"),
                     );
                 }
+            }
+        }
+        if let Some((_, &mut c)) = op.clone().cache_mut() {
+            if c != super::NO_CACHE && c >= num_caches {
+                return fail(pc, format!("cache slot {c} outside the function's {num_caches}"));
             }
         }
         let mut bad = None;

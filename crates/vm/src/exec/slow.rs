@@ -21,6 +21,11 @@ use crate::dim::{self, ReadMode};
 use crate::error::{error, fatal, warning, VmError, VmResult};
 use crate::{builtins, ops, output};
 
+/// The runtime cache entry of an instruction's `cache` field.
+fn cache_at(func: &Function, cache: u16) -> Option<u32> {
+    (cache != minizts_core::bytecode::NO_CACHE).then(|| func.cache_base + u32::from(cache))
+}
+
 /// Runs the instruction at `at` of the running function (the top frame's,
 /// on the register window at `base`) by its general path; says where the run
 /// loop goes on (a `native` frame's return puts its value in `done`).
@@ -1053,10 +1058,20 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 None => jump!(skip),
             }
         }
-        Op::InitMethod { callee, obj, name } => {
+        Op::InitMethod {
+            callee,
+            obj,
+            name,
+            cache,
+        } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let r = tri!(crate::objects::resolve_method(g, &opnd!(obj), &name));
+            let r = tri!(crate::objects::resolve_method(
+                g,
+                &opnd!(obj),
+                &name,
+                cache_at(func, cache)
+            ));
             // SAFETY: as for `New`.
             unsafe { crate::objects::fill_callee(base.byte_add(callee.raw() * 8), r) };
         }
@@ -1114,7 +1129,13 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 }
             }
         }
-        Op::FetchProp { dst, obj, name, quiet } => {
+        Op::FetchProp {
+            dst,
+            obj,
+            name,
+            quiet,
+            cache,
+        } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
             // Inside `isset`/`??` an unset variable is read silently.
@@ -1123,20 +1144,25 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             } else {
                 opnd!(obj).clone()
             };
-            let v = tri!(crate::objects::read(g, &objv, &name, quiet));
+            let v = tri!(crate::objects::read(g, &objv, &name, quiet, cache_at(func, cache)));
             set!(dst, v);
         }
-        Op::IssetProp { dst, obj, name } => {
+        Op::IssetProp { dst, obj, name, cache } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let v = tri!(crate::objects::isset(g, &raw!(obj).deref_clone(), &name));
+            let v = tri!(crate::objects::isset(
+                g,
+                &raw!(obj).deref_clone(),
+                &name,
+                cache_at(func, cache)
+            ));
             set!(dst, Value::Bool(v));
         }
-        Op::AssignProp { obj, name, src } => {
+        Op::AssignProp { obj, name, src, cache } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
             let v = opnd!(src).deref_clone();
-            tri!(crate::objects::write(g, &opnd!(obj), &name, v));
+            tri!(crate::objects::write(g, &opnd!(obj), &name, v, cache_at(func, cache)));
         }
         Op::FetchPropRef { dst, obj, name } => {
             save_pc(g, cur!());
