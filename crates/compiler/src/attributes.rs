@@ -43,26 +43,26 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// Checks the internal attributes among those of one declaration, in
     /// order, as PHP does once it has collected them all.
     pub(crate) fn check_attributes(&self, attributes: &[Attribute<'a>], target: Target) -> Result<()> {
-        for a in attributes {
-            let Some(&(_, allowed)) = INTERNAL.iter().find(|(n, _)| a.name.eq_ignore_ascii_case(n)) else {
+        // Attribute names are class names, resolved in the namespace.
+        let names: Vec<String> = attributes
+            .iter()
+            .map(|a| self.class_name(a.name))
+            .collect::<Result<_>>()?;
+        for name in &names {
+            let Some(&(_, allowed)) = INTERNAL.iter().find(|(n, _)| name.eq_ignore_ascii_case(n)) else {
                 continue;
             };
             let target = target as u32;
             if allowed & target == 0 {
                 return self.error(format!(
                     "Attribute \"{}\" cannot target {} (allowed targets: {})",
-                    a.name,
+                    name,
                     target_names(target),
                     target_names(allowed)
                 ));
             }
-            if attributes
-                .iter()
-                .filter(|b| b.name.eq_ignore_ascii_case(a.name))
-                .count()
-                > 1
-            {
-                return self.error(format!("Attribute \"{}\" must not be repeated", a.name));
+            if names.iter().filter(|b| b.eq_ignore_ascii_case(name)).count() > 1 {
+                return self.error(format!("Attribute \"{name}\" must not be repeated"));
             }
         }
         Ok(())

@@ -59,7 +59,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         if early {
             // A second top-level class of one name is left for its
             // declaration to refuse when it runs, as PHP does.
-            let key = names::to_bytes(decl.name).to_ascii_lowercase();
+            let key = names::to_bytes(&self.ns.prefixed(decl.name)).to_ascii_lowercase();
             if !self.early_class_names.contains_key(&key) {
                 self.early_class_names.insert(key, self.line_of(decl.pos));
                 self.early_classes.push(index);
@@ -74,11 +74,18 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// (`zend_generate_anon_class_name`), its parent's or first
     /// interface's name then `@anonymous`, a NUL byte and where it is
     /// declared, unique in the request.
-    fn anonymous_class_name(&mut self, decl: &'a ClassDecl<'a>) -> String {
-        let prefix = decl.parent.or(decl.interfaces.first().copied()).unwrap_or("class");
+    fn anonymous_class_name(&mut self, decl: &'a ClassDecl<'a>) -> Result<String> {
+        let prefix = match decl.parent.or(decl.interfaces.first().copied()) {
+            Some(written) => self.class_name(written)?,
+            None => "class".to_string(),
+        };
         let n = self.first_func + self.anonymous_classes;
         self.anonymous_classes += 1;
-        format!("{prefix}@anonymous\0{}:{}${n:x}", self.file, self.line_of(decl.pos))
+        Ok(format!(
+            "{prefix}@anonymous\0{}:{}${n:x}",
+            self.file,
+            self.line_of(decl.pos)
+        ))
     }
 
     /// Compiles a class-like declaration into the script's classes;
@@ -92,18 +99,25 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.classes.push(None);
         let anonymous = decl.name == "class@anonymous";
         let name: Rc<str> = if anonymous {
-            self.anonymous_class_name(decl).into()
+            self.anonymous_class_name(decl)?.into()
         } else {
             if one_of(decl.name, &RESERVED_CLASS_NAMES) {
                 return self.error(format!("Cannot use '{}' as class name as it is reserved", decl.name));
             }
-            decl.name.into()
+            // A class takes its namespace's name.
+            let full = self.ns.prefixed(decl.name);
+            self.check_declaration(UseKind::Class, decl.name, &full)?;
+            full.into()
+        };
+        let parent = match decl.parent {
+            Some(written) => Some(Rc::from(self.class_name(written)?)),
+            None => None,
         };
         let ctx = ClassCtx {
             index,
             name: name.clone(),
             kind: decl.kind,
-            parent: decl.parent,
+            parent,
         };
         let saved = self.class.replace(ctx);
         let saved_line = self.line;
@@ -347,7 +361,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                             used.first().copied().unwrap_or("")
                         ));
                     }
-                    traits.extend(used.iter().map(|t| Box::<str>::from(*t)));
+                    for t in used.iter() {
+                        traits.push(self.class_name(t)?.into());
+                    }
                     for rule in rules.iter() {
                         trait_rules.push(match rule {
                             TraitRule::Insteadof {
@@ -356,9 +372,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                                 instead_of,
                                 ..
                             } => TraitRuleDef::Insteadof {
-                                trait_name: (*trait_name).into(),
+                                trait_name: self.class_name(trait_name)?.into(),
                                 method: (*method).into(),
-                                instead_of: instead_of.iter().map(|t| Box::<str>::from(*t)).collect(),
+                                instead_of: instead_of
+                                    .iter()
+                                    .map(|t| self.class_name(t).map(Box::<str>::from))
+                                    .collect::<Result<_>>()?,
                             },
                             TraitRule::Alias {
                                 trait_name,
@@ -367,7 +386,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                                 alias,
                                 ..
                             } => TraitRuleDef::Alias {
-                                trait_name: trait_name.map(Into::into),
+                                trait_name: match trait_name {
+                                    Some(t) => Some(self.class_name(t)?.into()),
+                                    None => None,
+                                },
                                 method: (*method).into(),
                                 flags: acc_bits(*modifiers),
                                 alias: alias.map(Into::into),
@@ -463,8 +485,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             name: full_name.into(),
             kind: core_kind(kind),
             flags: class_flags,
-            parent: decl.parent.map(Into::into),
-            interfaces: decl.interfaces.iter().map(|i| Box::<str>::from(*i)).collect(),
+            parent: self.class.as_ref().and_then(|c| c.parent.as_deref()).map(Into::into),
+            interfaces: decl
+                .interfaces
+                .iter()
+                .map(|i| self.class_name(i).map(Box::<str>::from))
+                .collect::<Result<_>>()?,
             traits,
             trait_rules,
             consts,
@@ -608,14 +634,56 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         id
     }
 
+    /// A parameter's default value is a constant expression too, in which
+    /// `static::` names no class yet (`zend_compile_const_expr`).
+    pub(crate) fn check_static_in_default(&self, e: &'a Expr<'a>) -> Result<()> {
+        match &e.kind {
+            ExprKind::ClassConst {
+                class: ClassRef::Static,
+                name,
+            } => {
+                if name.eq_ignore_ascii_case("class") {
+                    self.error("static::class cannot be used for compile-time class name resolution")
+                } else {
+                    self.error("\"static::\" is not allowed in compile-time constants")
+                }
+            }
+            ExprKind::Unary { expr, .. } => self.check_static_in_default(expr),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                self.check_static_in_default(lhs)?;
+                self.check_static_in_default(rhs)
+            }
+            ExprKind::Ternary { cond, then, els } => {
+                self.check_static_in_default(cond)?;
+                if let Some(t) = then {
+                    self.check_static_in_default(t)?;
+                }
+                self.check_static_in_default(els)
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// PHP's check of a constant expression (`zend_is_allowed_in_const_expr`):
     /// what a class constant, an enum case or a property default may be.
     pub(crate) fn check_const_expr(&self, e: &'a Expr<'a>) -> Result<()> {
         let invalid = || self.error("Constant expression contains invalid operations");
         match &e.kind {
             ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Const(_) => Ok(()),
-            ExprKind::ClassConst { class, .. } => match class {
+            ExprKind::ClassConst { class, name } => match class {
+                // `parent::class` is resolved now, which needs a parent.
+                ClassRef::Name(n) if n.eq_ignore_ascii_case("parent") && name.eq_ignore_ascii_case("class") => {
+                    match &self.class {
+                        Some(c) if c.parent.is_none() && c.kind != ClassKind::Trait => {
+                            self.error("Cannot use \"parent\" when current class scope has no parent")
+                        }
+                        _ => Ok(()),
+                    }
+                }
                 ClassRef::Name(_) => Ok(()),
+                ClassRef::Static if name.eq_ignore_ascii_case("class") => {
+                    self.error("static::class cannot be used for compile-time class name resolution")
+                }
                 ClassRef::Static => self.error("\"static::\" is not allowed in compile-time constants"),
                 _ => invalid(),
             },

@@ -51,16 +51,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     fn fold_constant(&self, name: &str) -> Option<Folded> {
-        let name = name.strip_prefix('\\').unwrap_or(name);
-        if ["true", "false", "null"].iter().any(|c| name.eq_ignore_ascii_case(c)) {
-            return Some(Folded::Other);
-        }
-        if name == "__LINE__" {
+        if name.eq_ignore_ascii_case("__LINE__") {
             return Some(Folded::Int);
         }
-        let key = names::to_bytes(name);
-        let value = cg!(self.g).constant_table.get(&*key).cloned();
-        match value? {
+        match self.known_constant(name)? {
             Value::Int(_) => Some(Folded::Int),
             Value::Str(s) => Some(Folded::Str {
                 numeric: is_numeric_str(&s).is_some(),
@@ -110,6 +104,28 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
     }
 
+    /// The value PHP's compiler gives constant `name` (`true`, `false`,
+    /// `null` and the builtin constants, `zend_try_ct_eval_const`), if
+    /// it gives one: not for an unqualified name in a namespace, which
+    /// could be the namespace's own, but for those three.
+    pub(crate) fn known_constant(&self, name: &str) -> Option<Value> {
+        let resolved = self.ns.const_name(name);
+        let last = resolved.name.rsplit('\\').next().unwrap_or(&resolved.name);
+        if resolved.fallback.is_some() || !resolved.name.contains('\\') {
+            match last.to_ascii_lowercase().as_str() {
+                "true" => return Some(Value::Bool(true)),
+                "false" => return Some(Value::Bool(false)),
+                "null" => return Some(Value::Null),
+                _ => {}
+            }
+        }
+        if resolved.fallback.is_some() {
+            return None;
+        }
+        let key = names::to_bytes(&resolved.name);
+        cg!(self.g).constant_table.get(&*key).cloned()
+    }
+
     /// `zend_try_compile_special_func`: the builtins PHP compiles inline,
     /// each under the conditions on its arguments that PHP checks. They
     /// are PHP's core functions, which no script can redeclare.
@@ -117,6 +133,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         if args.iter().any(|a| a.spread || a.name.is_some()) {
             return false;
         }
+        // An unqualified name in a namespace is resolved when it runs.
+        let resolved = self.ns.function_name(name);
+        if resolved.fallback.is_some() {
+            return false;
+        }
+        let name = resolved.name.as_str();
         let n = args.len();
         match name.to_ascii_lowercase().as_str() {
             "strlen" | "is_null" | "is_bool" | "is_long" | "is_int" | "is_integer" | "is_float" | "is_double"
@@ -179,18 +201,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Int(n) => Some(*n != 0),
             ExprKind::Float(f) => Some(*f != 0.0),
             ExprKind::Str(s) => Some(!s.is_empty() && *s != b"0"),
-            ExprKind::Const(name) => {
-                let name = name.strip_prefix('\\').unwrap_or(name);
-                if name.eq_ignore_ascii_case("true") {
-                    return Some(true);
-                }
-                if name.eq_ignore_ascii_case("false") || name.eq_ignore_ascii_case("null") {
-                    return Some(false);
-                }
-                let key = names::to_bytes(name);
-                let value = cg!(self.g).constant_table.get(&*key).cloned();
-                value.map(|v| v.to_bool())
-            }
+            ExprKind::Const(name) => self.known_constant(name).map(|v| v.to_bool()),
             _ => None,
         }
     }

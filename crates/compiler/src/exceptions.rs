@@ -166,7 +166,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     self.patch(pc, here);
                 }
                 let last = ci + 1 == catches.len() && ni + 1 == c.classes.len();
-                let class = self.const_str_index(&names::to_bytes(class))?;
+                let class = self.class_name(class)?;
+                let class = self.const_str_index(&names::to_bytes(&class))?;
                 let pc = self.emit(Op::Catch {
                     class,
                     var,

@@ -43,7 +43,42 @@ fn special_function(name: &str, args: &[Arg<'_>]) -> bool {
     }
 }
 
+/// A call by name as the compiler binds it: `target` is the function
+/// (a builtin when it is one), and an unqualified name inside a
+/// namespace whose function this file does not declare and that names
+/// no builtin also has the global `fallback` the run looks up when the
+/// namespace has no such function.
+pub(crate) struct Callee<'a> {
+    pub target: String,
+    pub fallback: Option<String>,
+    /// The declaration in this file the call would reach, for its
+    /// by-reference parameters.
+    pub decl: Option<&'a FunctionDecl<'a>>,
+    /// This file declares `target`.
+    pub own: bool,
+}
+
+impl Callee<'_> {
+    /// The one name a call that cannot fall back (a callable string)
+    /// uses: the global function's, unless this file declares the
+    /// namespace's.
+    pub fn bound(&self) -> &str {
+        match &self.fallback {
+            Some(global) if !self.own => global,
+            _ => &self.target,
+        }
+    }
+}
+
 impl<'a, G: Globals> Compiler<'a, '_, G> {
+    /// Whether a call is one PHP compiles to an instruction of its own
+    /// (see [`special_function`]): never an unqualified name in a
+    /// namespace, which PHP resolves when it runs.
+    fn special_call(&self, name: &str, args: &[Arg<'_>]) -> bool {
+        let resolved = self.ns.function_name(name);
+        resolved.fallback.is_none() && special_function(&resolved.name, args)
+    }
+
     /// Compiles `e`; returns where its value is: a constant, a CV's
     /// register, or a temporary above the watermark the caller took.
     pub(crate) fn expr(&mut self, e: &'a Expr<'a>) -> Result<Src> {
@@ -59,11 +94,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Var(name) => Ok(Src::reg(self.cv(name)?)),
             // The line of the token itself, not of the instruction being
             // emitted (an element of a multi-line array literal).
-            ExprKind::Const("__LINE__") => self.const_int(self.line_of(e.pos) as i64),
+            ExprKind::Const(name) if name.eq_ignore_ascii_case("__LINE__") => {
+                self.const_int(self.line_of(e.pos) as i64)
+            }
             ExprKind::Const(name) => self.constant(name),
             // `A::class`, resolved now.
             ExprKind::ClassConst { class, name } if name.eq_ignore_ascii_case("class") => {
-                match self.folded_class_name(*class) {
+                match self.folded_class_name(*class)? {
                     Some(folded) => self.const_str(&names::to_bytes(&folded)),
                     None => {
                         let t = self.temp()?;
@@ -164,8 +201,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Call { name, args } => self.call(name, args, dst)?,
             ExprKind::CallValue { callee, args } => self.call_value(callee, args, dst)?,
             ExprKind::CallableFromName(name) => {
-                let name = name.strip_prefix('\\').unwrap_or(name);
-                let src = self.const_str(name.as_bytes())?;
+                let callee = self.callee(name);
+                let src = self.const_str(&names::to_bytes(callee.bound()))?;
                 self.at(e.pos);
                 self.emit(Op::MakeCallable { dst, src });
             }
@@ -369,7 +406,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::AssignOp { op, target, value } if *op != BinaryOp::Coalesce => {
                 self.assign_op(*op, target, value, Reg::NONE)?;
             }
-            ExprKind::Call { name, args } if is_foldable(name, args) => {
+            ExprKind::Call { name, args } if is_foldable(&self.callee(name).target, args) => {
                 // `strlen("x");` as a statement: nothing to do at run time.
             }
             ExprKind::Var(_) | ExprKind::VarVar { .. } => {
@@ -388,18 +425,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// A bare name: `true`/`false`/`null`, a magic constant, an internal
     /// constant (folded), or a user constant looked up at run time.
     fn constant(&mut self, name: &str) -> Result<Src> {
-        let name = name.strip_prefix('\\').unwrap_or(name);
-        match name.to_ascii_lowercase().as_str() {
-            "true" => return self.const_bool(true),
-            "false" => return self.const_bool(false),
-            "null" => return self.const_null(),
-            _ => {}
-        }
-        match name {
+        // Magic constants are keywords, in any case.
+        let magic = if name.starts_with("__") {
+            name.to_ascii_uppercase()
+        } else {
+            String::new()
+        };
+        match magic.as_str() {
             "__LINE__" => return self.const_int(self.line as i64),
-            "__COMPILER_HALT_OFFSET__" if self.halt_offset.is_some() => {
-                return self.const_int(self.halt_offset.unwrap_or(0) as i64)
-            }
             "__FILE__" => return self.const_str(self.file.as_bytes()),
             "__DIR__" => {
                 let dir = std::path::Path::new(self.file)
@@ -418,25 +451,44 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 return self.const_str(&names::to_bytes(name));
             }
             "__CLASS__" => return self.class_magic(),
+            "__TRAIT__" => {
+                let name = match &self.class {
+                    Some(c) if c.kind == ClassKind::Trait => c.name.to_string(),
+                    _ => String::new(),
+                };
+                return self.const_str(&names::to_bytes(&name));
+            }
             "__METHOD__" if self.method_name.is_some() => {
                 let name = self.method_name.clone().unwrap_or_default();
                 return self.const_str(&names::to_bytes(&name));
             }
             // Outside a method, the function's name.
             "__METHOD__" => return self.constant("__FUNCTION__"),
-            "__NAMESPACE__" => return self.const_str(b""),
+            "__NAMESPACE__" => {
+                let ns = self.ns.namespace().to_string();
+                return self.const_str(&names::to_bytes(&ns));
+            }
             _ => {}
         }
-        let key = names::to_bytes(name);
-        let folded = cg!(self.g).constant_table.get(&*key).cloned();
-        match folded {
+        // Not a keyword: written as it is (`\__COMPILER_HALT_OFFSET__`
+        // too) or resolving to it, but not relative to a namespace.
+        const HALT: &str = "__COMPILER_HALT_OFFSET__";
+        if let Some(offset) = self.halt_offset {
+            if name.strip_prefix('\\').unwrap_or(name) == HALT || self.ns.const_name(name).name == HALT {
+                return self.const_int(offset as i64);
+            }
+        }
+        match self.known_constant(name) {
             Some(Value::Int(n)) => self.const_int(n),
             Some(Value::Float(f)) => self.const_float(f),
             Some(Value::Bool(b)) => self.const_bool(b),
             Some(Value::Str(s)) => self.const_str(&s),
             Some(_) => self.const_null(),
             None => {
-                let site = self.site(name, &key)?;
+                let resolved = self.ns.const_name(name);
+                let key = crate::namespaces::const_key(&resolved.name);
+                let fallback = resolved.fallback.as_deref().map(|f| names::to_bytes(f).into_owned());
+                let site = self.site_with_fallback(&resolved.name, &key, fallback)?;
                 let t = self.temp()?;
                 self.emit(Op::FetchConst { dst: t, site });
                 Ok(Src::reg(t))
@@ -687,7 +739,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 // not print yet) and a reference assignment's reference;
                 // except the calls it compiles to instructions, which give
                 // a value like any expression.
-                ExprKind::Call { name, args } if !by_ref(i) || !special_function(name, args) => {
+                ExprKind::Call { name, args } if !by_ref(i) || !self.special_call(name, args) => {
                     self.expr_into(a.value, r)?
                 }
                 ExprKind::CallValue { .. }
@@ -854,20 +906,56 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     fn call(&mut self, name: &'a str, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
-        let name = name.strip_prefix('\\').unwrap_or(name);
-        if name.eq_ignore_ascii_case("assert") {
+        let callee = self.callee(name);
+        if callee.target.eq_ignore_ascii_case("assert") {
             let internal = cg!(self.g).function_table.get(b"assert".as_slice()).copied();
             if let Some(f) = internal {
-                return self.assert_call(name, f.id, args, dst);
+                return self.assert_call(callee, f.id, args, dst);
             }
         }
-        self.call_by_name(name, args, dst)
+        self.call_by_name(callee, args, dst)
+    }
+
+    /// What a call of the function written `written` calls, as far as
+    /// the compiler can tell (see [`Callee`]).
+    pub(crate) fn callee(&self, written: &str) -> Callee<'a> {
+        let resolved = self.ns.function_name(written);
+        let own = crate::function_key(&resolved.name);
+        let declared = self.decls.get(own.as_slice()).copied();
+        match resolved.fallback {
+            // The namespace's own function when this file declares one;
+            // otherwise a builtin is bound now and any other name waits
+            // for the run.
+            Some(global) if declared.is_none() => {
+                let key = crate::function_key(&global);
+                if cg!(self.g).function_table.contains_key(key.as_slice()) {
+                    return Callee {
+                        decl: None,
+                        target: global,
+                        fallback: None,
+                        own: false,
+                    };
+                }
+                Callee {
+                    decl: self.decls.get(key.as_slice()).copied(),
+                    target: resolved.name,
+                    fallback: Some(global),
+                    own: false,
+                }
+            }
+            fallback => Callee {
+                own: declared.is_some(),
+                decl: declared,
+                target: resolved.name,
+                fallback,
+            },
+        }
     }
 
     /// `assert(…)` as PHP compiles it (`zend_compile_assert`): skipped,
     /// giving true, while `zend.assertions` is not 1, and given the
     /// description `assert(<its expression>)` when it has none.
-    fn assert_call(&mut self, name: &'a str, id: u16, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
+    fn assert_call(&mut self, name: Callee<'a>, id: u16, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
         let line = self.line;
         let check = self.emit(Op::AssertCheck { target: 0 });
         match args {
@@ -897,11 +985,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         Ok(())
     }
 
-    fn call_by_name(&mut self, name: &'a str, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
+    fn call_by_name(&mut self, callee: Callee<'a>, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
         if args.len() > MAX_ARGS || args.iter().any(|a| a.spread || a.name.is_some()) {
-            let callee = self.const_str(name.as_bytes())?;
+            let callee = self.const_str(&names::to_bytes(callee.bound()))?;
             return self.call_spread(callee, args, dst);
         }
+        let name = callee.target.as_str();
         let lower = name.to_ascii_lowercase();
         let key = crate::function_key(name);
         let line = self.line;
@@ -924,7 +1013,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 });
             }
             None => {
-                let decl = self.decls.get(key.as_slice()).copied();
+                let decl = callee.decl;
                 let by_ref = |i: usize| {
                     decl.is_some_and(|d| match d.params.get(i) {
                         Some(p) => p.by_ref,
@@ -933,7 +1022,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 };
                 let start = self.args(name, args, by_ref, false)?;
                 self.line = line;
-                let site = self.site(name, &key)?;
+                let fallback = callee.fallback.as_deref().map(crate::function_key);
+                let site = self.site_with_fallback(name, &key, fallback)?;
                 self.emit(Op::CallUser {
                     dst,
                     site,

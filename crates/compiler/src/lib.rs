@@ -20,6 +20,7 @@ mod export;
 mod expr;
 mod goto;
 mod lvalue;
+mod namespaces;
 mod objects;
 mod peephole;
 mod refs;
@@ -190,10 +191,13 @@ fn compile_ast<'a, G: Globals>(
         anonymous_classes: 0,
         const_expr: false,
         finally_bodies: Vec::new(),
+        ns: Default::default(),
+        warnings: Default::default(),
     };
-    c.collect_decls(ast.stmts);
+    let top = c.top_level(ast.stmts)?;
+    c.collect_decls(&top);
     let last_line = lines.line(src_len as u32);
-    c.compile_main(ast.stmts, last_line)?;
+    c.compile_main(&top, last_line)?;
     let mut functions: Vec<Function> = c
         .functions
         .into_iter()
@@ -223,6 +227,7 @@ fn compile_ast<'a, G: Globals>(
         early_classes: c.early_classes,
         strings,
         cache_slots,
+        warnings: c.warnings.into_inner(),
     }))
 }
 
@@ -303,13 +308,14 @@ pub(crate) struct FinallyCtx {
 
 /// The class-like declaration whose body is being compiled.
 #[derive(Clone)]
-pub(crate) struct ClassCtx<'a> {
+pub(crate) struct ClassCtx {
     /// Its index in the script's classes.
     pub index: u32,
     /// Its name (an anonymous class's generated one).
     pub name: std::rc::Rc<str>,
     pub kind: ast::ClassKind,
-    pub parent: Option<&'a str>,
+    /// The class it extends, resolved.
+    pub parent: Option<std::rc::Rc<str>>,
 }
 
 /// The value top-level code gives when it ends without `return`.
@@ -372,7 +378,7 @@ struct Compiler<'a, 'l, G: Globals> {
     /// Their lowercase names, with the line each was declared on.
     early_class_names: HashMap<Vec<u8>, u32>,
     /// The class whose members are being compiled.
-    class: Option<ClassCtx<'a>>,
+    class: Option<ClassCtx>,
     /// The method flags and class of the next function `compile_function`
     /// compiles (set by the class compiler for a method).
     pending_method: Option<(u16, u32)>,
@@ -399,6 +405,11 @@ struct Compiler<'a, 'l, G: Globals> {
     /// innermost last: their `try`'s id and how many loops enclose them
     /// (no jump may leave one).
     finally_bodies: Vec<(u32, usize)>,
+    /// The namespace and imports of the top-level statement being
+    /// compiled.
+    ns: std::rc::Rc<namespaces::Scope>,
+    /// The compile-time warnings so far.
+    warnings: std::cell::RefCell<Vec<minizts_core::bytecode::CompileWarning>>,
 }
 
 impl<'a, G: Globals> Compiler<'a, '_, G> {
@@ -416,6 +427,16 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     fn at(&mut self, pos: u32) {
         self.line = self.lines.line(pos);
+    }
+
+    /// A warning PHP's compiler raises (reported before the script runs):
+    /// an `E_COMPILE_WARNING` when `compile`, else an `E_WARNING`.
+    fn compile_warning(&self, message: String, compile: bool) {
+        self.warnings.borrow_mut().push(minizts_core::bytecode::CompileWarning {
+            message: message.into(),
+            line: self.line,
+            compile,
+        });
     }
 
     fn too_large<T>(&self) -> Result<T> {
@@ -507,8 +528,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         Ok(self.const_str(bytes)?.index() as u16)
     }
 
-    /// Adds a call or constant site with a fresh runtime cache slot.
-    fn site(&mut self, name: &str, key: &[u8]) -> Result<u16> {
+    /// Adds a call or constant site with a fresh runtime cache slot; it
+    /// looks `fallback` up when `key` names nothing.
+    fn site_with_fallback(&mut self, name: &str, key: &[u8], fallback: Option<Vec<u8>>) -> Result<u16> {
+        let fallback = fallback.map(Vec::into_boxed_slice);
         let index = cg!(self.g, |cg| {
             let slot = cg.cache_slots;
             cg.cache_slots += 1;
@@ -519,6 +542,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             sites.push(Site {
                 name: name.into(),
                 key: key.into(),
+                fallback,
                 cache_slot: slot,
             });
             Some((sites.len() - 1) as u16)
@@ -546,17 +570,22 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.patch(pc, here);
     }
 
-    /// Records every named function declaration in the file.
-    fn collect_decls(&mut self, stmts: &'a [ast::Stmt<'a>]) {
-        for s in stmts {
+    /// Records every named function declaration in the file, by its
+    /// name in its namespace.
+    fn collect_decls(&mut self, top: &[(&'a ast::Stmt<'a>, std::rc::Rc<namespaces::Scope>)]) {
+        for (s, scope) in top {
             vars::walk_stmt_decls(s, &mut |f| {
-                self.decls.entry(function_key(f.name)).or_insert(f);
+                self.decls.entry(function_key(&scope.prefixed(f.name))).or_insert(f);
             });
         }
     }
 
     /// Compiles the top-level code as function 0.
-    fn compile_main(&mut self, stmts: &'a [ast::Stmt<'a>], last_line: u32) -> Result<()> {
+    fn compile_main(
+        &mut self,
+        top: &[(&'a ast::Stmt<'a>, std::rc::Rc<namespaces::Scope>)],
+        last_line: u32,
+    ) -> Result<()> {
         let mut builder = OpArrayBuilder::new("{main}", 1, last_line);
         builder.strict_types = self.strict_types;
         builder.in_caller_scope = self.caller_scope;
@@ -567,7 +596,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 names.add(name);
             }
         }
-        for s in stmts {
+        for (s, _) in top {
             vars::collect_stmt(s, &mut names);
         }
         for name in names.iter() {
@@ -579,22 +608,25 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         cg!(self.g).active.push(builder);
         // Declarations PHP binds before running: named functions at the
         // top level of the file.
-        for s in stmts {
+        for (s, scope) in top {
             if let StmtKind::Function(f) = &s.kind {
+                self.ns = scope.clone();
                 self.at(s.pos);
                 let id = self.compile_function(f)?;
-                let key = function_key(f.name);
+                let name = scope.prefixed(f.name);
+                let key = function_key(&name);
                 if let Some(&prev) = self.early_names.get(&key) {
                     return self.error(format!(
-                        "Cannot redeclare {}() (previously declared in {}:{})",
-                        f.name, self.file, prev
+                        "Cannot redeclare {name}() (previously declared in {}:{})",
+                        self.file, prev
                     ));
                 }
                 self.early_names.insert(key, self.line_of(f.pos));
                 self.early.push(id);
             }
         }
-        for s in stmts {
+        for (s, scope) in top {
+            self.ns = scope.clone();
             match &s.kind {
                 StmtKind::Function(_) => {}
                 // Classes declared unconditionally at the top level are
@@ -629,15 +661,33 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         // A method (see `compile_method`), a closure or a named function.
         let method = self.pending_method.take();
         let closure = method.is_none() && f.name == "{closure}";
-        let key = function_key(f.name);
-        if method.is_none() && !closure && cg!(self.g).function_table.contains_key(key.as_slice()) {
-            return self.error(format!("Cannot redeclare {}()", f.name));
+        // Named functions and closures take the namespace's name.
+        let name = match method {
+            Some(_) => f.name.to_string(),
+            None => self.ns.prefixed(f.name),
+        };
+        let key = function_key(&name);
+        if method.is_none() && !closure {
+            self.check_declaration(ast::UseKind::Function, f.name, &name)?;
+            if name.eq_ignore_ascii_case("__autoload") {
+                return self.error("__autoload() is no longer supported, use spl_autoload_register() instead");
+            }
+            // In any namespace: an unqualified `assert()` call is compiled
+            // as PHP's own.
+            if f.name.eq_ignore_ascii_case("assert") {
+                return self.error(
+                    "Defining a custom assert() function is not allowed, as the function has special semantics",
+                );
+            }
+            if cg!(self.g).function_table.contains_key(key.as_slice()) {
+                return self.error(format!("Cannot redeclare {name}()"));
+            }
         }
         let id = self.first_func + self.functions.len() as FuncId;
         self.functions.push(None);
         let start = self.line_of(f.pos);
         let end = self.line_of(f.end_pos);
-        let mut builder = OpArrayBuilder::new(f.name, start, end);
+        let mut builder = OpArrayBuilder::new(&name, start, end);
         builder.strict_types = self.strict_types;
         builder.is_closure = closure;
         match method {
@@ -856,6 +906,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         for (i, p) in f.params.iter().enumerate() {
             if let Some(default) = p.default {
                 self.at(p.pos);
+                self.check_static_in_default(default)?;
                 let jump = self.emit(Op::JmpIfPassed {
                     param: i as u16,
                     target: 0,

@@ -878,7 +878,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             // PHP compiles it to an instruction that throws this.
             ExprKind::StaticProp { class, name } => {
                 let class = match class {
-                    ClassRef::Name(n) => n.to_string(),
+                    ClassRef::Name(n) => self.class_name(n)?,
                     _ => "static".to_string(),
                 };
                 let name = match name {

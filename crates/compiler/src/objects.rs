@@ -193,7 +193,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let c = self.class.as_ref()?;
         match mode {
             class_mode::SELF => Some(c.name.to_string()),
-            class_mode::PARENT => c.parent.map(str::to_string),
+            class_mode::PARENT => c.parent.as_deref().map(str::to_string),
             _ => None,
         }
     }
@@ -208,7 +208,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     self.check_class_keyword(mode)?;
                     Ok((self.const_str(mode_word(mode).as_bytes())?, mode))
                 }
-                None => Ok((self.const_str(&names::to_bytes(n))?, class_mode::NAME)),
+                None => {
+                    let name = self.class_name(n)?;
+                    Ok((self.const_str(&names::to_bytes(&name))?, class_mode::NAME))
+                }
             },
             ClassRef::Static => {
                 self.check_class_keyword(class_mode::STATIC)?;
@@ -573,14 +576,23 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     /// `C::class` of a class written by name, which PHP resolves when it
     /// compiles (`self::class` too where it knows the class).
-    pub(crate) fn folded_class_name(&mut self, class: ClassRef<'a>) -> Option<String> {
-        match class {
+    pub(crate) fn folded_class_name(&mut self, class: ClassRef<'a>) -> Result<Option<String>> {
+        Ok(match class {
             ClassRef::Name(n) => match keyword_mode(n) {
-                None => Some(n.to_string()),
+                None => Some(self.class_name(n)?),
                 Some(class_mode::SELF) => self.known_class_name(class_mode::SELF),
                 Some(_) => None,
             },
             _ => None,
+        })
+    }
+
+    /// The class a name written in code means in the current namespace
+    /// (`self`, `parent` and `static` stay as they are).
+    pub(crate) fn class_name(&self, written: &str) -> Result<String> {
+        match self.ns.class_name(written) {
+            Ok(name) => Ok(name),
+            Err(message) => self.error(message),
         }
     }
 
@@ -588,7 +600,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     pub(crate) fn class_const(&mut self, class: ClassRef<'a>, name: &'a str, dst: Reg) -> Result<()> {
         let line = self.line;
         if name.eq_ignore_ascii_case("class") {
-            if let Some(folded) = self.folded_class_name(class) {
+            if let Some(folded) = self.folded_class_name(class)? {
                 let k = self.const_str(&names::to_bytes(&folded))?;
                 self.emit(Op::Move { dst, src: k });
                 return Ok(());

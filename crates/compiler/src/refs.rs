@@ -145,7 +145,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             | StmtKind::Nop
             | StmtKind::Label(_)
             | StmtKind::Goto(_)
-            | StmtKind::Refused(_) => {}
+            | StmtKind::Refused(_)
+            | StmtKind::Namespace { .. }
+            | StmtKind::Use(_) => {}
         }
     }
 
@@ -160,9 +162,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 }
             }
             ExprKind::Call { name, args } => {
-                let key = crate::function_key(name.strip_prefix('\\').unwrap_or(name));
+                let callee = self.callee(name);
+                let key = crate::function_key(&callee.target);
                 let internal = cg!(self.g).function_table.get(key.as_slice()).copied();
-                let decl = self.decls.get(key.as_slice()).copied();
+                let decl = callee.decl;
                 for (i, a) in args.iter().enumerate() {
                     let by_ref = match (internal, decl) {
                         (Some(f), _) => f.param_by_ref(i),

@@ -226,9 +226,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             StmtKind::Const(items) => {
                 for (name, e) in items.iter() {
+                    if ["true", "false", "null"].iter().any(|c| name.eq_ignore_ascii_case(c)) {
+                        return self.error(format!("Cannot redeclare constant '{name}'"));
+                    }
+                    let full = self.ns.prefixed(name);
+                    self.check_declaration(UseKind::Const, name, &full)?;
                     let mark = self.mark();
                     let v = self.expr(e)?;
-                    let k = self.const_str_index(&names::to_bytes(name))?;
+                    let k = self.const_str_index(&names::to_bytes(&full))?;
                     self.emit(Op::DeclareConst { name: k, src: v });
                     self.release(mark);
                 }
@@ -244,6 +249,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             StmtKind::Refused(message) => return self.error(*message),
             StmtKind::Class(decl) => self.class_stmt(decl, false)?,
             StmtKind::Try { body, catches, finally } => self.try_stmt(body, catches, *finally)?,
+            // Taken apart before the top-level code is compiled (see
+            // `namespaces`); the grammar has them nowhere else.
+            StmtKind::Namespace { .. } | StmtKind::Use(_) => {}
         }
         Ok(())
     }

@@ -4,6 +4,8 @@
 //! checks of `zend_emit_return_type_check`), and the instructions that
 //! check them when the function runs.
 
+use std::borrow::Cow;
+
 use minizts_core::bytecode::{type_bits as bits, Op, Reg, TypeDecl};
 use minizts_globals::Globals;
 use minizts_syntax::ast::{Expr, ExprKind, FunctionDecl, TypeHint};
@@ -77,31 +79,69 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// only unqualified, no class with a reserved name, and `self`,
     /// `parent` and `static` only where a class scope may be, which a
     /// named function never has (a closure may be bound to one).
-    fn type_name(&self, written: &'a str, closure: bool) -> Result<&'a str> {
-        if let Some(name) = written.strip_prefix('\\') {
+    fn type_name(&self, written: &'a str, closure: bool) -> Result<Cow<'a, str>> {
+        let relative = written.get(..10).is_some_and(|h| h.eq_ignore_ascii_case("namespace\\"));
+        let bare = written
+            .strip_prefix('\\')
+            .or(if relative { Some(&written[10..]) } else { None });
+        if let Some(name) = bare {
             if one_of(name, &BUILTIN_NAMES) {
                 let lower = name.to_ascii_lowercase();
                 return self.error(format!("Type declaration '{lower}' must be unqualified"));
             }
-            if one_of(name, &["self", "parent", "static"]) {
-                return self.error(format!("'\\{name}' is an invalid class name"));
-            }
-            if one_of(name, &RESERVED_CLASS_NAMES) {
-                return self.error(format!("Cannot use '{name}' as class name as it is reserved"));
-            }
-            return Ok(name);
+            // (`'\self' is an invalid class name` and its kin.)
+            return self.class_type_name(written);
         }
-        if let Some((_, last)) = written.rsplit_once('\\') {
-            if one_of(last, &RESERVED_CLASS_NAMES) {
-                return self.error(format!("Cannot use '{written}' as class name as it is reserved"));
-            }
-            return Ok(written);
+        if written.contains('\\') {
+            return self.class_type_name(written);
         }
         if !closure && one_of(written, &["self", "parent", "static"]) {
             let lower = written.to_ascii_lowercase();
             return self.error(format!("Cannot use \"{lower}\" when no class scope is active"));
         }
-        Ok(written)
+        // Builtin types and `self`, `parent`, `static` are no class of
+        // the namespace.
+        if builtin_bits(written).is_some() || one_of(written, &["iterable", "self", "parent"]) {
+            return Ok(Cow::Borrowed(written));
+        }
+        let class = self.class_type_name(written)?;
+        // A class PHP suspects was meant as a builtin type (the check is
+        // case-sensitive: `Integer` is likely a class).
+        let confusable = match written {
+            "boolean" => Some(Some("bool")),
+            "integer" => Some(Some("int")),
+            "double" => Some(Some("float")),
+            "resource" => Some(None),
+            _ => None,
+        };
+        if let Some(correct) = confusable.filter(|_| !self.ns.imports_class(written)) {
+            let extra = if self.ns.name.is_some() {
+                " or import the class with \"use\""
+            } else {
+                ""
+            };
+            let message = match correct {
+                Some(correct) => format!(
+                    "\"{written}\" will be interpreted as a class name. Did you mean \"{correct}\"? Write \"\\{class}\"{extra} to suppress this warning"
+                ),
+                None => format!(
+                    "\"{written}\" is not a supported builtin type and will be interpreted as a class name. Write \"\\{class}\"{extra} to suppress this warning"
+                ),
+            };
+            self.compile_warning(message, true);
+        }
+        Ok(class)
+    }
+
+    /// A type naming a class: resolved, and not a reserved name
+    /// (`zend_assert_valid_class_name`, which names the class resolved).
+    fn class_type_name(&self, written: &str) -> Result<Cow<'a, str>> {
+        let class = self.class_name(written)?;
+        let last = class.rsplit('\\').next().unwrap_or(&class);
+        if one_of(last, &RESERVED_CLASS_NAMES) {
+            return self.error(format!("Cannot use '{class}' as class name as it is reserved"));
+        }
+        Ok(Cow::Owned(class))
     }
 
     /// Compiles a declared type, with PHP's compile-time errors.
@@ -117,6 +157,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let union = hint.names.len() > 1;
         for name in hint.names.iter() {
             let name = self.type_name(name, closure)?;
+            let name = &*name;
             let (single, class): (u16, Option<&str>) = match name.to_ascii_lowercase().as_str() {
                 // PHP 8.2 compiles `iterable` to `Traversable|array`.
                 "iterable" => {
@@ -192,6 +233,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let mut classes: Vec<Box<str>> = Vec::new();
         for name in hint.names.iter() {
             let name = self.type_name(name, closure)?;
+            let name = &*name;
             let builtin = match name.to_ascii_lowercase().as_str() {
                 "iterable" => Some("Traversable|array".to_string()),
                 _ => builtin_bits(name).map(|mask| {
@@ -209,7 +251,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             if classes.iter().any(|c| c.eq_ignore_ascii_case(name)) {
                 return self.error(format!("Duplicate type {name} is redundant"));
             }
-            classes.push((*name).into());
+            classes.push(name.into());
         }
         Ok(TypeDecl {
             mask: 0,

@@ -72,6 +72,8 @@ pub fn collect_stmt<'a>(s: &'a Stmt<'a>, out: &mut VarNames<'a>) {
         StmtKind::Echo(es) | StmtKind::Unset(es) => es.iter().for_each(|e| collect_expr(e, out)),
         StmtKind::InlineHtml(_) | StmtKind::Break(_) | StmtKind::Continue(_) | StmtKind::Nop => {}
         StmtKind::Label(_) | StmtKind::Goto(_) | StmtKind::Refused(_) => {}
+        // Taken apart before functions are compiled (see `namespaces`).
+        StmtKind::Namespace { .. } | StmtKind::Use(_) => {}
         StmtKind::If { cond, then, els } => {
             collect_expr(cond, out);
             collect_stmt(then, out);
@@ -204,7 +206,9 @@ pub fn collect_expr<'a>(e: &'a Expr<'a>, out: &mut VarNames<'a>) {
             }
         }
         ExprKind::Call { name, args } => {
-            let name = name.strip_prefix('\\').unwrap_or(name);
+            // (The last part: a namespaced call may fall back to the
+            // global function.)
+            let name = name.rsplit('\\').next().unwrap_or(name);
             if ["extract", "compact", "get_defined_vars"]
                 .iter()
                 .any(|f| f.eq_ignore_ascii_case(name))

@@ -302,8 +302,14 @@ pub struct Site {
     /// The name as written (for messages).
     pub name: Box<str>,
     /// The lookup key: lowercase for functions, as written for constants
-    /// (`true`/`false`/`null` are folded at compile time).
+    /// (`true`/`false`/`null` are folded at compile time) but for a
+    /// namespace part, which is lowercase.
     pub key: Box<[u8]>,
+    /// The key to look up when `key` names nothing: the global name an
+    /// unqualified name inside a namespace falls back to (PHP's
+    /// `INIT_NS_FCALL_BY_NAME` and `FETCH_CONSTANT` with
+    /// `IS_CONSTANT_UNQUALIFIED_IN_NAMESPACE`).
+    pub fallback: Option<Box<[u8]>>,
     /// Index into the per-thread runtime cache.
     pub cache_slot: u32,
 }
@@ -563,6 +569,17 @@ impl Function {
 /// Index of a function in its script.
 pub type FuncId = u32;
 
+/// A warning PHP's compiler raises while it compiles a script.
+#[derive(Debug, Clone)]
+pub struct CompileWarning {
+    pub message: Box<str>,
+    pub line: u32,
+    /// An `E_COMPILE_WARNING`, which no user error handler gets; else an
+    /// `E_WARNING`, which a handler set when the code is compiled (an
+    /// `eval`, an `include`) does.
+    pub compile: bool,
+}
+
 /// A whole compiled script: immutable after compilation, shareable.
 pub struct Script {
     /// The file name PHP prints in messages (an absolute path, or
@@ -591,6 +608,9 @@ pub struct Script {
     /// sites): as with function ids, a request's slots are numbered
     /// across its scripts, so this is the size the cache must have.
     pub cache_slots: u32,
+    /// The warnings PHP's compiler raises, reported when
+    /// the script is loaded, before it runs.
+    pub warnings: Vec<CompileWarning>,
 }
 
 impl Script {

@@ -116,6 +116,7 @@ mod tests {
             early_classes: Vec::new(),
             strings: Default::default(),
             cache_slots: 0,
+            warnings: Vec::new(),
         })
     }
 

@@ -108,6 +108,42 @@ pub enum StmtKind<'a> {
         catches: &'a [Catch<'a>],
         finally: Option<&'a [Stmt<'a>]>,
     },
+    /// `namespace A\B;` (no body: the namespace holds until the next
+    /// one), `namespace A\B { … }` or `namespace { … }` (no name: the
+    /// global namespace). Only at the top level of a file (or, as PHP's
+    /// compiler then refuses, inside another namespace's block).
+    Namespace {
+        name: Option<&'a str>,
+        body: Option<&'a [Stmt<'a>]>,
+        /// Nothing but `declare`s and empty statements comes before it in
+        /// the file (PHP's `zend_is_first_statement`, with `;` allowed).
+        first: bool,
+    },
+    /// `use A\B as C, function f, const X;` or a group use
+    /// (`use A\{B, C}`): the imports of the namespace it stands in.
+    Use(&'a [UseItem<'a>]),
+}
+
+/// What a `use` imports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UseKind {
+    Class,
+    Function,
+    Const,
+}
+
+/// One import of a `use` statement.
+#[derive(Debug)]
+pub struct UseItem<'a> {
+    pub pos: u32,
+    pub kind: UseKind,
+    /// The imported name, fully qualified, without a leading `\`.
+    pub name: &'a str,
+    /// `as` the alias (else the name's last part).
+    pub alias: Option<&'a str>,
+    /// Part of a group use (`use A\{B}`), whose names are always
+    /// qualified.
+    pub group: bool,
 }
 
 /// One `catch (A|B $e) { … }` clause (the variable may be left out).

@@ -172,10 +172,12 @@ pub enum Token<'s> {
     Insteadof,
     #[token("var", ignore(case))]
     Var,
+    #[token("namespace", ignore(case))]
+    Namespace,
     /// PHP keywords for features minizts leaves out (docs/language.md); the
     /// parser reports them as unsupported rather than as odd identifiers.
     #[regex(
-        b"(?i:namespace|yield)",
+        b"(?i:yield)",
         |lex| as_str(lex.slice())
     )]
     Unsupported(&'s str),
@@ -332,6 +334,10 @@ pub enum Token<'s> {
     /// the leading backslash.
     #[regex(br"(\\[a-zA-Z_\x80-\xff][a-zA-Z0-9_\x80-\xff]*)+", |lex| lex.slice())]
     FullyQualifiedName(&'s [u8]),
+    /// `namespace\a` (PHP's `T_NAME_RELATIVE`): made by the iterator from
+    /// a qualified name whose first part is `namespace`, which is a
+    /// keyword; the payload is the part after `namespace\`.
+    RelativeName(&'s [u8]),
     #[regex(br"[0-9]+(_[0-9]+)*", |lex| as_str(lex.slice()))]
     #[regex(br"0[xX][0-9a-fA-F]+(_[0-9a-fA-F]+)*", |lex| as_str(lex.slice()))]
     #[regex(br"0[bB][01]+(_[01]+)*", |lex| as_str(lex.slice()))]
@@ -962,6 +968,13 @@ impl fmt::Display for Token<'_> {
             FullyQualifiedName(name) => {
                 return write!(f, "fully qualified name \"{}\"", crate::names::from_bytes(name))
             }
+            RelativeName(name) => {
+                return write!(
+                    f,
+                    "namespace-relative name \"namespace\\{}\"",
+                    crate::names::from_bytes(name)
+                )
+            }
             BadChar(c) => return write!(f, "character 0x{c:02X}"),
             Int(text) => return write!(f, "integer \"{text}\""),
             Float(text) => return write!(f, "floating-point number \"{text}\""),
@@ -1041,6 +1054,7 @@ impl fmt::Display for Token<'_> {
             Enum => "enum",
             Insteadof => "insteadof",
             Var => "var",
+            Namespace => "namespace",
             EndIf => "endif",
             EndWhile => "endwhile",
             EndFor => "endfor",
@@ -1152,6 +1166,13 @@ pub struct Lexer<'s> {
     /// Where the data after `__halt_compiler();` starts, once found
     /// (`__COMPILER_HALT_OFFSET__`).
     halt_offset: Rc<Cell<Option<usize>>>,
+    /// How far a top-level `namespace NAME {` has been read (its words
+    /// so far), so that the brace opening a namespace block is known.
+    namespace_head: u8,
+    /// The one open bracket is a namespace block's, whose statements are
+    /// top-level ones: a `__halt_compiler();` there stops the lexing as
+    /// at the outermost scope (and then PHP finds the block unclosed).
+    in_namespace_block: bool,
 }
 
 impl<'s> Lexer<'s> {
@@ -1173,6 +1194,8 @@ impl<'s> Lexer<'s> {
             check_brackets: true,
             ends,
             halt_offset: Rc::default(),
+            namespace_head: 0,
+            in_namespace_block: false,
         }
     }
 
@@ -1237,6 +1260,8 @@ impl<'s> Lexer<'s> {
             check_brackets: false,
             ends,
             halt_offset: Rc::default(),
+            namespace_head: 0,
+            in_namespace_block: false,
         }
     }
 
@@ -1331,7 +1356,7 @@ impl<'s> Iterator for Lexer<'s> {
             Mode::Done => {
                 if let Some((c, line)) = self.brackets.pop() {
                     self.brackets.clear();
-                    return Some(Err((self.src.len(), self.unclosed(c, line))));
+                    return Some(Err((self.code_end(), self.unclosed(c, line))));
                 }
                 return None;
             }
@@ -1346,8 +1371,12 @@ impl<'s> Iterator for Lexer<'s> {
         };
         let (start, end) = (base + span.start, base + span.end);
         if let Ok(t) = &tok {
+            self.follow_namespace_head(t);
             if let Some(err) = self.track_bracket(t, start) {
                 return Some(Err((start, err)));
+            }
+            if self.brackets.is_empty() {
+                self.in_namespace_block = false;
             }
         }
         match tok {
@@ -1394,7 +1423,9 @@ impl<'s> Iterator for Lexer<'s> {
             }
             // Only the outermost scope's `__halt_compiler();` ends the
             // script; elsewhere the parser refuses it, as PHP's does.
-            Ok(Token::HaltCompiler) if !self.brackets.is_empty() => Some(Ok((start, Token::HaltCompiler, end))),
+            Ok(Token::HaltCompiler) if !self.brackets.is_empty() && !self.top_level_block() => {
+                Some(Ok((start, Token::HaltCompiler, end)))
+            }
             Ok(Token::HaltCompiler) => match self.halt_data_start(end) {
                 // The rest of the file is data: the statement ends here.
                 Some(data) => {
@@ -1416,6 +1447,9 @@ impl<'s> Iterator for Lexer<'s> {
             Ok(Token::Ident(w)) if w.eq_ignore_ascii_case(b"enum") && enum_follows(&self.src[end..]) => {
                 Some(Ok((start, Token::Enum, end)))
             }
+            Ok(Token::QualifiedName(name)) if name.len() > 10 && name[..10].eq_ignore_ascii_case(b"namespace\\") => {
+                Some(Ok((start, Token::RelativeName(&name[10..]), end)))
+            }
             Ok(Token::ElseIf) => {
                 self.queued = Some((start, Token::If, end));
                 Some(Ok((start, Token::Else, end)))
@@ -1426,6 +1460,34 @@ impl<'s> Iterator for Lexer<'s> {
 }
 
 impl Lexer<'_> {
+    /// Follows `namespace`, its name and `{` at the top level, before the
+    /// brace is tracked.
+    fn follow_namespace_head(&mut self, tok: &Token<'_>) {
+        if !self.brackets.is_empty() {
+            return;
+        }
+        self.namespace_head = match (self.namespace_head, tok) {
+            (_, Token::Namespace) => 1,
+            (1, Token::Ident(_) | Token::QualifiedName(_)) => 2,
+            (1 | 2, Token::LBrace) => {
+                self.in_namespace_block = true;
+                0
+            }
+            _ => 0,
+        };
+    }
+
+    /// Where the code ends: the end of the file, or the data after a
+    /// `__halt_compiler();` (where PHP's lexer stopped).
+    fn code_end(&self) -> usize {
+        self.halt_offset.get().unwrap_or(self.src.len())
+    }
+
+    /// Whether the statements being read are a namespace block's.
+    fn top_level_block(&self) -> bool {
+        self.in_namespace_block && self.brackets.len() == 1
+    }
+
     /// Follows bracket nesting; returns PHP's error for a bad close.
     fn track_bracket(&mut self, tok: &Token<'_>, pos: usize) -> Option<LexError> {
         if !self.check_brackets {
@@ -1463,7 +1525,7 @@ impl Lexer<'_> {
 
     /// PHP's error for bracket `c`, opened on `line`, still open at the end.
     fn unclosed(&self, c: u8, line: u32) -> LexError {
-        let end = self.lines.line(self.src.len() as u32);
+        let end = self.lines.line(self.code_end() as u32);
         LexError::Unclosed(c, (line != end).then_some(line))
     }
 }

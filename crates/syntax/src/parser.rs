@@ -177,6 +177,7 @@ fn describe(err: ParseError<usize, Token<'_>, SyntaxError>, src: &[u8]) -> Synta
             token: (pos, tok, end),
             expected,
         } => {
+            let expected = after_default_reductions(expected, src, pos);
             let (name, pos) = unexpected(&tok, src, pos, end);
             let mut message = format!("syntax error, unexpected {name}{}", expecting(&expected));
             if let Token::Unsupported(word) = tok {
@@ -243,6 +244,7 @@ fn unexpected(tok: &Token<'_>, src: &[u8], pos: usize, end: usize) -> (String, u
         | Token::Ident(_)
         | Token::QualifiedName(_)
         | Token::FullyQualifiedName(_)
+        | Token::RelativeName(_)
         | Token::Int(_)
         | Token::Float(_) => {
             let full = tok.to_string();
@@ -268,6 +270,49 @@ fn has_interpolation(body: &[u8]) -> bool {
     false
 }
 
+/// The tokens PHP's parser expects where these tables expect `expected`,
+/// in the states where they differ because bison makes a state's one
+/// reduction its default and performs it before it sees the error: in a
+/// group use's braces (the list's optional trailing comma is reduced, so
+/// only the `}` is left), after an import (reduced, so neither `as` nor
+/// a group's `\` is left) and after `namespace` and its name (the
+/// mid-rule action before a block's `{` is reduced). Only on the error
+/// path.
+fn after_default_reductions(expected: Vec<String>, src: &[u8], pos: usize) -> Vec<String> {
+    let has = |t: &str| expected.iter().any(|e| e == t);
+    let group_use = [
+        "\"as\"",
+        "\",\"",
+        "\"}\"",
+        "IdentToken",
+        "QualifiedToken",
+        "\"function\"",
+        "\"const\"",
+    ];
+    if has("\"}\"") && expected.iter().all(|e| group_use.contains(&e.as_str())) {
+        return vec!["\"}\"".into()];
+    }
+    let import = ["\"as\"", "\";\"", "\",\"", "\"\\\\\""];
+    if has("\";\"") && expected.iter().all(|e| import.contains(&e.as_str())) {
+        return vec!["\",\"".into(), "\";\"".into()];
+    }
+    if has("\"{\"") {
+        let mut before = [None, None];
+        for (start, tok, _) in Lexer::new(src).map_while(Result::ok) {
+            if start >= pos {
+                break;
+            }
+            before = [before[1].take(), Some(tok)];
+        }
+        let namespace = |t: &Option<Token<'_>>| matches!(t, Some(Token::Namespace));
+        let name_after_namespace = namespace(&before[0]) && (has("\";\"") && expected.len() == 2);
+        if namespace(&before[1]) || name_after_namespace {
+            return vec!["\"{\"".into()];
+        }
+    }
+    expected
+}
+
 /// Like bison, PHP lists the expected tokens when there are at most four.
 /// (The sets come from a different automaton than PHP's, so they do not
 /// always agree with PHP's; the "unexpected" part always does.)
@@ -283,6 +328,9 @@ fn expecting(expected: &[String]) -> String {
             match name.as_str() {
                 "VariableToken" => "variable".into(),
                 "IdentToken" => "identifier".into(),
+                "QualifiedToken" => "namespaced name".into(),
+                "FullyQualifiedToken" => "fully qualified name".into(),
+                "RelativeToken" => "namespace-relative name".into(),
                 "IntLit" => "integer".into(),
                 "FloatLit" => "floating-point number".into(),
                 _ => return String::new(),
@@ -290,8 +338,16 @@ fn expecting(expected: &[String]) -> String {
         };
         names.push(php);
     }
-    // PHP names variables before punctuation.
+    // PHP names variables before punctuation, and `,` before `;`.
     names.sort_by_key(|n| !n.starts_with(char::is_alphabetic));
+    if let (Some(semi), Some(comma)) = (
+        names.iter().position(|n| n == "\";\""),
+        names.iter().position(|n| n == "\",\""),
+    ) {
+        if comma > semi {
+            names.swap(semi, comma);
+        }
+    }
     format!(", expecting {}", names.join(" or "))
 }
 
@@ -335,6 +391,9 @@ pub struct Builder<'a> {
     /// Whether a statement other than `declare` has been read (statements
     /// are reduced in source order).
     past_declares: Cell<bool>,
+    /// Whether a statement other than `declare` or `;` has been read (a
+    /// first `namespace` may come only after those).
+    past_code: Cell<bool>,
     /// Set by `declare(strict_types=1)`.
     strict_types: Cell<bool>,
 }
@@ -348,6 +407,7 @@ impl<'a> Builder<'a> {
             ends: Rc::default(),
             interpolation_depth: Cell::new(0),
             past_declares: Cell::new(false),
+            past_code: Cell::new(false),
             strict_types: Cell::new(false),
         }
     }
@@ -383,7 +443,66 @@ impl<'a> Builder<'a> {
 
     pub fn stmt(&self, pos: usize, kind: StmtKind<'a>) -> Stmt<'a> {
         self.past_declares.set(true);
+        if !matches!(kind, StmtKind::Nop) {
+            self.past_code.set(true);
+        }
         Stmt { pos: pos as u32, kind }
+    }
+
+    /// `namespace A;` (a block's `namespace A { … }` comes through
+    /// [`Builder::namespace_open`] and [`Builder::namespace_block`]).
+    pub fn namespace(&self, pos: usize, name: Option<&'a str>, body: Option<&'a [Stmt<'a>]>) -> Stmt<'a> {
+        let first = !self.past_code.get();
+        self.stmt(pos, StmtKind::Namespace { name, body, first })
+    }
+
+    /// `namespace A {`, before the block's statements: whether it is the
+    /// file's first statement.
+    pub fn namespace_open(&self, pos: usize, name: Option<&'a str>) -> (usize, Option<&'a str>, bool) {
+        let first = !self.past_code.get();
+        self.past_code.set(true);
+        // A `declare(strict_types=1)` inside is not the file's first
+        // statement.
+        self.past_declares.set(true);
+        (pos, name, first)
+    }
+
+    pub fn namespace_block(&self, head: (usize, Option<&'a str>, bool), body: Vec<Stmt<'a>>) -> Stmt<'a> {
+        let (pos, name, first) = head;
+        let body = Some(self.slice(body));
+        self.stmt(pos, StmtKind::Namespace { name, body, first })
+    }
+
+    /// `use A\B, C as D;` (or `use function …`, `use const …`).
+    pub fn use_stmt(&self, pos: usize, kind: UseKind, items: Vec<UseItem<'a>>) -> Stmt<'a> {
+        let items: Vec<UseItem<'a>> = items.into_iter().map(|u| UseItem { kind, ..u }).collect();
+        self.stmt(pos, StmtKind::Use(self.slice(items)))
+    }
+
+    /// `use A\{B, C as D};` (or a typed group, `use function A\{…}`):
+    /// each item's name gets the prefix; an item of a mixed group may
+    /// have its own kind.
+    pub fn group_use(&self, pos: usize, kind: UseKind, prefix: &'a str, items: Vec<UseItem<'a>>) -> Stmt<'a> {
+        let items: Vec<UseItem<'a>> = items
+            .into_iter()
+            .map(|u| UseItem {
+                kind: if kind == UseKind::Class { u.kind } else { kind },
+                name: self.arena.alloc_str(&format!("{prefix}\\{}", u.name)),
+                group: true,
+                ..u
+            })
+            .collect();
+        self.stmt(pos, StmtKind::Use(self.slice(items)))
+    }
+
+    /// The source text from `start` to `end`: a keyword as written.
+    pub fn text(&self, start: usize, end: usize) -> &'a str {
+        self.name(&self.src[start..end])
+    }
+
+    /// `namespace\a` as the AST keeps it (the compiler resolves it).
+    pub fn relative_name(&self, rest: &'a [u8]) -> &'a str {
+        self.arena.alloc_str(&format!("namespace\\{}", self.name(rest)))
     }
 
     /// `declare(name=value, …);` or with a block. `strict_types` is
@@ -431,6 +550,7 @@ impl<'a> Builder<'a> {
         if first {
             // A declare does not end the run of declares at the start.
             self.past_declares.set(false);
+            self.past_code.set(false);
         }
         Ok(stmt)
     }

@@ -371,22 +371,50 @@ pub(crate) fn deprecated_constant<G: Globals>(g: G, name: &[u8]) -> Option<Value
     Some(Value::Int(value))
 }
 
+/// The constant a `FETCH_CONSTANT` site names: its key's, or else, for
+/// an unqualified name in a namespace, the global one's (which may be a
+/// builtin constant: the compiler could not fold it, the namespace's
+/// own might have been defined).
+pub(crate) fn lookup_site_constant<G: Globals>(g: G, s: &minizts_core::bytecode::Site) -> Option<Value> {
+    if let Some(v) = eg!(g).constants.get(&*s.key).cloned() {
+        return Some(v);
+    }
+    let fallback = s.fallback.as_deref()?;
+    let found = eg!(g).constants.get(fallback).cloned();
+    found.or_else(|| cg!(g).constant_table.get(fallback).cloned())
+}
+
+/// The key of constant `name` in the constant table: PHP folds the case
+/// of a namespaced name's namespace part (`A\B\X` is `a\b\X`), not of
+/// the constant's own name.
+pub fn constant_key(name: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    match name.iter().rposition(|&b| b == b'\\') {
+        Some(at) if name[..at].iter().any(u8::is_ascii_uppercase) => {
+            let mut key = name.to_vec();
+            key[..at].make_ascii_lowercase();
+            std::borrow::Cow::Owned(key)
+        }
+        _ => std::borrow::Cow::Borrowed(name),
+    }
+}
+
 /// `define()` and `const`: a constant for the rest of the request.
 pub fn define_constant<G: Globals>(g: G, name: &[u8], v: Value) -> VmResult<bool> {
     if let Value::Closure(_) = v {
         return type_error("define(): Argument #2 ($value) cannot be an object, Closure given");
     }
-    let exists = eg!(g).constants.contains_key(name)
-        || cg!(g).constant_table.contains_key(name)
+    let key = constant_key(name);
+    let exists = eg!(g).constants.contains_key(&*key)
+        || cg!(g).constant_table.contains_key(&*key)
         || misc::DEPRECATED_CONSTANTS.iter().any(|(n, _)| n.as_bytes() == name);
     if exists {
         warning(
             g,
-            &format!("Constant {} already defined", String::from_utf8_lossy(name)),
+            &format!("Constant {} already defined", String::from_utf8_lossy(&key)),
         );
         return Ok(false);
     }
-    eg!(g).constants.insert(name.into(), v.deref_clone());
+    eg!(g).constants.insert((*key).into(), v.deref_clone());
     Ok(true)
 }
 

@@ -63,7 +63,14 @@ pub fn resolve_site<G: Globals>(g: G, func: &Function, site: u16) -> VmResult<Fu
     if let CacheEntry::Function(id) = eg!(g).runtime_cache[s.cache_slot as usize] {
         return Ok(id);
     }
-    let found = eg!(g).functions.get(&*s.key).copied();
+    // An unqualified name in a namespace falls back to the global
+    // function (a builtin one is bound by the compiler).
+    let found = eg!(g, |eg| {
+        eg.functions
+            .get(&*s.key)
+            .or_else(|| s.fallback.as_deref().and_then(|k| eg.functions.get(k)))
+            .copied()
+    });
     match found {
         Some(id) => {
             eg!(g).runtime_cache[s.cache_slot as usize] = CacheEntry::Function(id);
@@ -213,7 +220,7 @@ pub fn cannot_pass_by_reference<G: Globals, T>(g: G, callee: &Callee, i: usize) 
         Callee::User { func, .. } => {
             // SAFETY: used within the call.
             let f = unsafe { crate::code::known(g, *func) };
-            let name = if f.is_closure { "{closure}" } else { &f.name };
+            let name = &*f.name;
             (name, f.params.get(i).filter(|p| !p.variadic).map(|p| &*p.name))
         }
         Callee::Builtin(id) => {
@@ -362,7 +369,7 @@ pub unsafe fn push_frame<G: Globals>(
         called,
     });
     if too_few {
-        let name = if f.is_closure { "{closure}" } else { &f.name };
+        let name = &*f.name;
         let how = if f.required as usize == nparams && !variadic {
             "exactly"
         } else {
@@ -649,7 +656,7 @@ fn call_user<G: Globals>(
                 let by_ref = f.param_by_ref(i);
                 // (A parameter a named argument skipped is unset.)
                 if by_ref && !matches!(a, Value::Ref(_) | Value::Undef) {
-                    let name = if f.is_closure { "{closure}" } else { &f.name };
+                    let name = &*f.name;
                     let param = f.params.get(i).or(f.params.last()).map_or("", |p| &p.name);
                     crate::error::warning(
                         g,

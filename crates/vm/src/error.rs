@@ -110,6 +110,9 @@ pub enum Level {
 /// PHP's `E_USER_ERROR`.
 const E_USER_ERROR: i64 = 256;
 
+/// PHP's `E_COMPILE_WARNING`.
+const E_COMPILE_WARNING: i64 = 128;
+
 impl Level {
     pub fn bit(self) -> i64 {
         match self {
@@ -127,7 +130,7 @@ impl Level {
 /// The label PHP prints before a diagnostic of level `bit`.
 fn label(bit: i64) -> &'static str {
     match bit {
-        2 | 512 => "Warning",
+        2 | 128 | 512 => "Warning",
         8 | 1024 => "Notice",
         8192 | 16384 => "Deprecated",
         _ => "Fatal error",
@@ -156,13 +159,18 @@ pub fn current_location<G: Globals>(g: G) -> Option<Location> {
 /// [`PendingError`]); otherwise it is reported at once, and an
 /// `E_USER_ERROR` is fatal.
 pub fn raise<G: Globals>(g: G, level: Level, message: &str) -> VmResult<()> {
-    let bit = level.bit();
+    let at = current_location(g);
+    deliver(g, level.bit(), message, at)
+}
+
+/// [`raise`] at `at`: to the user error handler if it takes `bit`, else
+/// reported.
+fn deliver<G: Globals>(g: G, bit: i64, message: &str, at: Option<Location>) -> VmResult<()> {
     let handled = eg!(g, |eg| eg
         .user_errors
         .handler
         .as_ref()
         .is_some_and(|h| h.levels & bit != 0));
-    let at = current_location(g);
     if handled {
         eg!(g, |eg| {
             eg.user_errors.pending.push(PendingError {
@@ -176,6 +184,24 @@ pub fn raise<G: Globals>(g: G, level: Level, message: &str) -> VmResult<()> {
         return Ok(());
     }
     report(g, bit, message, at)
+}
+
+/// Reports the warnings PHP's compiler raised for `script`, which PHP
+/// raises while it compiles, before the code runs: an `E_WARNING` goes
+/// to a user error handler that takes it, as [`raise`] sends it.
+pub(crate) fn compile_warnings<G: Globals>(g: G, script: &minizts_core::bytecode::Script) {
+    for w in &script.warnings {
+        let at = Location {
+            file: script.file.clone(),
+            line: w.line,
+        };
+        // A warning is never fatal; no handler may take a compile warning.
+        let _ = if w.compile {
+            report(g, E_COMPILE_WARNING, &w.message, Some(at))
+        } else {
+            deliver(g, Level::Warning.bit(), &w.message, Some(at))
+        };
+    }
 }
 
 /// Raises a warning, notice or deprecation (see [`raise`]).
@@ -541,7 +567,7 @@ pub(crate) fn trace_frames<G: Globals>(g: G) -> Vec<TraceFrame> {
                     args.extend(rest.values().map(Value::deref_clone));
                 }
             }
-            let function = if f.is_closure { "{closure}" } else { &f.name }.to_string();
+            let function = f.name.to_string();
             // SAFETY: a frame's saved pc is an instruction of its code.
             let called_by = match unsafe { *caller.pc } {
                 Op::CallBuiltin { id, args, argc, .. } if callee.native => Some((id, args, argc)),
@@ -587,6 +613,26 @@ pub(crate) fn trace_line(f: &TraceFrame) -> String {
     format!("{site}: {}({})", f.function, args.join(", "))
 }
 
+/// PHP's `smart_str_append_escaped`: control bytes, `\\` and bytes past
+/// ASCII written as escapes, so that a trace stays on one line.
+fn escape_trace_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for &c in bytes {
+        match c {
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x0c => out.push_str("\\f"),
+            0x0b => out.push_str("\\v"),
+            b'\\' => out.push_str("\\\\"),
+            0x1b => out.push_str("\\e"),
+            c if !(32..=126).contains(&c) => out.push_str(&format!("\\x{c:02X}")),
+            c => out.push(c as char),
+        }
+    }
+    out
+}
+
 fn trace_arg(v: &Value) -> String {
     match v {
         Value::Undef | Value::Null => "NULL".into(),
@@ -602,13 +648,11 @@ fn trace_arg(v: &Value) -> String {
             }
             text
         }
+        // `smart_str_append_escaped_truncated`: the first bytes, escaped.
         Value::Str(s) => {
-            let text = String::from_utf8_lossy(s);
-            if s.len() > 15 {
-                format!("'{}...'", text.chars().take(15).collect::<String>())
-            } else {
-                format!("'{text}'")
-            }
+            let shown = &s[..s.len().min(15)];
+            let more = if s.len() > 15 { "..." } else { "" };
+            format!("'{}{more}'", escape_trace_bytes(shown))
         }
         Value::Arr(_) => "Array".into(),
         Value::Ref(r) => trace_arg(&r.borrow()),

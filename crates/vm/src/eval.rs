@@ -65,6 +65,7 @@ pub(crate) fn load<G: Globals>(g: G, src: &[u8], file: &str, kind: UnitKind) -> 
             }));
         }
     };
+    crate::error::compile_warnings(g, &script);
     let early = script.early_functions.clone();
     eg!(g).add_script(script);
     declare_early(g, &early)?;

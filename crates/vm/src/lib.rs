@@ -219,6 +219,7 @@ fn main_frame<G: Globals>(g: G, script: &Script) -> VmResult<*mut Value> {
 }
 
 fn start<G: Globals>(g: G, script: &Script) -> VmResult<Value> {
+    error::compile_warnings(g, script);
     for &f in &script.early_functions {
         call::declare_function(g, f)?;
     }

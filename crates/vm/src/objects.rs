@@ -10,7 +10,7 @@
 use std::rc::Rc;
 
 use minizts_core::bytecode::class_mode;
-use minizts_core::object::{acc, Class, ClassKind, DefaultTarget, Method, MethodBody, Object};
+use minizts_core::object::{acc, Class, ClassId, ClassKind, DefaultTarget, Method, MethodBody, Object};
 use minizts_core::{Obj, PhpStr, Value};
 use minizts_globals::executor::CacheEntry;
 use minizts_globals::{eg, Globals};
@@ -902,27 +902,32 @@ pub fn static_ref<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResul
     Ok(sp.slot.clone())
 }
 
+/// Whether the running code may read a class constant with `flags`
+/// declared in class `declaring` (`zend_verify_const_access`).
+pub fn const_visible<G: Globals>(g: G, flags: u16, declaring: ClassId) -> bool {
+    if flags & (acc::PRIVATE | acc::PROTECTED) == 0 {
+        return true;
+    }
+    let scope = scope(g);
+    if flags & acc::PRIVATE != 0 {
+        return scope.as_ref().is_some_and(|s| s.id == declaring);
+    }
+    let declaring = eg!(g).classes.get(declaring).clone();
+    scope.as_ref().is_some_and(|s| protected_visible(&declaring, s))
+}
+
 /// `C::NAME`.
 pub fn class_const<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResult<Value> {
     let Some(c) = class.consts.get(name).cloned() else {
         return error(format!("Undefined constant {}::{}", class.name, name_str(name)));
     };
-    if c.flags & acc::PRIVATE != 0 || c.flags & acc::PROTECTED != 0 {
-        let scope = scope(g);
-        let declaring = eg!(g).classes.get(c.declaring).clone();
-        let visible = if c.flags & acc::PRIVATE != 0 {
-            scope.as_ref().is_some_and(|s| s.id == c.declaring)
-        } else {
-            scope.as_ref().is_some_and(|s| protected_visible(&declaring, s))
-        };
-        if !visible {
-            return error(format!(
-                "Cannot access {} constant {}::{}",
-                acc::visibility_word(c.flags),
-                class.name,
-                name_str(name)
-            ));
-        }
+    if !const_visible(g, c.flags, c.declaring) {
+        return error(format!(
+            "Cannot access {} constant {}::{}",
+            acc::visibility_word(c.flags),
+            class.name,
+            name_str(name)
+        ));
     }
     if let Some(v) = c.value.borrow().as_ref() {
         return Ok(v.clone());

@@ -233,13 +233,34 @@ pub(crate) fn check_property<G: Globals>(
     }
 }
 
-/// The name messages give the running function.
-fn function_name(f: &minizts_core::bytecode::Function) -> &str {
-    if f.is_closure {
-        "{closure}"
-    } else {
-        &f.name
+/// The name messages give the running function `f`
+/// (`get_active_function_or_method_name`): a method's or a scoped
+/// closure's with its class, a closure's is `{closure}` in its
+/// namespace.
+fn function_name<G: Globals>(g: G, f: &minizts_core::bytecode::Function) -> String {
+    match crate::objects::scope(g) {
+        Some(c) => format!("{}::{}", c.name, f.name),
+        None => f.name.to_string(),
     }
+}
+
+/// A declared type as the running function's messages show it, `self`
+/// and `parent` naming their classes (`zend_type_to_string_resolved`).
+fn resolved_type<G: Globals>(g: G, ty: &TypeDecl) -> String {
+    let Some(scope) = crate::objects::scope(g) else {
+        return ty.to_php_string();
+    };
+    let mut ty = ty.clone();
+    for c in ty.classes.iter_mut() {
+        if c.eq_ignore_ascii_case("self") {
+            *c = String::from_utf8_lossy(scope.name.as_bytes()).into();
+        } else if c.eq_ignore_ascii_case("parent") {
+            if let Some(p) = &scope.parent {
+                *c = String::from_utf8_lossy(p.name.as_bytes()).into();
+            }
+        }
+    }
+    ty.to_php_string()
 }
 
 /// ", called in FILE on line N": where a user caller called the running
@@ -275,9 +296,9 @@ pub(crate) fn arg_error<G: Globals>(
     let name = name.map_or(String::new(), |n| format!(" (${n})"));
     let message = format!(
         "{}(): Argument #{}{name} must be of type {}, {} given{}",
-        function_name(f),
+        function_name(g, f),
         index + 1,
-        ty.to_php_string(),
+        resolved_type(g, ty),
         type_name(given),
         called_in(g)
     );
@@ -286,7 +307,8 @@ pub(crate) fn arg_error<G: Globals>(
 
 /// PHP's `TypeError` for a return value (`None`: the end of the function
 /// reached without a `return`).
-pub(crate) fn return_error(
+pub(crate) fn return_error<G: Globals>(
+    g: G,
     f: &minizts_core::bytecode::Function,
     ty: &TypeDecl,
     given: Option<&Value>,
@@ -294,13 +316,13 @@ pub(crate) fn return_error(
     let message = if ty.mask == bits::NEVER {
         format!(
             "{}(): never-returning function must not implicitly return",
-            function_name(f)
+            function_name(g, f)
         )
     } else {
         format!(
             "{}(): Return value must be of type {}, {} returned",
-            function_name(f),
-            ty.to_php_string(),
+            function_name(g, f),
+            resolved_type(g, ty),
             given.map_or("none", Value::type_name)
         )
     };

@@ -70,10 +70,14 @@ impl Renderer<'_> {
     }
 
     pub fn site(&self, site: u16) -> String {
-        self.f
-            .sites
-            .get(site as usize)
-            .map_or_else(|| format!("site{site}"), |s| s.name.to_string())
+        self.f.sites.get(site as usize).map_or_else(
+            || format!("site{site}"),
+            |s| match &s.fallback {
+                // The global name a namespaced one falls back to.
+                Some(f) => format!("{}|{}", s.name, String::from_utf8_lossy(f)),
+                None => s.name.to_string(),
+            },
+        )
     }
 
     pub fn builtin(&self, id: u16) -> String {

@@ -90,7 +90,9 @@ fn stmt_children<'n, 'a>(s: &'n Stmt<'a>, push: &mut dyn FnMut(Node<'n, 'a>)) {
         | StmtKind::Nop
         | StmtKind::Label(_)
         | StmtKind::Goto(_)
-        | StmtKind::Refused(_) => {}
+        | StmtKind::Refused(_)
+        | StmtKind::Use(_) => {}
+        StmtKind::Namespace { body, .. } => body.unwrap_or_default().iter().for_each(|s| push(Node::Stmt(s))),
         StmtKind::Class(c) => class_children(c, push),
         StmtKind::Try { body, catches, finally } => {
             body.iter().for_each(|s| push(Node::Stmt(s)));

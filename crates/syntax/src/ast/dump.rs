@@ -209,6 +209,29 @@ fn stmt(out: &mut String, s: &Stmt<'_>, depth: usize) {
             }
             out.push(')');
         }
+        StmtKind::Namespace { name, body, .. } => {
+            let _ = write!(out, "(namespace {}", name.unwrap_or("\\"));
+            if let Some(b) = body {
+                out.push(' ');
+                block(out, b, depth);
+            }
+            out.push(')');
+        }
+        StmtKind::Use(items) => {
+            out.push_str("(use");
+            for u in items.iter() {
+                let kind = match u.kind {
+                    UseKind::Class => "",
+                    UseKind::Function => "function ",
+                    UseKind::Const => "const ",
+                };
+                let _ = write!(out, " {kind}{}", u.name);
+                if let Some(a) = u.alias {
+                    let _ = write!(out, " as {a}");
+                }
+            }
+            out.push(')');
+        }
     }
 }
 

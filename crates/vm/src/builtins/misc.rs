@@ -170,6 +170,12 @@ pub(crate) fn constants() -> Vec<(&'static str, Value)> {
         ("E_DEPRECATED", Value::Int(8192)),
         ("E_USER_DEPRECATED", Value::Int(16384)),
         ("E_ALL", Value::Int(32767)),
+        // Where a setting may be changed (`ini_get_all()`'s access
+        // levels).
+        ("INI_USER", Value::Int(1)),
+        ("INI_PERDIR", Value::Int(2)),
+        ("INI_SYSTEM", Value::Int(4)),
+        ("INI_ALL", Value::Int(7)),
         ("DEBUG_BACKTRACE_PROVIDE_OBJECT", Value::Int(1)),
         ("DEBUG_BACKTRACE_IGNORE_ARGS", Value::Int(2)),
         // Strings.
@@ -299,6 +305,9 @@ pub(crate) fn constants() -> Vec<(&'static str, Value)> {
 
 fn define<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let name = a.str(g, 0)?;
+    if name.windows(2).any(|w| w == b"::") {
+        return crate::error::value_error("define(): Argument #1 ($constant_name) cannot be a class constant");
+    }
     let v = a.get(1);
     if a.has(2) && a.bool(g, 2)? {
         crate::error::warning(g, "define(): Argument #3 ($case_insensitive) is ignored since declaration of case-insensitive constants is no longer supported");
@@ -308,37 +317,104 @@ fn define<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 
 fn defined<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let name = a.str(g, 0)?;
-    let found = eg!(g).constants.contains_key(name.as_bytes())
-        || minizts_globals::cg!(g).constant_table.contains_key(name.as_bytes())
-        || DEPRECATED_CONSTANTS
-            .iter()
-            .any(|(n, _)| n.as_bytes() == name.as_bytes());
-    Ok(Value::Bool(found))
+    Ok(Value::Bool(lookup_constant(g, &name, true)?.is_some()))
 }
 
-/// `constant()`: `zend_get_constant_ex`, without classes (so `A::B`
-/// names a class that is not there).
 fn constant<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let name = a.str(g, 0)?;
-    if let Some(p) = name.windows(2).position(|w| w == b"::") {
-        let class = String::from_utf8_lossy(&name[..p]);
-        return crate::error::error(format!("Class \"{}\" not found", class.trim_start_matches('\\')));
+    match lookup_constant(g, &name, false)? {
+        Some(v) => Ok(v),
+        // (Only a silent lookup gives nothing without an error.)
+        None => Ok(Value::Null),
     }
-    let bare = name.strip_prefix(b"\\").unwrap_or(&name);
-    let special = match bare.to_ascii_lowercase().as_slice() {
+}
+
+/// The constant `defined()` and `constant()` name (PHP's
+/// `zend_get_constant_ex`): a global or namespaced one, or a class's
+/// (`C::X`, `self::X`). `silent` (for `defined`) gives `None` for what
+/// is not there, where `constant` throws PHP's error.
+fn lookup_constant<G: Globals>(g: G, name: &[u8], silent: bool) -> VmResult<Option<Value>> {
+    let name = name.strip_prefix(b"\\").unwrap_or(name);
+    if let Some(p) = name.windows(2).rposition(|w| w == b"::").filter(|&p| p > 0) {
+        return class_constant(g, &name[..p], &name[p + 2..], silent);
+    }
+    let special = match name.to_ascii_lowercase().as_slice() {
         b"true" => Some(Value::Bool(true)),
         b"false" => Some(Value::Bool(false)),
         b"null" => Some(Value::Null),
         _ => None,
     };
+    let key = crate::builtins::constant_key(name);
     let found = special
-        .or_else(|| eg!(g).constants.get(bare).cloned())
-        .or_else(|| minizts_globals::cg!(g).constant_table.get(bare).cloned())
-        .or_else(|| crate::builtins::deprecated_constant(g, bare));
+        .or_else(|| eg!(g).constants.get(&*key).cloned())
+        .or_else(|| minizts_globals::cg!(g).constant_table.get(&*key).cloned());
+    let found = match found {
+        Some(v) => Some(v),
+        // A deprecated constant's use warns, as `defined` does not.
+        None if silent => DEPRECATED_CONSTANTS
+            .iter()
+            .any(|(n, _)| n.as_bytes() == name)
+            .then_some(Value::Null),
+        None => crate::builtins::deprecated_constant(g, name),
+    };
     match found {
-        Some(v) => Ok(v),
-        None => crate::error::error(format!("Undefined constant \"{}\"", String::from_utf8_lossy(&name))),
+        Some(v) => Ok(Some(v)),
+        None if silent => Ok(None),
+        None => crate::error::error(format!("Undefined constant \"{}\"", String::from_utf8_lossy(name))),
     }
+}
+
+/// `C::X` for [`lookup_constant`]: messages name the class as written.
+fn class_constant<G: Globals>(g: G, class: &[u8], name: &[u8], silent: bool) -> VmResult<Option<Value>> {
+    let written = String::from_utf8_lossy(class);
+    let no_scope = |word: &str| format!("Cannot access \"{word}\" when no class scope is active");
+    let ce = match written.to_ascii_lowercase().as_str() {
+        "self" => match crate::objects::scope(g) {
+            Some(c) => c,
+            None => return crate::error::error(no_scope("self")),
+        },
+        "parent" => match crate::objects::scope(g) {
+            None => return crate::error::error(no_scope("parent")),
+            Some(c) => match c.parent.clone() {
+                Some(p) => p,
+                None => return crate::error::error("Cannot access \"parent\" when current class scope has no parent"),
+            },
+        },
+        "static" => match crate::objects::called(g) {
+            Some(c) => c,
+            None => return crate::error::error(no_scope("static")),
+        },
+        _ if silent => match crate::class::load(g, class)? {
+            Some(c) => c,
+            None => return Ok(None),
+        },
+        _ => crate::class::find(g, class)?,
+    };
+    let key = PhpStr::from(name);
+    let Some(c) = ce.consts.get(&key).cloned() else {
+        if silent {
+            return Ok(None);
+        }
+        return crate::error::error(format!(
+            "Undefined constant {written}::{}",
+            String::from_utf8_lossy(name)
+        ));
+    };
+    if silent && !crate::objects::const_visible(g, c.flags, c.declaring) {
+        return Ok(None);
+    }
+    // A trait's constants are its users', not its own (PHP checks this
+    // after the visibility).
+    if ce.kind == minizts_core::object::ClassKind::Trait && crate::objects::const_visible(g, c.flags, c.declaring) {
+        if silent {
+            return Ok(None);
+        }
+        return crate::error::error(format!(
+            "Cannot access trait constant {written}::{} directly",
+            String::from_utf8_lossy(name)
+        ));
+    }
+    crate::objects::class_const(g, &ce, &key).map(Some)
 }
 
 fn function_exists<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {

@@ -46,11 +46,7 @@ pub(crate) fn callee_name<G: Globals>(g: G, callee: &Callee) -> String {
         Callee::User { func, .. } => {
             // SAFETY: used here only.
             let f = unsafe { crate::code::known(g, *func) };
-            if f.is_closure {
-                "{closure}".into()
-            } else {
-                f.name.to_string()
-            }
+            f.name.to_string()
         }
         Callee::Builtin(id) => crate::builtins::info(*id).name.to_string(),
         Callee::Method(_) => unreachable!("handled above"),

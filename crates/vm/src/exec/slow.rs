@@ -1420,7 +1420,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             match crate::types::check(g, ty, &v, func.strict_types) {
                 Ok(None) => set!(dst, v),
                 Ok(Some(c)) => set!(dst, c),
-                Err(()) => tri!(Err::<(), _>(crate::types::return_error(func, ty, Some(&v)))),
+                Err(()) => tri!(Err::<(), _>(crate::types::return_error(g, func, ty, Some(&v)))),
             }
         }
         Op::VerifyReturnRef { src } => {
@@ -1439,13 +1439,13 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                     },
                     slot => *slot = c,
                 },
-                Err(()) => tri!(Err::<(), _>(crate::types::return_error(func, ty, Some(&v)))),
+                Err(()) => tri!(Err::<(), _>(crate::types::return_error(g, func, ty, Some(&v)))),
             }
         }
         Op::VerifyNoReturn {} => {
             save_pc(g, cur!());
             let ty = func.return_type.as_ref().expect("VERIFY_NO_RETURN in a typed function");
-            tri!(Err::<(), _>(crate::types::return_error(func, ty, None)));
+            tri!(Err::<(), _>(crate::types::return_error(g, func, ty, None)));
         }
         Op::JmpIfPassed { param, target } => {
             let argc = eg!(g).frames.last().map_or(0, |f| f.argc);
@@ -1564,14 +1564,18 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             };
             let v = match cached {
                 Some(v) => v,
-                None => match eg!(g, |eg| eg.constants.get(&*s.key).cloned()) {
+                None => match builtins::lookup_site_constant(g, s) {
                     Some(v) => {
                         eg!(g).runtime_cache[s.cache_slot as usize] = CacheEntry::Constant(v.clone());
                         v
                     }
                     None => {
                         save_pc(g, cur!());
-                        match builtins::deprecated_constant(g, &s.key) {
+                        let deprecated = builtins::deprecated_constant(g, &s.key).or_else(|| {
+                            let fallback = s.fallback.as_deref()?;
+                            builtins::deprecated_constant(g, fallback)
+                        });
+                        match deprecated {
                             Some(v) => v,
                             None => tri!(error(format!("Undefined constant \"{}\"", s.name))),
                         }

@@ -282,7 +282,7 @@ impl<G: Globals> Printer<G> {
                 let shown = props.iter().filter(|p| !matches!(p.value, Value::Undef)).count();
                 self.push(amp);
                 self.push(b"object(");
-                self.push(o.class.name.as_bytes());
+                self.push(c_string(&o.class.name));
                 self.push(b")#");
                 self.int(i64::from(o.handle()));
                 self.push(b" (");
@@ -471,7 +471,7 @@ impl<G: Globals> Printer<G> {
                 self.leave(p);
             }
             Value::Obj(o) => {
-                self.push(o.class.name.as_bytes());
+                self.push(c_string(&o.class.name));
                 match (o.class.kind, o.class.enum_backing) {
                     (minizts_core::object::ClassKind::Enum, Some(minizts_core::object::EnumBacking::Int)) => {
                         self.push(b" Enum:int\n")
@@ -839,4 +839,11 @@ pub(super) fn debug_zval_dump<G: Globals>(g: G, a: &mut Args) -> VmResult<Value>
     }
     crate::output::write(g, &p.out);
     Ok(Value::Null)
+}
+
+/// A class name as PHP's `%s` prints it: up to a NUL byte, which an
+/// anonymous class's name has before where it was declared.
+fn c_string(name: &minizts_core::PhpStr) -> &[u8] {
+    let bytes = name.as_bytes();
+    &bytes[..bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len())]
 }
