@@ -615,7 +615,7 @@ pub(crate) fn trace_line(f: &TraceFrame) -> String {
 
 /// PHP's `smart_str_append_escaped`: control bytes, `\\` and bytes past
 /// ASCII written as escapes, so that a trace stays on one line.
-fn escape_trace_bytes(bytes: &[u8]) -> String {
+pub(crate) fn escape_trace_bytes(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for &c in bytes {
         match c {

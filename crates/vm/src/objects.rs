@@ -12,7 +12,7 @@ use std::rc::Rc;
 use minizts_core::bytecode::class_mode;
 use minizts_core::object::{acc, Class, ClassId, ClassKind, DefaultTarget, Method, MethodBody, Object};
 use minizts_core::{Obj, PhpStr, Value};
-use minizts_globals::executor::CacheEntry;
+use minizts_globals::executor::{CacheEntry, ExecutorGlobals};
 use minizts_globals::{eg, Globals};
 
 use crate::error::{deprecated, error, warning, VmResult};
@@ -25,17 +25,22 @@ fn class_by_id1<G: Globals>(g: G, id1: u32) -> Option<Rc<Class>> {
 /// The slot that property cache entry `at` says code of the running
 /// scope reaches on an object of `class`, if it says so.
 fn cached_slot<G: Globals>(g: G, at: u32, class: &Class) -> Option<u32> {
-    eg!(g, |eg| {
-        let scope = eg.frames.last().map_or(0, |f| f.scope);
-        match eg.runtime_cache[at as usize] {
-            CacheEntry::Prop {
-                class: c,
-                scope: s,
-                slot,
-            } if c == class.id && s == scope => Some(slot),
-            _ => None,
-        }
-    })
+    eg!(g, |eg| cached_slot_in(eg, at, class)).map(|(slot, _)| slot)
+}
+
+/// [`cached_slot`] in `eg`, with the running scope (class id + 1, 0:
+/// none).
+#[inline(always)]
+pub(crate) fn cached_slot_in(eg: &ExecutorGlobals, at: u32, class: &Class) -> Option<(u32, u32)> {
+    let scope = eg.frames.last().map_or(0, |f| f.scope);
+    match eg.runtime_cache.get(at as usize)? {
+        CacheEntry::Prop {
+            class: c,
+            scope: s,
+            slot,
+        } if *c == class.id && *s == scope => Some((*slot, scope)),
+        _ => None,
+    }
 }
 
 /// Remembers in property cache entry `at` (if any) where a lookup from

@@ -27,15 +27,9 @@ fn cached_slot<G: Globals>(g: G, o: &Obj, cache: u16) -> Option<(usize, u32)> {
         return None;
     }
     eg!(g, |eg| {
-        let f = eg.frames.last()?;
         // SAFETY: a frame's function is one of the request's.
-        let at = unsafe { &*f.function }.cache_base as usize + cache as usize;
-        match eg.runtime_cache.get(at)? {
-            CacheEntry::Prop { class, scope, slot } if *class == o.class.id && *scope == f.scope => {
-                Some((*slot as usize, f.scope))
-            }
-            _ => None,
-        }
+        let at = unsafe { &*eg.frames.last()?.function }.cache_base + u32::from(cache);
+        crate::objects::cached_slot_in(eg, at, &o.class).map(|(slot, scope)| (slot as usize, scope))
     })
 }
 

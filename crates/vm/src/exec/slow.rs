@@ -1954,25 +1954,8 @@ fn unhandled_match<G: Globals>(g: G, v: &Value) -> String {
             s
         }
         Value::Str(s) => {
-            let mut out = String::from("'");
-            for &c in s.iter().take(15) {
-                match c {
-                    b'\n' => out.push_str("\\n"),
-                    b'\r' => out.push_str("\\r"),
-                    b'\t' => out.push_str("\\t"),
-                    0x0c => out.push_str("\\f"),
-                    0x0b => out.push_str("\\v"),
-                    b'\\' => out.push_str("\\\\"),
-                    0x1b => out.push_str("\\e"),
-                    32..=126 => out.push(c as char),
-                    _ => out.push_str(&format!("\\x{c:02X}")),
-                }
-            }
-            if s.len() > 15 {
-                out.push_str("...");
-            }
-            out.push('\'');
-            out
+            let more = if s.len() > 15 { "..." } else { "" };
+            format!("'{}{more}'", crate::error::escape_trace_bytes(&s[..s.len().min(15)]))
         }
         other => return format!("Unhandled match case of type {}", other.type_name()),
     };
