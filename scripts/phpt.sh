@@ -11,7 +11,7 @@
 #                                   # (classes, exceptions, namespaces: issue 21), with
 #                                   # its own ratchet, tests/phpt/passing-oo.txt (which
 #                                   # --part oo --update rewrites), and results file,
-#                                   # target/phpt/results-oo.json; not run by .ci/run yet
+#                                   # target/phpt/results-oo.json
 #
 # The tests come from Debian's php8.2 source package, fetched once into
 # target/phpt/ with an apt configuration of this script's own (deb-src
