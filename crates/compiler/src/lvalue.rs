@@ -773,6 +773,23 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         let op = bin_op(op);
         match &target.kind {
+            ExprKind::Prop {
+                obj,
+                name,
+                nullsafe: false,
+            } => {
+                let (o, n) = self.prop_operands(obj, *name)?;
+                let v = self.expr(value)?;
+                self.at(target.pos);
+                self.emit(Op::AssignPropOp {
+                    op,
+                    obj: o,
+                    name: n,
+                    src: v,
+                    dst,
+                    cache: NO_CACHE,
+                });
+            }
             ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Prop { .. } | ExprKind::StaticProp { .. } => {
                 let var = self.var_reg(target)?;
                 let v = self.expr(value)?;
@@ -820,6 +837,23 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     pub(crate) fn inc_dec(&mut self, target: &'a Expr<'a>, kind: IncDec, dst: Reg) -> Result<()> {
         self.ensure_writable(target)?;
         match &target.kind {
+            ExprKind::Prop {
+                obj,
+                name,
+                nullsafe: false,
+            } => {
+                let mark = self.mark();
+                let (o, n) = self.prop_operands(obj, *name)?;
+                self.at(target.pos);
+                self.emit(Op::IncDecProp {
+                    obj: o,
+                    name: n,
+                    kind,
+                    dst,
+                    cache: NO_CACHE,
+                });
+                self.release(mark);
+            }
             ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Prop { .. } | ExprKind::StaticProp { .. } => {
                 let mark = self.mark();
                 let var = self.var_reg(target)?;

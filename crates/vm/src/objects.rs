@@ -12,10 +12,14 @@ use std::rc::Rc;
 use minizts_core::bytecode::class_mode;
 use minizts_core::object::{acc, Class, ClassId, ClassKind, DefaultTarget, Method, MethodBody, Object};
 use minizts_core::{Obj, PhpStr, Value};
-use minizts_globals::executor::{CacheEntry, ExecutorGlobals};
+use minizts_globals::executor::{CacheEntry, ExecutorGlobals, FrameScopes};
 use minizts_globals::{eg, Globals};
 
 use crate::error::{deprecated, error, warning, VmResult};
+
+mod modify;
+
+pub use modify::{modify_prop, Change};
 
 /// The class of id + 1 `id1` (0: none).
 fn class_by_id1<G: Globals>(g: G, id1: u32) -> Option<Rc<Class>> {
@@ -56,6 +60,59 @@ fn remember_slot<G: Globals>(g: G, at: Option<u32>, class: &Class, found: &Looku
             };
         });
     }
+}
+
+/// What `pick` reads from runtime cache entry `at` (if the instruction
+/// has one), given the running frame's scopes.
+pub(crate) fn cached<G: Globals, T>(
+    g: G,
+    at: Option<u32>,
+    pick: impl FnOnce(&CacheEntry, FrameScopes) -> Option<T>,
+) -> Option<T> {
+    let at = at?;
+    eg!(g, |eg| pick(
+        eg.runtime_cache.get(at as usize)?,
+        FrameScopes::of_top(&eg.frames)
+    ))
+}
+
+/// Puts what `make` makes of the running frame's scopes in runtime cache
+/// entry `at` (if the instruction has one).
+pub(crate) fn remember<G: Globals>(g: G, at: Option<u32>, make: impl FnOnce(FrameScopes) -> CacheEntry) {
+    let Some(at) = at else { return };
+    let old = eg!(g, |eg| {
+        let entry = make(FrameScopes::of_top(&eg.frames));
+        std::mem::replace(&mut eg.runtime_cache[at as usize], entry)
+    });
+    // Released outside the EG access: an old value may own an object.
+    drop(old);
+}
+
+/// [`class_operand`] through the instruction's cache entry `at`, which
+/// remembers the class for the next time.
+pub fn class_operand_cached<G: Globals>(g: G, v: &Value, mode: u8, at: Option<u32>) -> VmResult<Rc<Class>> {
+    if let Some(c) = cached_class(g, at) {
+        return Ok(c);
+    }
+    let c = class_operand(g, v, mode)?;
+    remember_class(g, at, &c);
+    Ok(c)
+}
+
+/// The class cache entry `at` holds for the running frame's scopes.
+pub fn cached_class<G: Globals>(g: G, at: Option<u32>) -> Option<Rc<Class>> {
+    cached(g, at, |e, here| match e {
+        CacheEntry::Class { at, class } if *at == here => Some(class.clone()),
+        _ => None,
+    })
+}
+
+/// Remembers `class` in cache entry `at` for the running frame's scopes.
+pub fn remember_class<G: Globals>(g: G, at: Option<u32>, class: &Rc<Class>) {
+    remember(g, at, |at| CacheEntry::Class {
+        at,
+        class: class.clone(),
+    });
 }
 
 /// The running code's class scope.
@@ -801,6 +858,59 @@ fn closure_method<G: Globals>(g: G, c: &Rc<minizts_core::value::Closure>, name: 
     }
 }
 
+/// A static call's resolution through its cache entry `at`: what the
+/// entry holds for the running frame's scopes (and `$this`, where the
+/// method takes it), else [`resolve_static`] on the class the operand
+/// names, which the entry then remembers (not a magic `__call` or
+/// `__callStatic`, which depends on the name too).
+pub fn resolve_static_cached<G: Globals>(
+    g: G,
+    class: &Value,
+    mode: u8,
+    name: &Value,
+    at: Option<u32>,
+) -> VmResult<Resolved> {
+    let hit = cached(g, at, |e, here| match e {
+        CacheEntry::StaticCall {
+            at,
+            method,
+            called,
+            this_class,
+        } if *at == here => Some((method.clone(), *called, *this_class)),
+        _ => None,
+    });
+    if let Some((method, called, this_class)) = hit {
+        let this = if this_class == 0 {
+            None
+        } else {
+            this(g).filter(|t| t.class.id + 1 == this_class)
+        };
+        if this_class == 0 || this.is_some() {
+            let called = eg!(g).classes.get(called).clone();
+            return Ok(Resolved {
+                method,
+                this,
+                called,
+                magic_name: None,
+                closure: None,
+            });
+        }
+    }
+    let cls = class_operand(g, class, mode)?;
+    let name = crate::ops::to_str(g, name)?;
+    let forwarding = matches!(mode, class_mode::SELF | class_mode::PARENT | class_mode::STATIC);
+    let r = resolve_static(g, &cls, &name, forwarding)?;
+    if r.magic_name.is_none() && r.closure.is_none() {
+        remember(g, at, |at| CacheEntry::StaticCall {
+            at,
+            method: r.method.clone(),
+            called: r.called.id,
+            this_class: r.this.as_ref().map_or(0, |t| t.class.id + 1),
+        });
+    }
+    Ok(r)
+}
+
 /// `C::name(…)`: PHP's `INIT_STATIC_METHOD_CALL`. `forwarding`: the class
 /// was named by `self`, `parent` or `static`, which keep the caller's
 /// called scope and `$this`.
@@ -876,6 +986,29 @@ pub fn resolve_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, forwar
     }
 }
 
+/// [`static_ref`] of the property an instruction names, through its
+/// cache entry `at`, which remembers the property for the next time.
+pub fn static_ref_cached<G: Globals>(
+    g: G,
+    class: &Value,
+    mode: u8,
+    name: &Value,
+    at: Option<u32>,
+) -> VmResult<minizts_core::PhpRef> {
+    let hit = cached(g, at, |e, here| match e {
+        CacheEntry::StaticProp { at, slot } if *at == here => Some(slot.clone()),
+        _ => None,
+    });
+    if let Some(slot) = hit {
+        return Ok(slot);
+    }
+    let cls = class_operand(g, class, mode)?;
+    let name = crate::ops::to_str(g, name)?;
+    let slot = static_ref(g, &cls, &name)?;
+    remember(g, at, |at| CacheEntry::StaticProp { at, slot: slot.clone() });
+    Ok(slot)
+}
+
 /// The reference static property `C::$name` is.
 pub fn static_ref<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResult<minizts_core::PhpRef> {
     ensure_defaults(g, class)?;
@@ -919,6 +1052,28 @@ pub fn const_visible<G: Globals>(g: G, flags: u16, declaring: ClassId) -> bool {
     }
     let declaring = eg!(g).classes.get(declaring).clone();
     scope.as_ref().is_some_and(|s| protected_visible(&declaring, s))
+}
+
+/// [`class_const`] of the constant an instruction names, through its
+/// cache entry `at`, which remembers the value for the next time.
+pub fn class_const_cached<G: Globals>(
+    g: G,
+    class: &Value,
+    mode: u8,
+    name: &PhpStr,
+    at: Option<u32>,
+) -> VmResult<Value> {
+    let hit = cached(g, at, |e, here| match e {
+        CacheEntry::ClassConst { at, value } if *at == here => Some(value.clone()),
+        _ => None,
+    });
+    if let Some(v) = hit {
+        return Ok(v);
+    }
+    let cls = class_operand(g, class, mode)?;
+    let v = class_const(g, &cls, name)?;
+    remember(g, at, |at| CacheEntry::ClassConst { at, value: v.clone() });
+    Ok(v)
 }
 
 /// `C::NAME`.

@@ -1033,12 +1033,18 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         Op::New {
             dst,
             class,
-            mode,
             callee,
             skip,
+            cache,
         } => {
             save_pc(g, cur!());
-            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let mode = minizts_core::bytecode::class_mode::of_operand(class, consts);
+            let cls = tri!(crate::objects::class_operand_cached(
+                g,
+                &opnd!(class),
+                mode,
+                cache_at(func, cache)
+            ));
             let o = tri!(crate::objects::instantiate(g, &cls));
             set!(dst, Value::Obj(o.clone()));
             match cls.magic.construct.clone() {
@@ -1080,17 +1086,16 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             class,
             mode,
             name,
+            cache,
         } => {
             save_pc(g, cur!());
-            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
-            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let forwarding = matches!(
+            let r = tri!(crate::objects::resolve_static_cached(
+                g,
+                &opnd!(class),
                 mode,
-                minizts_core::bytecode::class_mode::SELF
-                    | minizts_core::bytecode::class_mode::PARENT
-                    | minizts_core::bytecode::class_mode::STATIC
-            );
-            let r = tri!(crate::objects::resolve_static(g, &cls, &name, forwarding));
+                &opnd!(name),
+                cache_at(func, cache)
+            ));
             // SAFETY: as for `New`.
             unsafe { crate::objects::fill_callee(base.byte_add(callee.raw() * 8), r) };
         }
@@ -1164,6 +1169,50 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             let v = opnd!(src).deref_clone();
             tri!(crate::objects::write(g, &opnd!(obj), &name, v, cache_at(func, cache)));
         }
+        Op::AssignPropOp {
+            op,
+            obj,
+            name,
+            src,
+            dst,
+            cache,
+        } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let v = opnd!(src).deref_clone();
+            let r = tri!(crate::objects::modify_prop(
+                g,
+                &opnd!(obj),
+                &name,
+                crate::objects::Change::Op(op),
+                &v,
+                cache_at(func, cache)
+            ));
+            if !dst.is_none() {
+                set!(dst, r);
+            }
+        }
+        Op::IncDecProp {
+            obj,
+            name,
+            kind,
+            dst,
+            cache,
+        } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let r = tri!(crate::objects::modify_prop(
+                g,
+                &opnd!(obj),
+                &name,
+                crate::objects::Change::IncDec(kind),
+                &Value::Null,
+                cache_at(func, cache)
+            ));
+            if !dst.is_none() {
+                set!(dst, r);
+            }
+        }
         Op::FetchPropRef { dst, obj, name } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
@@ -1181,31 +1230,53 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             mode,
             name,
             quiet,
+            cache,
         } => {
             save_pc(g, cur!());
-            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
-            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let v = match crate::objects::static_ref(g, &cls, &name) {
+            let at = cache_at(func, cache);
+            let v = match crate::objects::static_ref_cached(g, &opnd!(class), mode, &opnd!(name), at) {
                 Ok(r) => r.get(),
                 Err(_) if quiet => Value::Null,
                 Err(e) => return Err(e),
             };
             set!(dst, v);
         }
-        Op::FetchStaticPropRef { dst, class, mode, name } => {
+        Op::FetchStaticPropRef {
+            dst,
+            class,
+            mode,
+            name,
+            cache,
+        } => {
             save_pc(g, cur!());
-            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
-            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let r = tri!(crate::objects::static_ref(g, &cls, &name));
+            let at = cache_at(func, cache);
+            let r = tri!(crate::objects::static_ref_cached(
+                g,
+                &opnd!(class),
+                mode,
+                &opnd!(name),
+                at
+            ));
             set!(dst, Value::Ref(r));
         }
-        Op::FetchClassConst { dst, class, mode, name } => {
+        Op::FetchClassConst {
+            dst,
+            class,
+            mode,
+            name,
+            cache,
+        } => {
             save_pc(g, cur!());
-            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
             let Value::Str(name) = &func.consts.values()[name as usize] else {
                 unreachable!("a constant's name is a string constant")
             };
-            let v = tri!(crate::objects::class_const(g, &cls, name));
+            let v = tri!(crate::objects::class_const_cached(
+                g,
+                &opnd!(class),
+                mode,
+                name,
+                cache_at(func, cache)
+            ));
             set!(dst, v);
         }
         Op::FetchClassName { dst, class, mode } => {
@@ -1220,12 +1291,21 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             let cls = tri!(crate::objects::class_operand(g, &v, mode));
             set!(dst, Value::Str(cls.name.clone()));
         }
-        Op::InstanceOf { dst, src, class, mode } => {
+        Op::InstanceOf {
+            dst,
+            src,
+            class,
+            mode,
+            cache,
+        } => {
             save_pc(g, cur!());
             let v = opnd!(src).deref_clone();
+            let at = cache_at(func, cache);
+            let cached = crate::objects::cached_class(g, at);
             // `instanceof` never autoloads: a class that is not declared
             // has no instances.
             let named = match opnd!(class).deref_clone() {
+                _ if cached.is_some() => None,
                 Value::Str(n)
                     if mode == minizts_core::bytecode::class_mode::NAME
                         || mode == minizts_core::bytecode::class_mode::VALUE =>
@@ -1234,13 +1314,22 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 }
                 _ => None,
             };
-            let cls = if let Some(n) = named {
-                crate::class::lookup(g, n.as_bytes())
+            let cls = if cached.is_some() {
+                cached
+            } else if let Some(n) = named {
+                let c = crate::class::lookup(g, n.as_bytes());
+                if let Some(c) = &c {
+                    crate::objects::remember_class(g, at, c);
+                }
+                c
             } else if mode == minizts_core::bytecode::class_mode::NAME {
                 None
             } else {
                 match crate::objects::class_operand(g, &opnd!(class), mode) {
-                    Ok(c) => Some(c),
+                    Ok(c) => {
+                        crate::objects::remember_class(g, at, &c);
+                        Some(c)
+                    }
                     Err(e) if mode == minizts_core::bytecode::class_mode::VALUE => {
                         drop(e);
                         tri!(crate::error::error::<()>(
