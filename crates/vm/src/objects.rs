@@ -73,7 +73,13 @@ pub fn called<G: Globals>(g: G) -> Option<Rc<Class>> {
 /// `$this` of the running frame, if it has one.
 pub fn this<G: Globals>(g: G) -> Option<Obj> {
     eg!(g, |eg| {
-        let f = eg.frames.last()?;
+        // Code that `eval` or `include` runs has its caller's `$this`.
+        let f = eg
+            .frames
+            .iter()
+            .rev()
+            // SAFETY: a frame's function is one of the request's.
+            .find(|f| !unsafe { &*f.function }.in_caller_scope)?;
         // SAFETY: a frame's function is one of the request's.
         let cv = unsafe { &*f.function }.this_cv?;
         // SAFETY: a CV of the frame's live window.
@@ -87,23 +93,23 @@ pub fn this<G: Globals>(g: G) -> Option<Obj> {
 /// The class a class operand names (see `class_mode`).
 pub fn class_operand<G: Globals>(g: G, v: &Value, mode: u8) -> VmResult<Rc<Class>> {
     match mode {
-        class_mode::SELF => scope(g).map_or_else(|| error("Cannot use \"self\" when no class scope is active"), Ok),
+        class_mode::SELF => scope(g).map_or_else(|| error("Cannot access \"self\" when no class scope is active"), Ok),
         class_mode::PARENT => match scope(g) {
             Some(s) => match &s.parent {
                 Some(p) => Ok(p.clone()),
-                None => error("Cannot use \"parent\" when current class scope has no parent"),
+                None => error("Cannot access \"parent\" when current class scope has no parent"),
             },
-            None => error("Cannot use \"parent\" when no class scope is active"),
+            None => error("Cannot access \"parent\" when no class scope is active"),
         },
         class_mode::STATIC => {
-            called(g).map_or_else(|| error("Cannot use \"static\" when no class scope is active"), Ok)
+            called(g).map_or_else(|| error("Cannot access \"static\" when no class scope is active"), Ok)
         }
         _ => match v {
             Value::Obj(o) => Ok(o.class.clone()),
             Value::Closure(_) => crate::class::find(g, b"Closure"),
             Value::Str(s) => crate::class::find(g, s.as_bytes()),
             Value::Ref(r) => class_operand(g, &r.get(), mode),
-            _ => error("Cannot use value of that type as class name"),
+            _ => error("Class name must be a valid object or a string"),
         },
     }
 }
