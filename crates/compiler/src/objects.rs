@@ -24,6 +24,7 @@ use minizts_globals::{cg, Globals};
 use minizts_syntax::ast::*;
 use minizts_syntax::names;
 
+use crate::ct::Folded;
 use crate::{Compiler, Result};
 
 /// The most arguments one call instruction holds.
@@ -125,6 +126,17 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     /// A member name: a string constant as written, or the value of the
     /// expression that computes it.
+    /// The name of a called method: one PHP knows when it compiles the
+    /// call must be a string.
+    fn method_name(&mut self, name: MemberName<'a>) -> Result<Src> {
+        if let MemberName::Expr(e) = name {
+            if matches!(self.fold(e)?, Some(Folded::Int | Folded::Array(_) | Folded::Other)) {
+                return self.error("Method name must be a string");
+            }
+        }
+        self.member_name(name)
+    }
+
     pub(crate) fn member_name(&mut self, name: MemberName<'a>) -> Result<Src> {
         match name {
             MemberName::Ident(n) => self.const_str(&names::to_bytes(n)),
@@ -493,7 +505,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         if nullsafe {
             self.nullsafe_check(o)?;
         }
-        let n = self.member_name(name)?;
+        let n = self.method_name(name)?;
         if needs_spread(args) {
             let arr = self.callable_array(o, n)?;
             self.line = line;
@@ -529,7 +541,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     ) -> Result<()> {
         let line = self.line;
         let (c, mode) = self.class_operand(class, true)?;
-        let n = self.member_name(name)?;
+        let n = self.method_name(name)?;
         if needs_spread(args) {
             let first = self.callable_class(c, mode, "argument unpacking or named arguments in calls")?;
             let arr = self.callable_array(first, n)?;

@@ -570,7 +570,9 @@ pub(crate) fn trace_frames<G: Globals>(g: G) -> Vec<TraceFrame> {
             let function = f.name.to_string();
             // SAFETY: a frame's saved pc is an instruction of its code.
             let called_by = match unsafe { *caller.pc } {
-                Op::CallBuiltin { id, args, argc, .. } if callee.native => Some((id, args, argc)),
+                Op::CallBuiltin { id, args, argc, .. } if callee.native && !crate::builtins::is_user_call(id) => {
+                    Some((id, args, argc))
+                }
                 _ => None,
             };
             // A callback of a builtin comes from inside it; other native

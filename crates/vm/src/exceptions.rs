@@ -189,7 +189,7 @@ pub fn unwind<G: Globals>(g: G, e: Box<VmError>) -> Result<*const Op, Box<VmErro
 }
 
 /// Pops the top frame, freeing its window.
-fn pop_frame<G: Globals>(g: G, num_regs: usize, base: *mut Value) {
+pub(crate) fn pop_frame<G: Globals>(g: G, num_regs: usize, base: *mut Value) {
     for i in 0..num_regs {
         // SAFETY: the window is the top frame's, which nothing else
         // refers to once it is being left.

@@ -52,6 +52,8 @@ mod num;
 mod members;
 mod slow;
 
+pub(crate) use slow::method_name;
+
 /// Saves the executing instruction in the current frame (for messages
 /// and stack traces).
 #[inline]

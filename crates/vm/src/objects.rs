@@ -130,7 +130,13 @@ pub fn called<G: Globals>(g: G) -> Option<Rc<Class>> {
 /// `$this` of the running frame, if it has one.
 pub fn this<G: Globals>(g: G) -> Option<Obj> {
     eg!(g, |eg| {
-        let f = eg.frames.last()?;
+        // Code that `eval` or `include` runs has its caller's `$this`.
+        let f = eg
+            .frames
+            .iter()
+            .rev()
+            // SAFETY: a frame's function is one of the request's.
+            .find(|f| !unsafe { &*f.function }.in_caller_scope)?;
         // SAFETY: a frame's function is one of the request's.
         let cv = unsafe { &*f.function }.this_cv?;
         // SAFETY: a CV of the frame's live window.
@@ -144,23 +150,23 @@ pub fn this<G: Globals>(g: G) -> Option<Obj> {
 /// The class a class operand names (see `class_mode`).
 pub fn class_operand<G: Globals>(g: G, v: &Value, mode: u8) -> VmResult<Rc<Class>> {
     match mode {
-        class_mode::SELF => scope(g).map_or_else(|| error("Cannot use \"self\" when no class scope is active"), Ok),
+        class_mode::SELF => scope(g).map_or_else(|| error("Cannot access \"self\" when no class scope is active"), Ok),
         class_mode::PARENT => match scope(g) {
             Some(s) => match &s.parent {
                 Some(p) => Ok(p.clone()),
-                None => error("Cannot use \"parent\" when current class scope has no parent"),
+                None => error("Cannot access \"parent\" when current class scope has no parent"),
             },
-            None => error("Cannot use \"parent\" when no class scope is active"),
+            None => error("Cannot access \"parent\" when no class scope is active"),
         },
         class_mode::STATIC => {
-            called(g).map_or_else(|| error("Cannot use \"static\" when no class scope is active"), Ok)
+            called(g).map_or_else(|| error("Cannot access \"static\" when no class scope is active"), Ok)
         }
         _ => match v {
             Value::Obj(o) => Ok(o.class.clone()),
             Value::Closure(_) => crate::class::find(g, b"Closure"),
             Value::Str(s) => crate::class::find(g, s.as_bytes()),
             Value::Ref(r) => class_operand(g, &r.get(), mode),
-            _ => error("Cannot use value of that type as class name"),
+            _ => error("Class name must be a valid object or a string"),
         },
     }
 }
@@ -897,7 +903,7 @@ pub fn resolve_static_cached<G: Globals>(
         }
     }
     let cls = class_operand(g, class, mode)?;
-    let name = crate::ops::to_str(g, name)?;
+    let name = crate::exec::method_name(name)?;
     let forwarding = matches!(mode, class_mode::SELF | class_mode::PARENT | class_mode::STATIC);
     let r = resolve_static(g, &cls, &name, forwarding)?;
     if r.magic_name.is_none() && r.closure.is_none() {
@@ -988,25 +994,32 @@ pub fn resolve_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, forwar
 
 /// [`static_ref`] of the property an instruction names, through its
 /// cache entry `at`, which remembers the property for the next time.
+/// `quiet` (inside `isset`/`??`): `None` for a property that cannot be
+/// had, though a class operand that names no class is still an error.
 pub fn static_ref_cached<G: Globals>(
     g: G,
     class: &Value,
     mode: u8,
     name: &Value,
     at: Option<u32>,
-) -> VmResult<minizts_core::PhpRef> {
+    quiet: bool,
+) -> VmResult<Option<minizts_core::PhpRef>> {
     let hit = cached(g, at, |e, here| match e {
         CacheEntry::StaticProp { at, slot } if *at == here => Some(slot.clone()),
         _ => None,
     });
     if let Some(slot) = hit {
-        return Ok(slot);
+        return Ok(Some(slot));
     }
     let cls = class_operand(g, class, mode)?;
     let name = crate::ops::to_str(g, name)?;
-    let slot = static_ref(g, &cls, &name)?;
+    let slot = match static_ref(g, &cls, &name) {
+        Ok(slot) => slot,
+        Err(_) if quiet => return Ok(None),
+        Err(e) => return Err(e),
+    };
     remember(g, at, |at| CacheEntry::StaticProp { at, slot: slot.clone() });
-    Ok(slot)
+    Ok(Some(slot))
 }
 
 /// The reference static property `C::$name` is.

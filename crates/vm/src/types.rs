@@ -94,7 +94,9 @@ fn accepts<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> bool {
             }
         }
         Value::Closure(_) => m & bits::CALLABLE != 0 || ty.classes.iter().any(|c| c.eq_ignore_ascii_case("Closure")),
-        Value::Str(_) | Value::Arr(_) if m & bits::CALLABLE != 0 => crate::call::resolve_callable(g, v).is_ok(),
+        Value::Str(_) | Value::Arr(_) if m & bits::CALLABLE != 0 => {
+            matches!(crate::call::callable::check(g, v, false), Ok(Ok(_)))
+        }
         _ => false,
     }
 }

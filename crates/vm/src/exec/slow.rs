@@ -749,7 +749,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         } => {
             save_pc(g, cur!());
             let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
-            if vals != 0 {
+            if vals != 0 && !builtins::prefers_ref(&target) {
                 for i in (0..16).filter(|i| vals & (1 << i) != 0) {
                     if call::param_by_ref(g, &target, i) {
                         tri!(call::cannot_pass_by_reference::<G, ()>(g, &target, i));
@@ -1008,7 +1008,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 // `var` is `dst` when the compiler passes a value that
                 // is not a variable (`sort([1])`): PHP's error if the
                 // parameter is by reference.
-                Ok(c) if dst == var && call::param_by_ref(g, &c, argno as usize) => {
+                Ok(c) if dst == var && call::param_by_ref(g, &c, argno as usize) && !builtins::prefers_ref(&c) => {
                     tri!(call::cannot_pass_by_reference(g, &c, argno as usize))
                 }
                 Ok(c) => call::param_by_ref(g, &c, argno as usize),
@@ -1071,7 +1071,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             cache,
         } => {
             save_pc(g, cur!());
-            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let name = tri!(method_name(&opnd!(name)));
             let r = tri!(crate::objects::resolve_method(
                 g,
                 &opnd!(obj),
@@ -1234,12 +1234,15 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         } => {
             save_pc(g, cur!());
             let at = cache_at(func, cache);
-            let v = match crate::objects::static_ref_cached(g, &opnd!(class), mode, &opnd!(name), at) {
-                Ok(r) => r.get(),
-                Err(_) if quiet => Value::Null,
-                Err(e) => return Err(e),
-            };
-            set!(dst, v);
+            let r = tri!(crate::objects::static_ref_cached(
+                g,
+                &opnd!(class),
+                mode,
+                &opnd!(name),
+                at,
+                quiet
+            ));
+            set!(dst, r.map_or(Value::Null, |r| r.get()));
         }
         Op::FetchStaticPropRef {
             dst,
@@ -1255,9 +1258,10 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 &opnd!(class),
                 mode,
                 &opnd!(name),
-                at
+                at,
+                false
             ));
-            set!(dst, Value::Ref(r));
+            set!(dst, r.map_or(Value::Null, Value::Ref));
         }
         Op::FetchClassConst {
             dst,
@@ -1288,7 +1292,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                     v.type_name()
                 )));
             }
-            let cls = tri!(crate::objects::class_operand(g, &v, mode));
+            let cls = tri!(class_name_operand(g, &v, mode));
             set!(dst, Value::Str(cls.name.clone()));
         }
         Op::InstanceOf {
@@ -2049,4 +2053,36 @@ fn unhandled_match<G: Globals>(g: G, v: &Value) -> String {
         other => return format!("Unhandled match case of type {}", other.type_name()),
     };
     format!("Unhandled match case {text}")
+}
+
+/// The name a dynamic method call names (`$obj->$name()`), which must be
+/// a string: PHP converts nothing there.
+pub(crate) fn method_name(v: &Value) -> VmResult<PhpStr> {
+    match v {
+        Value::Str(s) => Ok(s.clone()),
+        Value::Ref(r) => method_name(&r.get()),
+        _ => crate::error::error("Method name must be a string"),
+    }
+}
+
+/// The class `self::class`, `parent::class`, `static::class` or
+/// `$obj::class` names (PHP's `FETCH_CLASS_NAME`, whose messages differ
+/// from other uses of the keywords).
+fn class_name_operand<G: Globals>(g: G, v: &Value, mode: u8) -> VmResult<Rc<minizts_core::object::Class>> {
+    use minizts_core::bytecode::class_mode;
+    let word = match mode {
+        class_mode::SELF => "self",
+        class_mode::PARENT => "parent",
+        class_mode::STATIC => "static",
+        _ => return crate::objects::class_operand(g, v, mode),
+    };
+    let Some(scope) = crate::objects::scope(g) else {
+        return error(format!("Cannot use \"{word}\" in the global scope"));
+    };
+    match mode {
+        class_mode::PARENT if scope.parent.is_none() => {
+            error("Cannot use \"parent\" when current class scope has no parent")
+        }
+        _ => crate::objects::class_operand(g, v, mode),
+    }
 }

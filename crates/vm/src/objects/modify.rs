@@ -156,7 +156,9 @@ pub fn modify_prop<G: Globals>(
                     let mut dynamic = o.dynamic.borrow_mut();
                     match dynamic.as_mut().and_then(|d| d.get_mut(&key)) {
                         Some(Value::Ref(_)) | None => None,
-                        Some(place) => Some(std::mem::take(place)),
+                        // Null meanwhile, not Undef: an array's Undef is a
+                        // hole its lookups skip.
+                        Some(place) => Some(std::mem::replace(place, Value::Null)),
                     }
                 };
                 if let Some(mut value) = taken {
