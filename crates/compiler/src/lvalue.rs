@@ -642,7 +642,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     /// Binds `target` to the reference in register `r`.
-    fn assign_ref_from(&mut self, target: &'a Expr<'a>, r: Reg) -> Result<()> {
+    pub(crate) fn assign_ref_from(&mut self, target: &'a Expr<'a>, r: Reg) -> Result<()> {
         let mark = self.mark();
         match &target.kind {
             ExprKind::Var(name) => {
@@ -669,9 +669,23 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 });
                 self.release_root(path.root, var);
             }
-            // No instruction binds a property to a reference.
-            ExprKind::Prop { .. } | ExprKind::StaticProp { .. } => {
-                return self.error("minizts does not support assigning a reference to a property yet")
+            ExprKind::Prop { obj, name, .. } => {
+                let o = self.write_object(obj)?;
+                let n = self.member_name(*name)?;
+                self.at(target.pos);
+                self.emit(Op::AssignPropRef { obj: o, name: n, src: r });
+            }
+            ExprKind::StaticProp { class, name } => {
+                let line = self.line;
+                let (c, mode) = self.class_operand(*class, false)?;
+                let n = self.member_name(*name)?;
+                self.line = line;
+                self.emit(Op::AssignStaticPropRef {
+                    class: c,
+                    mode,
+                    name: n,
+                    src: r,
+                });
             }
             _ => return self.error("Cannot assign reference to this expression"),
         }

@@ -362,7 +362,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             if let Value::Ref(r) = rv!(var) {
                 // Behind a reference when what it holds owns nothing.
                 let Ok(mut inner) = r.try_borrow_mut() else { slow!() };
-                if !inner.is_scalar() {
+                if !inner.is_scalar() || r.is_typed() {
                     slow!();
                 }
                 // SAFETY: as for `Move`; the scalar overwritten owns
@@ -780,6 +780,9 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         // in place behind the reference, when it holds a
                         // number (the guard ends with the arm).
                         let Ok(mut inner) = r.try_borrow_mut() else { slow!() };
+                        if r.is_typed() {
+                            slow!();
+                        }
                         let p: *mut Value = &mut *inner;
                         // SAFETY: `p` is the referenced value, borrowed
                         // until the arm ends; the writer only runs when it
@@ -1493,6 +1496,8 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::InitStaticMethod { .. }
                 | Op::IssetProp { .. }
                 | Op::FetchPropRef { .. }
+                | Op::AssignPropRef { .. }
+                | Op::AssignStaticPropRef { .. }
                 | Op::UnsetProp { .. }
                 | Op::FetchStaticProp { .. }
                 | Op::FetchStaticPropRef { .. }

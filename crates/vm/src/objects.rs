@@ -15,7 +15,7 @@ use minizts_core::{Obj, PhpStr, Value};
 use minizts_globals::executor::{CacheEntry, ExecutorGlobals};
 use minizts_globals::{eg, Globals};
 
-use crate::error::{deprecated, error, warning, VmResult};
+use crate::error::{deprecated, error, notice, warning, VmResult};
 
 /// The class of id + 1 `id1` (0: none).
 fn class_by_id1<G: Globals>(g: G, id1: u32) -> Option<Rc<Class>> {
@@ -352,7 +352,10 @@ pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool, cache: O
 /// Writes `v` through property reference `r`; PHP's error if the
 /// property is being written through the same reference already (a
 /// hook that writes the property an outer write is still holding).
-fn set_through(r: &minizts_core::PhpRef, v: Value) -> VmResult<()> {
+fn set_through<G: Globals>(g: G, r: &minizts_core::PhpRef, v: Value) -> VmResult<()> {
+    if r.is_typed() {
+        return crate::refs::assign(g, r, v);
+    }
     match r.try_set(v) {
         Ok(()) => Ok(()),
         Err(_) => error("Cannot modify a property while it is being modified (minizts: the write reached itself)"),
@@ -432,7 +435,7 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value, cache: Opt
                 Value::Ref(r) => {
                     let r = r.clone();
                     drop(props);
-                    return set_through(&r, v);
+                    return set_through(g, &r, v);
                 }
                 slot => std::mem::replace(slot, v),
             };
@@ -467,7 +470,7 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value, cache: Opt
                 Value::Ref(r) => {
                     let r = r.clone();
                     drop(d);
-                    return set_through(&r, v);
+                    return set_through(g, &r, v);
                 }
                 slot => *slot = v,
             }
@@ -519,6 +522,9 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
                 x => x,
             };
             let r = crate::gc::new_ref(g, inner);
+            if let Some(ty) = &p.ty {
+                crate::refs::add_source(&r, ty, p.declaring, name);
+            }
             *v = Value::Ref(r.clone());
             Ok(r)
         }
@@ -567,6 +573,138 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
         }
         Lookup::Hidden(declaring, flags) => hidden_error(&declaring, flags, name),
     }
+}
+
+/// What a `__get` that PHP's by-reference fetch fell back to gives:
+/// PHP's notice unless it returned a reference or an object, then the
+/// error every reference assignment to an overloaded property ends in.
+fn overloaded_ref_error<G: Globals>(g: G, o: &Obj, get: &Rc<Method>, name: &PhpStr) -> Option<VmResult<()>> {
+    let r = guarded(o, || call_magic(g, o, get, vec![Value::Str(name.clone())]))?;
+    Some(r.and_then(|v| {
+        if !matches!(v, Value::Ref(_) | Value::Obj(_) | Value::Closure(_)) {
+            notice(
+                g,
+                &format!(
+                    "Indirect modification of overloaded property {}::${} has no effect",
+                    o.class.name,
+                    name_str(name)
+                ),
+            );
+        }
+        error("Cannot assign by reference to overloaded object")
+    }))
+}
+
+/// `$obj->name = &…`: binds the property to reference `r` (PHP's
+/// `zend_assign_to_property_reference`). `__set` is not called: a
+/// property only `__get` reaches is an error, as PHP's by-reference
+/// fetch of it fails.
+pub fn assign_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr, r: minizts_core::PhpRef) -> VmResult<()> {
+    let o = match objv {
+        Value::Obj(o) => o,
+        Value::Ref(inner) => return assign_ref(g, &inner.get(), name, r),
+        Value::Closure(_) => return error("Closure object cannot have properties"),
+        other => {
+            return error(format!(
+                "Attempt to modify property \"{}\" on {}",
+                name_str(name),
+                non_object_type(other)
+            ))
+        }
+    };
+    let scope = scope(g);
+    match lookup(g, o, name, scope.as_ref()) {
+        Lookup::Slot(slot) => {
+            let p = &o.class.props[slot as usize];
+            let unset = matches!(o.props.borrow()[slot as usize], Value::Undef);
+            if p.flags & acc::READONLY != 0 {
+                let declaring = eg!(g).classes.get(p.declaring).name.clone();
+                if !unset && matches!(o.props.borrow()[slot as usize].deref_clone(), Value::Obj(_)) {
+                    return error("Cannot assign by reference to overloaded object");
+                }
+                let what = if unset { "indirectly modify" } else { "modify" };
+                return error(format!("Cannot {what} readonly property {declaring}::${}", name_str(name)));
+            }
+            if unset && p.ty.is_none() {
+                if let Some(get) = o.class.magic.get.clone() {
+                    if let Some(r) = overloaded_ref_error(g, o, &get, name) {
+                        return r;
+                    }
+                }
+            }
+            if let Some(ty) = &p.ty {
+                crate::refs::bind_typed(g, &r, ty, p.declaring, name)?;
+            }
+            let old = std::mem::replace(&mut o.props.borrow_mut()[slot as usize], Value::Ref(r));
+            if let (Value::Ref(old), Some(_)) = (&old, &p.ty) {
+                old.remove_type_source(p.declaring, name);
+            }
+            drop(old);
+            Ok(())
+        }
+        Lookup::Dynamic => {
+            let key = minizts_core::Key::from_php_str(name.clone());
+            let exists = o.dynamic.borrow().as_ref().is_some_and(|d| d.get(&key).is_some());
+            if !exists {
+                if let Some(get) = o.class.magic.get.clone() {
+                    if let Some(r) = overloaded_ref_error(g, o, &get, name) {
+                        return r;
+                    }
+                }
+                if !o.class.allow_dynamic {
+                    deprecated(
+                        g,
+                        &format!(
+                            "Creation of dynamic property {}::${} is deprecated",
+                            o.class.name,
+                            name_str(name)
+                        ),
+                    );
+                }
+            }
+            let mut d = o.dynamic.borrow_mut();
+            let table = d.get_or_insert_with(minizts_core::PhpArray::new);
+            let (slot, _) = table.entry(key);
+            let old = std::mem::replace(slot, Value::Ref(r));
+            drop(d);
+            drop(old);
+            Ok(())
+        }
+        Lookup::Hidden(declaring, flags) => {
+            if let Some(get) = o.class.magic.get.clone() {
+                if let Some(r) = overloaded_ref_error(g, o, &get, name) {
+                    return r;
+                }
+            }
+            hidden_error(&declaring, flags, name)
+        }
+    }
+}
+
+/// `C::$name = &…`: binds static property `C::$name` to reference `r`.
+/// The static's own slot, shared by the classes that inherit it, is a
+/// reference; once bound, it holds the reference bound (the one place a
+/// reference holds another), which [`static_ref`] gives instead.
+pub fn assign_static_ref<G: Globals>(
+    g: G,
+    class: &Rc<Class>,
+    name: &PhpStr,
+    r: minizts_core::PhpRef,
+) -> VmResult<()> {
+    let current = static_ref(g, class, name)?;
+    let Some(sp) = class.statics.get(name) else {
+        return Ok(());
+    };
+    if current.ptr_eq(&r) {
+        return Ok(());
+    }
+    if let Some(ty) = &sp.ty {
+        crate::refs::bind_typed(g, &r, ty, sp.declaring, name)?;
+        current.remove_type_source(sp.declaring, name);
+    }
+    let old = std::mem::replace(&mut *sp.slot.borrow_mut(), Value::Ref(r));
+    drop(old);
+    Ok(())
 }
 
 /// `isset($obj->name)`.
@@ -623,6 +761,9 @@ pub fn unset<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<()> {
                 ));
             }
             let old = std::mem::take(&mut o.props.borrow_mut()[slot as usize]);
+            if let (Value::Ref(r), true) = (&old, p.ty.is_some()) {
+                r.remove_type_source(p.declaring, name);
+            }
             drop(old);
             Ok(())
         }
@@ -904,6 +1045,11 @@ pub fn static_ref<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResul
             name_str(name)
         ));
     }
+    // A static bound by reference holds that reference (see
+    // `assign_static_ref`).
+    if let Value::Ref(bound) = &*sp.slot.borrow() {
+        return Ok(bound.clone());
+    }
     Ok(sp.slot.clone())
 }
 
@@ -990,6 +1136,13 @@ pub fn clone<G: Globals>(g: G, v: &Value) -> VmResult<Value> {
             v => v.clone(),
         })
         .collect();
+    // A typed property sharing a reference with the original is one more
+    // holder whose type the reference must keep.
+    for (v, p) in props.iter().zip(o.class.props.iter()) {
+        if let (Value::Ref(r), Some(ty)) = (v, &p.ty) {
+            crate::refs::add_source(r, ty, p.declaring, &p.name);
+        }
+    }
     let store = eg!(g).objects.clone();
     let copy = store.create(o.class.clone(), props);
     *copy.dynamic.borrow_mut() = o.dynamic.borrow().clone();

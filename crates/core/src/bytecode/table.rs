@@ -852,6 +852,9 @@ instructions! {
         /// it in `dst`, for the variable instructions that write through
         /// it (`$o->a[] = 1`, `$o->n++`, `&$o->x`).
         FetchPropRef "FETCH_PROP_REF" "{dst} = &{obj}->{name}" { dst: reg, obj: src, name: src }
+        /// `obj->name = &…`: binds the property to the reference held in
+        /// `src` (PHP's `ASSIGN_OBJ_REF`).
+        AssignPropRef "ASSIGN_PROP_REF" "{obj}->{name} = &{src}" { obj: src, name: src, src: reg }
         /// `unset(obj->name)`
         UnsetProp "UNSET_PROP" "{obj}->{name}" { obj: src, name: src }
         /// `dst = C::$name` (`quiet`: inside `isset`/`??`).
@@ -861,6 +864,11 @@ instructions! {
         /// `dst` = the reference that static property `C::$name` is.
         FetchStaticPropRef "FETCH_STATIC_PROP_REF" "{dst} = &{class}/{mode}::${name}" {
             dst: reg, class: src, mode: u8, name: src
+        }
+        /// `C::$name = &…`: binds the static property to the reference
+        /// held in `src` (PHP's `ASSIGN_STATIC_PROP_REF`).
+        AssignStaticPropRef "ASSIGN_STATIC_PROP_REF" "{class}/{mode}::${name} = &{src}" {
+            class: src, mode: u8, name: src, src: reg
         }
         /// `dst = C::NAME` (constant `name`).
         FetchClassConst "FETCH_CLASS_CONST" "{dst} = {class}/{mode}::{name}" { dst: reg, class: src, mode: u8, name: cidx }

@@ -72,7 +72,7 @@ pub(super) fn assign_prop<G: Globals>(g: G, obj: &Value, cache: u16, v: &Value) 
         // read-modify-write or `&`); a typed reference is the general
         // path's, as are `__set` for an unset property and a reference
         // being written already.
-        Value::Ref(r) if p.ty.is_none() => {
+        Value::Ref(r) if p.ty.is_none() && !r.is_typed() => {
             let r = r.clone();
             drop(props);
             let old = std::mem::replace(&mut *r.try_borrow_mut().ok()?, v.clone());

@@ -201,7 +201,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         }
         Op::Assign { var, src } => {
             let v = opnd!(src).clone();
-            tri!(assign_slot(reg!(var), v));
+            tri!(assign_slot(g, reg!(var), v));
         }
         Op::AssignTmp { var, src } => {
             let v = match std::mem::take(reg!(src)) {
@@ -209,7 +209,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 Value::Undef => Value::Null,
                 v => v,
             };
-            tri!(assign_slot(reg!(var), v));
+            tri!(assign_slot(g, reg!(var), v));
         }
         // The reference-taking instructions own their source
         // temporaries (the compiler makes each one for them) and
@@ -1170,6 +1170,25 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             let r = tri!(crate::objects::make_ref(g, &opnd!(obj), &name));
             set!(dst, Value::Ref(r));
         }
+        Op::AssignPropRef { obj, name, src } => {
+            let r = match std::mem::take(reg!(src)) {
+                Value::Ref(r) => r,
+                other => crate::gc::new_ref(g, other),
+            };
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            tri!(crate::objects::assign_ref(g, &opnd!(obj), &name, r));
+        }
+        Op::AssignStaticPropRef { class, mode, name, src } => {
+            let r = match std::mem::take(reg!(src)) {
+                Value::Ref(r) => r,
+                other => crate::gc::new_ref(g, other),
+            };
+            save_pc(g, cur!());
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            tri!(crate::objects::assign_static_ref(g, &cls, &name, r));
+        }
         Op::UnsetProp { obj, name } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
@@ -1670,9 +1689,9 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             };
             match item {
                 Some((k, v)) => {
-                    tri!(assign_slot(reg!(value), v));
+                    tri!(assign_slot(g, reg!(value), v));
                     if !key.is_none() {
-                        tri!(assign_slot(reg!(key), k));
+                        tri!(assign_slot(g, reg!(key), k));
                     }
                 }
                 None => goto!(end),
@@ -1687,7 +1706,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 foreach::RefStep::Element(k, r) => {
                     *reg!(value) = Value::Ref(r);
                     if !key.is_none() {
-                        tri!(assign_slot(reg!(key), k));
+                        tri!(assign_slot(g, reg!(key), k));
                     }
                 }
                 foreach::RefStep::End => goto!(end),
@@ -1823,8 +1842,9 @@ fn undefined_variable<G: Globals>(g: G, reg: usize) {
 
 /// Writes `v` to variable slot `slot` (through a reference if it is one).
 #[inline]
-pub(crate) fn assign_slot(slot: &mut Value, v: Value) -> VmResult<()> {
+pub(crate) fn assign_slot<G: Globals>(g: G, slot: &mut Value, v: Value) -> VmResult<()> {
     match slot {
+        Value::Ref(r) if r.is_typed() => crate::refs::assign(g, &r.clone(), v),
         Value::Ref(r) => match r.try_borrow_mut() {
             Ok(mut inner) => {
                 *inner = v;
