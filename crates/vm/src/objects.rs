@@ -218,6 +218,13 @@ fn lookup<G: Globals>(g: G, o: &Object, name: &PhpStr, scope: Option<&Rc<Class>>
     }
 }
 
+/// A class's name as PHP's messages print it: up to its NUL byte (an
+/// anonymous class's name goes on with where it was declared).
+pub(crate) fn message_name(name: &PhpStr) -> String {
+    let b = name.as_bytes();
+    String::from_utf8_lossy(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]).into_owned()
+}
+
 fn name_str(name: &PhpStr) -> String {
     String::from_utf8_lossy(name.as_bytes()).into_owned()
 }
@@ -312,7 +319,7 @@ pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool, cache: O
             if p.ty.is_some() {
                 return error(format!(
                     "Typed property {}::${} must not be accessed before initialization",
-                    eg!(g).classes.get(p.declaring).name,
+                    message_name(&eg!(g).classes.get(p.declaring).name),
                     name_str(name)
                 ));
             }

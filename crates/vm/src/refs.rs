@@ -27,8 +27,8 @@ pub(crate) fn strict<G: Globals>(g: G) -> bool {
     })
 }
 
-fn class_name<G: Globals>(g: G, id: u32) -> PhpStr {
-    eg!(g).classes.get(id).name.clone()
+fn class_name<G: Globals>(g: G, id: u32) -> String {
+    crate::objects::message_name(&eg!(g).classes.get(id).name)
 }
 
 fn prop_words<G: Globals>(g: G, s: &TypeSource) -> String {

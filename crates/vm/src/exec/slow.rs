@@ -1162,12 +1162,18 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
             let v = opnd!(src).deref_clone();
-            tri!(crate::objects::write(g, &opnd!(obj), &name, v, cache_at(func, cache)));
+            // A copy of the handle: a guard on the variable's reference would
+            // last through the write, which may go through that reference.
+            let o = opnd!(obj).clone();
+            tri!(crate::objects::write(g, &o, &name, v, cache_at(func, cache)));
         }
         Op::FetchPropRef { dst, obj, name } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let r = tri!(crate::objects::make_ref(g, &opnd!(obj), &name));
+            // A copy of the handle: a guard on the variable's reference would
+            // last through the write, which may go through that reference.
+            let o = opnd!(obj).clone();
+            let r = tri!(crate::objects::make_ref(g, &o, &name));
             set!(dst, Value::Ref(r));
         }
         Op::AssignPropRef { obj, name, src } => {
@@ -1177,7 +1183,10 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             };
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            tri!(crate::objects::assign_ref(g, &opnd!(obj), &name, r));
+            // A copy of the handle: a guard on the variable's reference would
+            // last through the write, which may go through that reference.
+            let o = opnd!(obj).clone();
+            tri!(crate::objects::assign_ref(g, &o, &name, r));
         }
         Op::AssignStaticPropRef { class, mode, name, src } => {
             let r = match std::mem::take(reg!(src)) {
@@ -1192,7 +1201,10 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         Op::UnsetProp { obj, name } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            tri!(crate::objects::unset(g, &opnd!(obj), &name));
+            // A copy of the handle: a guard on the variable's reference would
+            // last through the write, which may go through that reference.
+            let o = opnd!(obj).clone();
+            tri!(crate::objects::unset(g, &o, &name));
         }
         Op::FetchStaticProp {
             dst,
