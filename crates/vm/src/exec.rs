@@ -1497,6 +1497,11 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::IssetProp { .. }
                 | Op::FetchPropRef { .. }
                 | Op::AssignPropRef { .. }
+                | Op::AssignStaticProp { .. }
+                | Op::AssignStaticPropOp { .. }
+                | Op::IncDecStaticProp { .. }
+                | Op::AssignPropOp { .. }
+                | Op::IncDecProp { .. }
                 | Op::AssignStaticPropRef { .. }
                 | Op::UnsetProp { .. }
                 | Op::FetchStaticProp { .. }

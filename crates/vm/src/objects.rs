@@ -714,6 +714,286 @@ pub fn assign_static_ref<G: Globals>(
     Ok(())
 }
 
+/// A read-modify-write of a property: `$o->p <op>= v` or `++`/`--`.
+#[derive(Clone, Copy)]
+pub enum Modify<'a> {
+    Op(minizts_core::bytecode::BinOp, &'a Value),
+    IncDec(minizts_core::bytecode::IncDec),
+}
+
+impl Modify<'_> {
+    /// The new value from `cur` (in place); the expression's value.
+    fn apply<G: Globals>(self, g: G, cur: &mut Value) -> VmResult<Value> {
+        match self {
+            Modify::Op(op, v) => {
+                crate::dim::apply_op(g, cur, op, v)?;
+                Ok(cur.clone())
+            }
+            Modify::IncDec(kind) => crate::dim::inc_dec_slot(g, cur, kind),
+        }
+    }
+
+    /// Through typed reference `r`.
+    fn apply_typed_ref<G: Globals>(self, g: G, r: &minizts_core::PhpRef) -> VmResult<Value> {
+        match self {
+            Modify::Op(op, v) => {
+                crate::refs::assign_op(g, r, op, v)?;
+                Ok(r.get())
+            }
+            Modify::IncDec(kind) => crate::refs::inc_dec(g, r, kind),
+        }
+    }
+}
+
+/// `$obj->name <op>= v`, `$obj->name++`, … (PHP's `ASSIGN_OBJ_OP` and
+/// `PRE_INC_OBJ` and siblings): the property is changed where it is
+/// (through its reference if it is one), its type checked as an
+/// assignment's; a property only the magic methods reach is read with
+/// `__get` and written with `__set`. Returns the expression's value.
+pub fn modify<G: Globals>(g: G, objv: &Value, name: &PhpStr, m: Modify<'_>) -> VmResult<Value> {
+    let o = match objv {
+        Value::Obj(o) => o,
+        Value::Ref(r) => return modify(g, &r.get(), name, m),
+        other => {
+            let what = match m {
+                Modify::Op(..) => "assign",
+                Modify::IncDec(_) => "increment/decrement",
+            };
+            return error(format!(
+                "Attempt to {what} property \"{}\" on {}",
+                name_str(name),
+                non_object_type(other)
+            ));
+        }
+    };
+    let overloaded = |g: G| -> VmResult<Value> {
+        let mut v = read(g, objv, name, false, None)?;
+        let result = m.apply(g, &mut v)?;
+        write(g, objv, name, v, None)?;
+        Ok(result)
+    };
+    let undefined = |g: G| {
+        warning(g, &format!("Undefined property: {}::${}", o.class.name, name_str(name)));
+    };
+    let scope = scope(g);
+    match lookup(g, o, name, scope.as_ref()) {
+        Lookup::Slot(slot) => {
+            let p = &o.class.props[slot as usize];
+            let cur = o.props.borrow()[slot as usize].clone();
+            if p.flags & acc::READONLY != 0 {
+                return overloaded(g);
+            }
+            match cur {
+                Value::Undef if p.ty.is_none() && o.class.magic.get.is_some() && !o.has_flag(Object::IN_HOOK) => {
+                    overloaded(g)
+                }
+                Value::Undef if p.ty.is_some() => error(format!(
+                    "Typed property {}::${} must not be accessed before initialization",
+                    message_name(&eg!(g).classes.get(p.declaring).name),
+                    name_str(name)
+                )),
+                Value::Ref(r) if r.is_typed() => m.apply_typed_ref(g, &r),
+                Value::Ref(r) => {
+                    let mut v = r.get();
+                    let result = m.apply(g, &mut v)?;
+                    set_through(g, &r, v)?;
+                    Ok(result)
+                }
+                mut v => {
+                    if matches!(v, Value::Undef) {
+                        undefined(g);
+                        v = Value::Null;
+                    }
+                    let (v, result) = modified(g, m, v, p.ty.as_ref(), &o.class, p.declaring, name)?;
+                    let old = std::mem::replace(&mut o.props.borrow_mut()[slot as usize], v);
+                    drop(old);
+                    Ok(result)
+                }
+            }
+        }
+        Lookup::Dynamic => {
+            let key = minizts_core::Key::from_php_str(name.clone());
+            let cur = o.dynamic.borrow().as_ref().and_then(|d| d.get(&key).cloned());
+            match cur {
+                Some(Value::Ref(r)) if r.is_typed() => m.apply_typed_ref(g, &r),
+                Some(Value::Ref(r)) => {
+                    let mut v = r.get();
+                    let result = m.apply(g, &mut v)?;
+                    set_through(g, &r, v)?;
+                    Ok(result)
+                }
+                Some(mut v) => {
+                    let result = m.apply(g, &mut v)?;
+                    if let Some(d) = o.dynamic.borrow_mut().as_mut() {
+                        let (slot, _) = d.entry(key);
+                        let old = std::mem::replace(slot, v);
+                        drop(old);
+                    }
+                    Ok(result)
+                }
+                None if o.class.magic.get.is_some() && !o.has_flag(Object::IN_HOOK) => overloaded(g),
+                None => {
+                    if !o.class.allow_dynamic {
+                        deprecated(
+                            g,
+                            &format!(
+                                "Creation of dynamic property {}::${} is deprecated",
+                                o.class.name,
+                                name_str(name)
+                            ),
+                        );
+                    }
+                    undefined(g);
+                    let mut v = Value::Null;
+                    let result = m.apply(g, &mut v)?;
+                    let mut d = o.dynamic.borrow_mut();
+                    let table = d.get_or_insert_with(minizts_core::PhpArray::new);
+                    let (slot, _) = table.entry(key);
+                    *slot = v;
+                    Ok(result)
+                }
+            }
+        }
+        Lookup::Hidden(declaring, flags) => {
+            if o.class.magic.get.is_some() {
+                return overloaded(g);
+            }
+            hidden_error(&declaring, flags, name)
+        }
+    }
+}
+
+/// Property `declaring::$name` (of type `ty`, if typed) changed by `m`
+/// from `v`: its new value, checked as an assignment is, and the
+/// expression's value.
+fn modified<G: Globals>(
+    g: G,
+    m: Modify<'_>,
+    mut v: Value,
+    ty: Option<&Rc<minizts_core::bytecode::TypeDecl>>,
+    class: &Class,
+    declaring: ClassId,
+    name: &PhpStr,
+) -> VmResult<(Value, Value)> {
+    let before = v.clone();
+    let result = m.apply(g, &mut v)?;
+    let Some(ty) = ty else { return Ok((v, result)) };
+    if let (Modify::IncDec(kind), Value::Int(_), Value::Float(_)) = (m, &before, &v) {
+        if ty.mask & minizts_core::bytecode::type_bits::FLOAT == 0 {
+            let (verb, end) = if kind.is_inc() {
+                ("increment", "maximal")
+            } else {
+                ("decrement", "minimal")
+            };
+            return crate::error::type_error(format!(
+                "Cannot {verb} property {}::${} of type {} past its {end} value",
+                message_name(&eg!(g).classes.get(declaring).name),
+                name_str(name),
+                ty.to_php_string()
+            ));
+        }
+    }
+    let v = crate::types::check_property(g, ty, v, class, declaring, name)?;
+    let result = match m {
+        Modify::Op(..) => v.clone(),
+        Modify::IncDec(_) => result,
+    };
+    Ok((v, result))
+}
+
+/// Where static property `C::$name` is: the reference its value is
+/// written through (its own slot, or the reference it was bound to, see
+/// [`assign_static_ref`]), whether it was bound, and its declaration.
+fn static_place<G: Globals>(
+    g: G,
+    class: &Rc<Class>,
+    name: &PhpStr,
+) -> VmResult<(minizts_core::PhpRef, bool, minizts_core::object::StaticProp)> {
+    let slot = static_ref(g, class, name)?;
+    let sp = class.statics.get(name).expect("a static property static_ref found").clone();
+    let bound = !slot.ptr_eq(&sp.slot);
+    Ok((slot, bound, sp))
+}
+
+fn uninitialized_static<G: Globals>(g: G, sp: &minizts_core::object::StaticProp) -> VmResult<()> {
+    error(format!(
+        "Typed static property {}::${} must not be accessed before initialization",
+        message_name(&eg!(g).classes.get(sp.declaring).name),
+        name_str(&sp.name)
+    ))
+}
+
+/// `C::$name` read (`quiet`: inside `isset`/`??`, null for a property
+/// that is not there or not initialised).
+pub fn read_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, quiet: bool) -> VmResult<Value> {
+    let (place, _, sp) = match static_place(g, class, name) {
+        Ok(p) => p,
+        Err(_) if quiet => return Ok(Value::Null),
+        Err(e) => return Err(e),
+    };
+    match place.get() {
+        Value::Undef if quiet => Ok(Value::Null),
+        Value::Undef => uninitialized_static(g, &sp).map(|()| Value::Null),
+        v => Ok(v),
+    }
+}
+
+/// `C::$name = v`: checked against the property's type first (PHP's
+/// message names the property), then against the types of the other
+/// properties holding its reference.
+pub fn assign_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, v: Value) -> VmResult<()> {
+    let (place, _, sp) = static_place(g, class, name)?;
+    let v = match &sp.ty {
+        Some(ty) => crate::types::check_property(g, ty, v, class, sp.declaring, name)?,
+        None => v,
+    };
+    set_through(g, &place, v)
+}
+
+/// `C::$name <op>= v`, `C::$name++`, …: as [`modify`] for a static.
+pub fn modify_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, m: Modify<'_>) -> VmResult<Value> {
+    let (place, _, sp) = static_place(g, class, name)?;
+    if place.is_typed() {
+        return m.apply_typed_ref(g, &place);
+    }
+    let v = place.get();
+    if matches!(v, Value::Undef) {
+        uninitialized_static(g, &sp)?;
+    }
+    let (v, result) = modified(g, m, v, sp.ty.as_ref(), class, sp.declaring, name)?;
+    set_through(g, &place, v)?;
+    Ok(result)
+}
+
+/// `&C::$name`: the static as a reference of its own, shared from now
+/// on (bound into its slot, see [`assign_static_ref`]), which its type
+/// constrains.
+pub fn bind_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResult<minizts_core::PhpRef> {
+    let (place, bound, sp) = static_place(g, class, name)?;
+    if bound {
+        return Ok(place);
+    }
+    let v = match place.get() {
+        Value::Undef => match &sp.ty {
+            Some(ty) if !ty.allows_null() => {
+                return error(format!(
+                    "Cannot access uninitialized non-nullable property {}::${} by reference",
+                    message_name(&eg!(g).classes.get(sp.declaring).name),
+                    name_str(name)
+                ))
+            }
+            _ => Value::Null,
+        },
+        v => v,
+    };
+    let r = crate::gc::new_ref(g, v);
+    if let Some(ty) = &sp.ty {
+        crate::refs::add_source(&r, ty, sp.declaring, name);
+    }
+    place.set(Value::Ref(r.clone()));
+    Ok(r)
+}
+
 /// `isset($obj->name)`.
 pub fn isset<G: Globals>(g: G, objv: &Value, name: &PhpStr, cache: Option<u32>) -> VmResult<bool> {
     let o = match objv {
@@ -1469,7 +1749,11 @@ pub fn visible_props<G: Globals>(g: G, o: &Obj) -> Vec<ShownProp> {
     let mut out = Vec::new();
     let props = o.props.borrow();
     for (i, p) in o.class.props.iter().enumerate() {
-        let v = props[i].clone();
+        // A reference held only here shows as its value.
+        let v = match &props[i] {
+            Value::Ref(r) if r.count() == 1 => r.get(),
+            v => v.clone(),
+        };
         if matches!(v, Value::Undef) && p.ty.is_none() {
             continue;
         }
@@ -1478,11 +1762,7 @@ pub fn visible_props<G: Globals>(g: G, o: &Obj) -> Vec<ShownProp> {
             name: p.name.clone(),
             flags: p.flags,
             class_name,
-            // A reference held only here shows as its value.
-            value: match v {
-                Value::Ref(r) if r.count() == 1 => r.get(),
-                v => v,
-            },
+            value: v,
             type_text: p.ty.as_ref().map_or_else(String::new, |t| t.to_php_string()),
             int_key: false,
         });

@@ -18,12 +18,12 @@ use crate::error::{error, type_error, VmResult};
 use crate::types;
 
 /// Whether the running code checks types strictly (its file declares
-/// `strict_types=1`; a builtin's writes are never strict).
+/// `strict_types=1`).
 pub(crate) fn strict<G: Globals>(g: G) -> bool {
     eg!(g, |eg| match eg.frames.last() {
         // SAFETY: a frame's function is one of the request's.
-        Some(f) if !f.native => unsafe { &*f.function }.strict_types,
-        _ => false,
+        Some(f) => unsafe { &*f.function }.strict_types,
+        None => false,
     })
 }
 

@@ -222,7 +222,7 @@ pub(crate) fn check_property<G: Globals>(
     name: &PhpStr,
 ) -> crate::error::VmResult<Value> {
     let _ = class;
-    let strict = caller_is_strict(g);
+    let strict = crate::refs::strict(g);
     match check(g, ty, &v, strict) {
         Ok(None) => Ok(v),
         Ok(Some(c)) => Ok(c),

@@ -1176,6 +1176,31 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             let r = tri!(crate::objects::make_ref(g, &o, &name));
             set!(dst, Value::Ref(r));
         }
+        Op::AssignPropOp {
+            op,
+            obj,
+            name,
+            src,
+            dst,
+        } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let v = opnd!(src).deref_clone();
+            let o = opnd!(obj).clone();
+            let r = tri!(crate::objects::modify(g, &o, &name, crate::objects::Modify::Op(op, &v)));
+            if !dst.is_none() {
+                set!(dst, r);
+            }
+        }
+        Op::IncDecProp { obj, name, kind, dst } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let o = opnd!(obj).clone();
+            let r = tri!(crate::objects::modify(g, &o, &name, crate::objects::Modify::IncDec(kind)));
+            if !dst.is_none() {
+                set!(dst, r);
+            }
+        }
         Op::AssignPropRef { obj, name, src } => {
             let r = match std::mem::take(reg!(src)) {
                 Value::Ref(r) => r,
@@ -1216,19 +1241,64 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             save_pc(g, cur!());
             let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let v = match crate::objects::static_ref(g, &cls, &name) {
-                Ok(r) => r.get(),
-                Err(_) if quiet => Value::Null,
-                Err(e) => return Err(e),
-            };
+            let v = tri!(crate::objects::read_static(g, &cls, &name, quiet));
             set!(dst, v);
         }
-        Op::FetchStaticPropRef { dst, class, mode, name } => {
+        Op::FetchStaticPropRef {
+            dst,
+            class,
+            mode,
+            name,
+            bind,
+        } => {
             save_pc(g, cur!());
             let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let r = tri!(crate::objects::static_ref(g, &cls, &name));
+            let r = if bind {
+                tri!(crate::objects::bind_static(g, &cls, &name))
+            } else {
+                tri!(crate::objects::static_ref(g, &cls, &name))
+            };
             set!(dst, Value::Ref(r));
+        }
+        Op::AssignStaticProp { class, mode, name, src } => {
+            save_pc(g, cur!());
+            let v = opnd!(src).deref_clone();
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            tri!(crate::objects::assign_static(g, &cls, &name, v));
+        }
+        Op::AssignStaticPropOp {
+            op,
+            class,
+            mode,
+            name,
+            src,
+            dst,
+        } => {
+            save_pc(g, cur!());
+            let v = opnd!(src).deref_clone();
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let r = tri!(crate::objects::modify_static(g, &cls, &name, crate::objects::Modify::Op(op, &v)));
+            if !dst.is_none() {
+                set!(dst, r);
+            }
+        }
+        Op::IncDecStaticProp {
+            class,
+            mode,
+            name,
+            kind,
+            dst,
+        } => {
+            save_pc(g, cur!());
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let r = tri!(crate::objects::modify_static(g, &cls, &name, crate::objects::Modify::IncDec(kind)));
+            if !dst.is_none() {
+                set!(dst, r);
+            }
         }
         Op::FetchClassConst { dst, class, mode, name } => {
             save_pc(g, cur!());
