@@ -1385,6 +1385,11 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 if !var.is_none() {
                     let v = exc.expect("matched");
                     match reg!(var) {
+                        Value::Ref(r) if r.is_typed() => {
+                            let r = r.clone();
+                            save_pc(g, cur!());
+                            tri!(crate::refs::assign(g, &r, v));
+                        }
                         Value::Ref(r) => r.set(v),
                         slot => *slot = v,
                     }
