@@ -683,7 +683,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let o = self.write_object(obj)?;
                 let n = self.member_name(*name)?;
                 self.at(target.pos);
-                self.emit(Op::AssignPropRef { obj: o, name: n, src: r });
+                self.emit(Op::AssignPropRef {
+                    obj: o,
+                    name: n,
+                    src: r,
+                });
             }
             ExprKind::StaticProp { class, name } => {
                 let line = self.line;

@@ -373,6 +373,8 @@ impl Graph {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::RefCell;
+
     use super::*;
 
     fn list(values: Vec<Value>) -> Value {

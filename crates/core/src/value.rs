@@ -89,7 +89,7 @@ pub struct PhpRef(Rc<RefSlot>);
 /// it must satisfy (PHP's reference "type sources"; almost always none).
 pub(crate) struct RefSlot {
     pub(crate) value: RefCell<Value>,
-    sources: Cell<Option<Box<Vec<TypeSource>>>>,
+    sources: Cell<Option<Box<[TypeSource]>>>,
 }
 
 impl std::fmt::Debug for RefSlot {
@@ -138,27 +138,28 @@ impl PhpRef {
     /// make two).
     pub fn type_sources(&self) -> Vec<TypeSource> {
         let s = self.0.sources.take();
-        let out = s.as_deref().cloned().unwrap_or_default();
+        let out = s.as_deref().map(<[TypeSource]>::to_vec).unwrap_or_default();
         self.0.sources.set(s);
         out
     }
 
     /// Records that typed property `source` holds this reference.
     pub fn add_type_source(&self, source: TypeSource) {
-        let mut s = self.0.sources.take().unwrap_or_default();
+        let mut s = self.0.sources.take().map(Vec::from).unwrap_or_default();
         s.push(source);
-        self.0.sources.set(Some(s));
+        self.0.sources.set(Some(s.into_boxed_slice()));
     }
 
     /// Forgets one holder of this reference that is property `name` of
     /// class `class` (it let go of the reference).
     pub fn remove_type_source(&self, class: u32, name: &PhpStr) {
-        let Some(mut s) = self.0.sources.take() else { return };
+        let Some(s) = self.0.sources.take() else { return };
+        let mut s = Vec::from(s);
         if let Some(i) = s.iter().position(|t| t.class == class && t.name == *name) {
             s.remove(i);
         }
         if !s.is_empty() {
-            self.0.sources.set(Some(s));
+            self.0.sources.set(Some(s.into_boxed_slice()));
         }
     }
 

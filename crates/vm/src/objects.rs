@@ -630,7 +630,10 @@ pub fn assign_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr, r: minizts_core
                     return error("Cannot assign by reference to overloaded object");
                 }
                 let what = if unset { "indirectly modify" } else { "modify" };
-                return error(format!("Cannot {what} readonly property {declaring}::${}", name_str(name)));
+                return error(format!(
+                    "Cannot {what} readonly property {declaring}::${}",
+                    name_str(name)
+                ));
             }
             if unset && p.ty.is_none() {
                 if let Some(get) = o.class.magic.get.clone() {
@@ -692,12 +695,7 @@ pub fn assign_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr, r: minizts_core
 /// The static's own slot, shared by the classes that inherit it, is a
 /// reference; once bound, it holds the reference bound (the one place a
 /// reference holds another), which [`static_ref`] gives instead.
-pub fn assign_static_ref<G: Globals>(
-    g: G,
-    class: &Rc<Class>,
-    name: &PhpStr,
-    r: minizts_core::PhpRef,
-) -> VmResult<()> {
+pub fn assign_static_ref<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, r: minizts_core::PhpRef) -> VmResult<()> {
     let current = static_ref(g, class, name)?;
     let Some(sp) = class.statics.get(name) else {
         return Ok(());
@@ -910,7 +908,11 @@ fn static_place<G: Globals>(
     name: &PhpStr,
 ) -> VmResult<(minizts_core::PhpRef, bool, minizts_core::object::StaticProp)> {
     let slot = static_ref(g, class, name)?;
-    let sp = class.statics.get(name).expect("a static property static_ref found").clone();
+    let sp = class
+        .statics
+        .get(name)
+        .expect("a static property static_ref found")
+        .clone();
     let bound = !slot.ptr_eq(&sp.slot);
     Ok((slot, bound, sp))
 }

@@ -1196,7 +1196,12 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
             let o = opnd!(obj).clone();
-            let r = tri!(crate::objects::modify(g, &o, &name, crate::objects::Modify::IncDec(kind)));
+            let r = tri!(crate::objects::modify(
+                g,
+                &o,
+                &name,
+                crate::objects::Modify::IncDec(kind)
+            ));
             if !dst.is_none() {
                 set!(dst, r);
             }
@@ -1280,7 +1285,12 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             let v = opnd!(src).deref_clone();
             let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let r = tri!(crate::objects::modify_static(g, &cls, &name, crate::objects::Modify::Op(op, &v)));
+            let r = tri!(crate::objects::modify_static(
+                g,
+                &cls,
+                &name,
+                crate::objects::Modify::Op(op, &v)
+            ));
             if !dst.is_none() {
                 set!(dst, r);
             }
@@ -1295,7 +1305,12 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             save_pc(g, cur!());
             let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let r = tri!(crate::objects::modify_static(g, &cls, &name, crate::objects::Modify::IncDec(kind)));
+            let r = tri!(crate::objects::modify_static(
+                g,
+                &cls,
+                &name,
+                crate::objects::Modify::IncDec(kind)
+            ));
             if !dst.is_none() {
                 set!(dst, r);
             }
