@@ -642,7 +642,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     /// A new temporary holding the reference static property `C::$name`
     /// is, for the variable instructions to write through.
-    pub(crate) fn static_prop_ref(&mut self, class: ClassRef<'a>, name: MemberName<'a>, dst: Reg) -> Result<()> {
+    pub(crate) fn static_prop_ref(
+        &mut self,
+        class: ClassRef<'a>,
+        name: MemberName<'a>,
+        dst: Reg,
+        bind: bool,
+    ) -> Result<()> {
         let line = self.line;
         let (c, mode) = self.class_operand(class, false)?;
         let n = self.member_name(name)?;
@@ -652,9 +658,19 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             class: c,
             mode,
             name: n,
+            bind,
             cache: NO_CACHE,
         });
         Ok(())
+    }
+
+    /// The class and name operands of static property `C::$name`.
+    pub(crate) fn static_prop_operands(&mut self, class: ClassRef<'a>, name: MemberName<'a>) -> Result<(Src, u8, Src)> {
+        let line = self.line;
+        let (c, mode) = self.class_operand(class, false)?;
+        let n = self.member_name(name)?;
+        self.line = line;
+        Ok((c, mode, n))
     }
 
     /// Puts the reference property `obj->name` is (made one) into `dst`.

@@ -67,6 +67,10 @@ fn trace_array(frames: &[crate::error::TraceFrame]) -> Value {
             minizts_core::Key::from_bytes(b"function"),
             Value::str(f.function.as_bytes()),
         );
+        if let Some((class, call)) = &f.class {
+            e.insert(minizts_core::Key::from_bytes(b"class"), Value::str(class.as_bytes()));
+            e.insert(minizts_core::Key::from_bytes(b"type"), Value::str(call.as_bytes()));
+        }
         let mut args = PhpArray::new();
         for a in &f.args {
             let _ = args.push(a.clone());

@@ -365,7 +365,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             if let Value::Ref(r) = rv!(var) {
                 // Behind a reference when what it holds owns nothing.
                 let Ok(mut inner) = r.try_borrow_mut() else { slow!() };
-                if !inner.is_scalar() {
+                if !inner.is_scalar() || r.is_typed() {
                     slow!();
                 }
                 // SAFETY: as for `Move`; the scalar overwritten owns
@@ -783,6 +783,9 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         // in place behind the reference, when it holds a
                         // number (the guard ends with the arm).
                         let Ok(mut inner) = r.try_borrow_mut() else { slow!() };
+                        if r.is_typed() {
+                            slow!();
+                        }
                         let p: *mut Value = &mut *inner;
                         // SAFETY: `p` is the referenced value, borrowed
                         // until the arm ends; the writer only runs when it
@@ -1190,7 +1193,12 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 }
                 Op::FetchClassConst { dst, cache, .. } => put_or_slow!(dst, members::class_const(g, cache)),
                 Op::FetchStaticProp { dst, cache, .. } => put_or_slow!(dst, members::static_prop_value(g, cache)),
-                Op::FetchStaticPropRef { dst, cache, .. } => {
+                Op::FetchStaticPropRef {
+                    dst,
+                    cache,
+                    bind: false,
+                    ..
+                } => {
                     put_or_slow!(dst, members::static_prop(g, cache).map(Value::Ref))
                 }
                 Op::InstanceOf { dst, src, cache, .. } => {
@@ -1547,6 +1555,12 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::New { .. }
                 | Op::IssetProp { .. }
                 | Op::FetchPropRef { .. }
+                | Op::AssignPropRef { .. }
+                | Op::AssignStaticProp { .. }
+                | Op::AssignStaticPropOp { .. }
+                | Op::IncDecStaticProp { .. }
+                | Op::FetchStaticPropRef { bind: true, .. }
+                | Op::AssignStaticPropRef { .. }
                 | Op::UnsetProp { .. }
                 | Op::FetchClassName { .. }
                 | Op::Clone { .. }

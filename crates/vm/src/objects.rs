@@ -15,7 +15,7 @@ use minizts_core::{Obj, PhpStr, Value};
 use minizts_globals::executor::{CacheEntry, ExecutorGlobals, FrameScopes};
 use minizts_globals::{eg, Globals};
 
-use crate::error::{deprecated, error, warning, VmResult};
+use crate::error::{deprecated, error, notice, warning, VmResult};
 
 mod modify;
 
@@ -281,6 +281,13 @@ fn lookup<G: Globals>(g: G, o: &Object, name: &PhpStr, scope: Option<&Rc<Class>>
     }
 }
 
+/// A class's name as PHP's messages print it: up to its NUL byte (an
+/// anonymous class's name goes on with where it was declared).
+pub(crate) fn message_name(name: &PhpStr) -> String {
+    let b = name.as_bytes();
+    String::from_utf8_lossy(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]).into_owned()
+}
+
 fn name_str(name: &PhpStr) -> String {
     String::from_utf8_lossy(name.as_bytes()).into_owned()
 }
@@ -375,7 +382,7 @@ pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool, cache: O
             if p.ty.is_some() {
                 return error(format!(
                     "Typed property {}::${} must not be accessed before initialization",
-                    eg!(g).classes.get(p.declaring).name,
+                    message_name(&eg!(g).classes.get(p.declaring).name),
                     name_str(name)
                 ));
             }
@@ -415,7 +422,10 @@ pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool, cache: O
 /// Writes `v` through property reference `r`; PHP's error if the
 /// property is being written through the same reference already (a
 /// hook that writes the property an outer write is still holding).
-fn set_through(r: &minizts_core::PhpRef, v: Value) -> VmResult<()> {
+fn set_through<G: Globals>(g: G, r: &minizts_core::PhpRef, v: Value) -> VmResult<()> {
+    if r.is_typed() {
+        return crate::refs::assign(g, r, v);
+    }
     match r.try_set(v) {
         Ok(()) => Ok(()),
         Err(_) => error("Cannot modify a property while it is being modified (minizts: the write reached itself)"),
@@ -495,7 +505,7 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value, cache: Opt
                 Value::Ref(r) => {
                     let r = r.clone();
                     drop(props);
-                    return set_through(&r, v);
+                    return set_through(g, &r, v);
                 }
                 slot => std::mem::replace(slot, v),
             };
@@ -530,7 +540,7 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value, cache: Opt
                 Value::Ref(r) => {
                     let r = r.clone();
                     drop(d);
-                    return set_through(&r, v);
+                    return set_through(g, &r, v);
                 }
                 slot => *slot = v,
             }
@@ -582,6 +592,9 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
                 x => x,
             };
             let r = crate::gc::new_ref(g, inner);
+            if let Some(ty) = &p.ty {
+                crate::refs::add_source(&r, ty, p.declaring, name);
+            }
             *v = Value::Ref(r.clone());
             Ok(r)
         }
@@ -630,6 +643,302 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
         }
         Lookup::Hidden(declaring, flags) => hidden_error(&declaring, flags, name),
     }
+}
+
+/// What a `__get` that PHP's by-reference fetch fell back to gives:
+/// PHP's notice unless it returned a reference or an object, then the
+/// error every reference assignment to an overloaded property ends in.
+fn overloaded_ref_error<G: Globals>(g: G, o: &Obj, get: &Rc<Method>, name: &PhpStr) -> Option<VmResult<()>> {
+    let r = guarded(o, || call_magic(g, o, get, vec![Value::Str(name.clone())]))?;
+    Some(r.and_then(|v| {
+        if !matches!(v, Value::Ref(_) | Value::Obj(_) | Value::Closure(_)) {
+            notice(
+                g,
+                &format!(
+                    "Indirect modification of overloaded property {}::${} has no effect",
+                    o.class.name,
+                    name_str(name)
+                ),
+            );
+        }
+        error("Cannot assign by reference to overloaded object")
+    }))
+}
+
+/// `$obj->name = &…`: binds the property to reference `r` (PHP's
+/// `zend_assign_to_property_reference`). `__set` is not called: a
+/// property only `__get` reaches is an error, as PHP's by-reference
+/// fetch of it fails.
+pub fn assign_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr, r: minizts_core::PhpRef) -> VmResult<()> {
+    let o = match objv {
+        Value::Obj(o) => o,
+        Value::Ref(inner) => return assign_ref(g, &inner.get(), name, r),
+        Value::Closure(_) => return error("Closure object cannot have properties"),
+        other => {
+            return error(format!(
+                "Attempt to modify property \"{}\" on {}",
+                name_str(name),
+                non_object_type(other)
+            ))
+        }
+    };
+    let scope = scope(g);
+    match lookup(g, o, name, scope.as_ref()) {
+        Lookup::Slot(slot) => {
+            let p = &o.class.props[slot as usize];
+            let unset = matches!(o.props.borrow()[slot as usize], Value::Undef);
+            if p.flags & acc::READONLY != 0 {
+                let declaring = eg!(g).classes.get(p.declaring).name.clone();
+                if !unset && matches!(o.props.borrow()[slot as usize].deref_clone(), Value::Obj(_)) {
+                    return error("Cannot assign by reference to overloaded object");
+                }
+                let what = if unset { "indirectly modify" } else { "modify" };
+                return error(format!(
+                    "Cannot {what} readonly property {declaring}::${}",
+                    name_str(name)
+                ));
+            }
+            if unset && p.ty.is_none() {
+                if let Some(get) = o.class.magic.get.clone() {
+                    if let Some(r) = overloaded_ref_error(g, o, &get, name) {
+                        return r;
+                    }
+                }
+            }
+            if let Some(ty) = &p.ty {
+                crate::refs::bind_typed(g, &r, ty, p.declaring, name)?;
+            }
+            let old = std::mem::replace(&mut o.props.borrow_mut()[slot as usize], Value::Ref(r));
+            if let (Value::Ref(old), Some(_)) = (&old, &p.ty) {
+                old.remove_type_source(p.declaring, name);
+            }
+            drop(old);
+            Ok(())
+        }
+        Lookup::Dynamic => {
+            let key = minizts_core::Key::from_php_str(name.clone());
+            let exists = o.dynamic.borrow().as_ref().is_some_and(|d| d.get(&key).is_some());
+            if !exists {
+                if let Some(get) = o.class.magic.get.clone() {
+                    if let Some(r) = overloaded_ref_error(g, o, &get, name) {
+                        return r;
+                    }
+                }
+                if !o.class.allow_dynamic {
+                    deprecated(
+                        g,
+                        &format!(
+                            "Creation of dynamic property {}::${} is deprecated",
+                            o.class.name,
+                            name_str(name)
+                        ),
+                    );
+                }
+            }
+            let mut d = o.dynamic.borrow_mut();
+            let table = d.get_or_insert_with(minizts_core::PhpArray::new);
+            let (slot, _) = table.entry(key);
+            let old = std::mem::replace(slot, Value::Ref(r));
+            drop(d);
+            drop(old);
+            Ok(())
+        }
+        Lookup::Hidden(declaring, flags) => {
+            if let Some(get) = o.class.magic.get.clone() {
+                if let Some(r) = overloaded_ref_error(g, o, &get, name) {
+                    return r;
+                }
+            }
+            hidden_error(&declaring, flags, name)
+        }
+    }
+}
+
+/// `C::$name = &…`: binds static property `C::$name` to reference `r`.
+/// The static's own slot, shared by the classes that inherit it, is a
+/// reference; once bound, it holds the reference bound (the one place a
+/// reference holds another), which [`static_ref`] gives instead.
+pub fn assign_static_ref<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, r: minizts_core::PhpRef) -> VmResult<()> {
+    let current = static_ref(g, class, name)?;
+    let Some(sp) = class.statics.get(name) else {
+        return Ok(());
+    };
+    if current.ptr_eq(&r) {
+        return Ok(());
+    }
+    if let Some(ty) = &sp.ty {
+        crate::refs::bind_typed(g, &r, ty, sp.declaring, name)?;
+        current.remove_type_source(sp.declaring, name);
+    }
+    let old = std::mem::replace(&mut *sp.slot.borrow_mut(), Value::Ref(r));
+    drop(old);
+    Ok(())
+}
+
+/// A read-modify-write of a property: `$o->p <op>= v` or `++`/`--`.
+#[derive(Clone, Copy)]
+pub enum Modify<'a> {
+    Op(minizts_core::bytecode::BinOp, &'a Value),
+    IncDec(minizts_core::bytecode::IncDec),
+}
+
+impl Modify<'_> {
+    /// The new value from `cur` (in place); the expression's value.
+    fn apply<G: Globals>(self, g: G, cur: &mut Value) -> VmResult<Value> {
+        match self {
+            Modify::Op(op, v) => {
+                crate::dim::apply_op(g, cur, op, v)?;
+                Ok(cur.clone())
+            }
+            Modify::IncDec(kind) => crate::dim::inc_dec_slot(g, cur, kind),
+        }
+    }
+
+    /// Through typed reference `r`.
+    pub(crate) fn apply_typed_ref<G: Globals>(self, g: G, r: &minizts_core::PhpRef) -> VmResult<Value> {
+        match self {
+            Modify::Op(op, v) => {
+                crate::refs::assign_op(g, r, op, v)?;
+                Ok(r.get())
+            }
+            Modify::IncDec(kind) => crate::refs::inc_dec(g, r, kind),
+        }
+    }
+}
+
+/// Property `declaring::$name` (of type `ty`, if typed) changed by `m`
+/// from `v`: its new value, checked as an assignment is, and the
+/// expression's value.
+fn modified<G: Globals>(
+    g: G,
+    m: Modify<'_>,
+    mut v: Value,
+    ty: Option<&Rc<minizts_core::bytecode::TypeDecl>>,
+    class: &Class,
+    declaring: ClassId,
+    name: &PhpStr,
+) -> VmResult<(Value, Value)> {
+    let before = v.clone();
+    let result = m.apply(g, &mut v)?;
+    let Some(ty) = ty else { return Ok((v, result)) };
+    if let (Modify::IncDec(kind), Value::Int(_), Value::Float(_)) = (m, &before, &v) {
+        if ty.mask & minizts_core::bytecode::type_bits::FLOAT == 0 {
+            let (verb, end) = if kind.is_inc() {
+                ("increment", "maximal")
+            } else {
+                ("decrement", "minimal")
+            };
+            return crate::error::type_error(format!(
+                "Cannot {verb} property {}::${} of type {} past its {end} value",
+                message_name(&eg!(g).classes.get(declaring).name),
+                name_str(name),
+                ty.to_php_string()
+            ));
+        }
+    }
+    let v = crate::types::check_property(g, ty, v, class, declaring, name)?;
+    let result = match m {
+        Modify::Op(..) => v.clone(),
+        Modify::IncDec(_) => result,
+    };
+    Ok((v, result))
+}
+
+/// Where static property `C::$name` is: the reference its value is
+/// written through (its own slot, or the reference it was bound to, see
+/// [`assign_static_ref`]), whether it was bound, and its declaration.
+fn static_place<G: Globals>(
+    g: G,
+    class: &Rc<Class>,
+    name: &PhpStr,
+) -> VmResult<(minizts_core::PhpRef, bool, minizts_core::object::StaticProp)> {
+    let slot = static_ref(g, class, name)?;
+    let sp = class
+        .statics
+        .get(name)
+        .expect("a static property static_ref found")
+        .clone();
+    let bound = !slot.ptr_eq(&sp.slot);
+    Ok((slot, bound, sp))
+}
+
+fn uninitialized_static<G: Globals>(g: G, sp: &minizts_core::object::StaticProp) -> VmResult<()> {
+    error(format!(
+        "Typed static property {}::${} must not be accessed before initialization",
+        message_name(&eg!(g).classes.get(sp.declaring).name),
+        name_str(&sp.name)
+    ))
+}
+
+/// `C::$name` read (`quiet`: inside `isset`/`??`, null for a property
+/// that is not there or not initialised).
+pub fn read_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, quiet: bool) -> VmResult<Value> {
+    let (place, _, sp) = match static_place(g, class, name) {
+        Ok(p) => p,
+        Err(_) if quiet => return Ok(Value::Null),
+        Err(e) => return Err(e),
+    };
+    match place.get() {
+        Value::Undef if quiet => Ok(Value::Null),
+        Value::Undef => uninitialized_static(g, &sp).map(|()| Value::Null),
+        v => Ok(v),
+    }
+}
+
+/// `C::$name = v`: checked against the property's type first (PHP's
+/// message names the property), then against the types of the other
+/// properties holding its reference.
+pub fn assign_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, v: Value) -> VmResult<()> {
+    let (place, _, sp) = static_place(g, class, name)?;
+    let v = match &sp.ty {
+        Some(ty) => crate::types::check_property(g, ty, v, class, sp.declaring, name)?,
+        None => v,
+    };
+    set_through(g, &place, v)
+}
+
+/// `C::$name <op>= v`, `C::$name++`, …: as [`modify`] for a static.
+pub fn modify_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, m: Modify<'_>) -> VmResult<Value> {
+    let (place, _, sp) = static_place(g, class, name)?;
+    if place.is_typed() {
+        return m.apply_typed_ref(g, &place);
+    }
+    let v = place.get();
+    if matches!(v, Value::Undef) {
+        uninitialized_static(g, &sp)?;
+    }
+    let (v, result) = modified(g, m, v, sp.ty.as_ref(), class, sp.declaring, name)?;
+    set_through(g, &place, v)?;
+    Ok(result)
+}
+
+/// `&C::$name`: the static as a reference of its own, shared from now
+/// on (bound into its slot, see [`assign_static_ref`]), which its type
+/// constrains.
+pub fn bind_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResult<minizts_core::PhpRef> {
+    let (place, bound, sp) = static_place(g, class, name)?;
+    if bound {
+        return Ok(place);
+    }
+    let v = match place.get() {
+        Value::Undef => match &sp.ty {
+            Some(ty) if !ty.allows_null() => {
+                return error(format!(
+                    "Cannot access uninitialized non-nullable property {}::${} by reference",
+                    message_name(&eg!(g).classes.get(sp.declaring).name),
+                    name_str(name)
+                ))
+            }
+            _ => Value::Null,
+        },
+        v => v,
+    };
+    let r = crate::gc::new_ref(g, v);
+    if let Some(ty) = &sp.ty {
+        crate::refs::add_source(&r, ty, sp.declaring, name);
+    }
+    place.set(Value::Ref(r.clone()));
+    Ok(r)
 }
 
 /// `isset($obj->name)`.
@@ -686,6 +995,9 @@ pub fn unset<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<()> {
                 ));
             }
             let old = std::mem::take(&mut o.props.borrow_mut()[slot as usize]);
+            if let (Value::Ref(r), true) = (&old, p.ty.is_some()) {
+                r.remove_type_source(p.declaring, name);
+            }
             drop(old);
             Ok(())
         }
@@ -1009,21 +1321,36 @@ pub fn static_ref_cached<G: Globals>(
         _ => None,
     });
     if let Some(slot) = hit {
-        return Ok(Some(slot));
+        return Ok(Some(bound_static(&slot)));
     }
     let cls = class_operand(g, class, mode)?;
     let name = crate::ops::to_str(g, name)?;
-    let slot = match static_ref(g, &cls, &name) {
+    let slot = match static_slot(g, &cls, &name) {
         Ok(slot) => slot,
         Err(_) if quiet => return Ok(None),
         Err(e) => return Err(e),
     };
     remember(g, at, |at| CacheEntry::StaticProp { at, slot: slot.clone() });
-    Ok(Some(slot))
+    Ok(Some(bound_static(&slot)))
 }
 
 /// The reference static property `C::$name` is.
 pub fn static_ref<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResult<minizts_core::PhpRef> {
+    static_slot(g, class, name).map(|slot| bound_static(&slot))
+}
+
+/// The reference a static's own slot stands for: the reference bound into
+/// it by `C::$x = &…` if any (see [`assign_static_ref`]), else the slot.
+/// Caches keep the slot, which stays, not what is bound into it.
+pub fn bound_static(slot: &minizts_core::PhpRef) -> minizts_core::PhpRef {
+    if let Value::Ref(bound) = &*slot.borrow() {
+        return bound.clone();
+    }
+    slot.clone()
+}
+
+/// Static property `C::$name`'s own slot, checked for visibility.
+fn static_slot<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResult<minizts_core::PhpRef> {
     ensure_defaults(g, class)?;
     let Some(sp) = class.statics.get(name) else {
         return error(format!(
@@ -1158,6 +1485,13 @@ pub fn clone<G: Globals>(g: G, v: &Value) -> VmResult<Value> {
             v => v.clone(),
         })
         .collect();
+    // A typed property sharing a reference with the original is one more
+    // holder whose type the reference must keep.
+    for (v, p) in props.iter().zip(o.class.props.iter()) {
+        if let (Value::Ref(r), Some(ty)) = (v, &p.ty) {
+            crate::refs::add_source(r, ty, p.declaring, &p.name);
+        }
+    }
     let store = eg!(g).objects.clone();
     let copy = store.create(o.class.clone(), props);
     *copy.dynamic.borrow_mut() = o.dynamic.borrow().clone();
@@ -1477,7 +1811,11 @@ pub fn visible_props<G: Globals>(g: G, o: &Obj) -> Vec<ShownProp> {
     let mut out = Vec::new();
     let props = o.props.borrow();
     for (i, p) in o.class.props.iter().enumerate() {
-        let v = props[i].clone();
+        // A reference held only here shows as its value.
+        let v = match &props[i] {
+            Value::Ref(r) if r.count() == 1 => r.get(),
+            v => v.clone(),
+        };
         if matches!(v, Value::Undef) && p.ty.is_none() {
             continue;
         }
@@ -1486,11 +1824,7 @@ pub fn visible_props<G: Globals>(g: G, o: &Obj) -> Vec<ShownProp> {
             name: p.name.clone(),
             flags: p.flags,
             class_name,
-            // A reference held only here shows as its value.
-            value: match v {
-                Value::Ref(r) if r.count() == 1 => r.get(),
-                v => v,
-            },
+            value: v,
             type_text: p.ty.as_ref().map_or_else(String::new, |t| t.to_php_string()),
             int_key: false,
         });

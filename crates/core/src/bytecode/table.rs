@@ -863,15 +863,38 @@ instructions! {
         /// it in `dst`, for the variable instructions that write through
         /// it (`$o->a[] = 1`, `$o->n++`, `&$o->x`).
         FetchPropRef "FETCH_PROP_REF" "{dst} = &{obj}->{name}" { dst: reg, obj: src, name: src }
+        /// `obj->name = &…`: binds the property to the reference held in
+        /// `src` (PHP's `ASSIGN_OBJ_REF`).
+        AssignPropRef "ASSIGN_PROP_REF" "{obj}->{name} = &{src}" { obj: src, name: src, src: reg }
         /// `unset(obj->name)`
         UnsetProp "UNSET_PROP" "{obj}->{name}" { obj: src, name: src }
         /// `dst = C::$name` (`quiet`: inside `isset`/`??`).
         FetchStaticProp "FETCH_STATIC_PROP" "{dst} = {class}/{mode}::${name} quiet={quiet}" {
             dst: reg, class: src, mode: u8, name: src, quiet: bool, cache: cache
         }
-        /// `dst` = the reference that static property `C::$name` is.
-        FetchStaticPropRef "FETCH_STATIC_PROP_REF" "{dst} = &{class}/{mode}::${name}" {
-            dst: reg, class: src, mode: u8, name: src, cache: cache
+        /// `dst` = the reference that static property `C::$name` is, to
+        /// write through (`C::$a[] = 1`); with `bind`, to be shared
+        /// (`&C::$x`): the property becomes a PHP reference of its own.
+        FetchStaticPropRef "FETCH_STATIC_PROP_REF" "{dst} = &{class}/{mode}::${name} bind={bind}" {
+            dst: reg, class: src, mode: u8, name: src, bind: bool, cache: cache
+        }
+        /// `C::$name = src`
+        AssignStaticProp "ASSIGN_STATIC_PROP" "{class}/{mode}::${name} = {src}" {
+            class: src, mode: u8, name: src, src: src
+        }
+        /// `C::$name <op>= src` (`dst`, unless NONE, gets the result).
+        AssignStaticPropOp "ASSIGN_STATIC_PROP_OP" "{class}/{mode}::${name} {op}= {src} -> {dst}" {
+            op: BinOp, class: src, mode: u8, name: src, src: src, dst: reg
+        }
+        /// `++C::$name` and the others; `dst` (unless NONE) gets the
+        /// expression's value.
+        IncDecStaticProp "INCDEC_STATIC_PROP" "{kind} {class}/{mode}::${name} -> {dst}" {
+            class: src, mode: u8, name: src, kind: IncDec, dst: reg
+        }
+        /// `C::$name = &…`: binds the static property to the reference
+        /// held in `src` (PHP's `ASSIGN_STATIC_PROP_REF`).
+        AssignStaticPropRef "ASSIGN_STATIC_PROP_REF" "{class}/{mode}::${name} = &{src}" {
+            class: src, mode: u8, name: src, src: reg
         }
         /// `dst = C::NAME` (constant `name`).
         FetchClassConst "FETCH_CLASS_CONST" "{dst} = {class}/{mode}::{name}" { dst: reg, class: src, mode: u8, name: cidx, cache: cache }

@@ -75,7 +75,7 @@ pub(super) fn assign_prop<G: Globals>(g: G, obj: &Value, cache: u16, v: &Value) 
         // read-modify-write or `&`); a typed reference is the general
         // path's, as are `__set` for an unset property and a reference
         // being written already.
-        Value::Ref(r) if p.ty.is_none() => {
+        Value::Ref(r) if p.ty.is_none() && !r.is_typed() => {
             let r = r.clone();
             drop(props);
             let old = std::mem::replace(&mut *r.try_borrow_mut().ok()?, v.clone());
@@ -247,7 +247,7 @@ pub(super) fn class_const<G: Globals>(g: G, cache: u16) -> Option<Value> {
 #[inline(never)]
 pub(super) fn static_prop<G: Globals>(g: G, cache: u16) -> Option<PhpRef> {
     top_entry(g, cache, |e, f| match e {
-        CacheEntry::StaticProp { at, slot } if same_scopes(at, f) => Some(slot.clone()),
+        CacheEntry::StaticProp { at, slot } if same_scopes(at, f) => Some(crate::objects::bound_static(slot)),
         _ => None,
     })
 }
@@ -258,6 +258,11 @@ pub(super) fn static_prop_value<G: Globals>(g: G, cache: u16) -> Option<Value> {
     top_entry(g, cache, |e, f| match e {
         CacheEntry::StaticProp { at, slot } if same_scopes(at, f) => match &*slot.try_borrow().ok()? {
             Value::Undef => None,
+            // Bound by reference (`C::$x = &…`): the bound reference's value.
+            Value::Ref(bound) => match &*bound.try_borrow().ok()? {
+                Value::Undef => None,
+                v => Some(v.clone()),
+            },
             v => Some(v.clone()),
         },
         _ => None,

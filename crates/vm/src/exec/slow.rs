@@ -201,7 +201,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         }
         Op::Assign { var, src } => {
             let v = opnd!(src).clone();
-            tri!(assign_slot(reg!(var), v));
+            tri!(assign_slot(g, reg!(var), v));
         }
         Op::AssignTmp { var, src } => {
             let v = match std::mem::take(reg!(src)) {
@@ -209,7 +209,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 Value::Undef => Value::Null,
                 v => v,
             };
-            tri!(assign_slot(reg!(var), v));
+            tri!(assign_slot(g, reg!(var), v));
         }
         // The reference-taking instructions own their source
         // temporaries (the compiler makes each one for them) and
@@ -1167,7 +1167,10 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
             let v = opnd!(src).deref_clone();
-            tri!(crate::objects::write(g, &opnd!(obj), &name, v, cache_at(func, cache)));
+            // A copy of the handle: a guard on the variable's reference would
+            // last through the write, which may go through that reference.
+            let o = opnd!(obj).clone();
+            tri!(crate::objects::write(g, &o, &name, v, cache_at(func, cache)));
         }
         Op::AssignPropOp {
             op,
@@ -1182,7 +1185,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             let v = opnd!(src).deref_clone();
             let r = tri!(crate::objects::modify_prop(
                 g,
-                &opnd!(obj),
+                &opnd!(obj).clone(),
                 &name,
                 crate::objects::Change::Op(op),
                 &v,
@@ -1203,7 +1206,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
             let r = tri!(crate::objects::modify_prop(
                 g,
-                &opnd!(obj),
+                &opnd!(obj).clone(),
                 &name,
                 crate::objects::Change::IncDec(kind),
                 &Value::Null,
@@ -1216,13 +1219,41 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         Op::FetchPropRef { dst, obj, name } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let r = tri!(crate::objects::make_ref(g, &opnd!(obj), &name));
+            // A copy of the handle: a guard on the variable's reference would
+            // last through the write, which may go through that reference.
+            let o = opnd!(obj).clone();
+            let r = tri!(crate::objects::make_ref(g, &o, &name));
             set!(dst, Value::Ref(r));
+        }
+        Op::AssignPropRef { obj, name, src } => {
+            let r = match std::mem::take(reg!(src)) {
+                Value::Ref(r) => r,
+                other => crate::gc::new_ref(g, other),
+            };
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            // A copy of the handle: a guard on the variable's reference would
+            // last through the write, which may go through that reference.
+            let o = opnd!(obj).clone();
+            tri!(crate::objects::assign_ref(g, &o, &name, r));
+        }
+        Op::AssignStaticPropRef { class, mode, name, src } => {
+            let r = match std::mem::take(reg!(src)) {
+                Value::Ref(r) => r,
+                other => crate::gc::new_ref(g, other),
+            };
+            save_pc(g, cur!());
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            tri!(crate::objects::assign_static_ref(g, &cls, &name, r));
         }
         Op::UnsetProp { obj, name } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            tri!(crate::objects::unset(g, &opnd!(obj), &name));
+            // A copy of the handle: a guard on the variable's reference would
+            // last through the write, which may go through that reference.
+            let o = opnd!(obj).clone();
+            tri!(crate::objects::unset(g, &o, &name));
         }
         Op::FetchStaticProp {
             dst,
@@ -1242,26 +1273,91 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 at,
                 quiet
             ));
-            set!(dst, r.map_or(Value::Null, |r| r.get()));
+            let v = match r.map(|r| r.get()) {
+                None => Value::Null,
+                // Uninitialised (typed): null when quiet, else PHP's error.
+                Some(Value::Undef) => {
+                    let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+                    let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+                    tri!(crate::objects::read_static(g, &cls, &name, quiet))
+                }
+                Some(v) => v,
+            };
+            set!(dst, v);
         }
         Op::FetchStaticPropRef {
             dst,
             class,
             mode,
             name,
+            bind,
             cache,
         } => {
             save_pc(g, cur!());
-            let at = cache_at(func, cache);
-            let r = tri!(crate::objects::static_ref_cached(
-                g,
-                &opnd!(class),
-                mode,
-                &opnd!(name),
-                at,
-                false
-            ));
+            let r = if bind {
+                let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+                let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+                Some(tri!(crate::objects::bind_static(g, &cls, &name)))
+            } else {
+                tri!(crate::objects::static_ref_cached(
+                    g,
+                    &opnd!(class),
+                    mode,
+                    &opnd!(name),
+                    cache_at(func, cache),
+                    false
+                ))
+            };
             set!(dst, r.map_or(Value::Null, Value::Ref));
+        }
+        Op::AssignStaticProp { class, mode, name, src } => {
+            save_pc(g, cur!());
+            let v = opnd!(src).deref_clone();
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            tri!(crate::objects::assign_static(g, &cls, &name, v));
+        }
+        Op::AssignStaticPropOp {
+            op,
+            class,
+            mode,
+            name,
+            src,
+            dst,
+        } => {
+            save_pc(g, cur!());
+            let v = opnd!(src).deref_clone();
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let r = tri!(crate::objects::modify_static(
+                g,
+                &cls,
+                &name,
+                crate::objects::Modify::Op(op, &v)
+            ));
+            if !dst.is_none() {
+                set!(dst, r);
+            }
+        }
+        Op::IncDecStaticProp {
+            class,
+            mode,
+            name,
+            kind,
+            dst,
+        } => {
+            save_pc(g, cur!());
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let r = tri!(crate::objects::modify_static(
+                g,
+                &cls,
+                &name,
+                crate::objects::Modify::IncDec(kind)
+            ));
+            if !dst.is_none() {
+                set!(dst, r);
+            }
         }
         Op::FetchClassConst {
             dst,
@@ -1377,6 +1473,11 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 if !var.is_none() {
                     let v = exc.expect("matched");
                     match reg!(var) {
+                        Value::Ref(r) if r.is_typed() => {
+                            let r = r.clone();
+                            save_pc(g, cur!());
+                            tri!(crate::refs::assign(g, &r, v));
+                        }
                         Value::Ref(r) => r.set(v),
                         slot => *slot = v,
                     }
@@ -1763,9 +1864,9 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             };
             match item {
                 Some((k, v)) => {
-                    tri!(assign_slot(reg!(value), v));
+                    tri!(assign_slot(g, reg!(value), v));
                     if !key.is_none() {
-                        tri!(assign_slot(reg!(key), k));
+                        tri!(assign_slot(g, reg!(key), k));
                     }
                 }
                 None => goto!(end),
@@ -1780,7 +1881,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 foreach::RefStep::Element(k, r) => {
                     *reg!(value) = Value::Ref(r);
                     if !key.is_none() {
-                        tri!(assign_slot(reg!(key), k));
+                        tri!(assign_slot(g, reg!(key), k));
                     }
                 }
                 foreach::RefStep::End => goto!(end),
@@ -1916,8 +2017,9 @@ fn undefined_variable<G: Globals>(g: G, reg: usize) {
 
 /// Writes `v` to variable slot `slot` (through a reference if it is one).
 #[inline]
-pub(crate) fn assign_slot(slot: &mut Value, v: Value) -> VmResult<()> {
+pub(crate) fn assign_slot<G: Globals>(g: G, slot: &mut Value, v: Value) -> VmResult<()> {
     match slot {
+        Value::Ref(r) if r.is_typed() => crate::refs::assign(g, &r.clone(), v),
         Value::Ref(r) => match r.try_borrow_mut() {
             Ok(mut inner) => {
                 *inner = v;

@@ -14,7 +14,7 @@
 
 use minizts_core::bytecode::{BinOp, IncDec};
 use minizts_core::object::acc;
-use minizts_core::{Key, PhpStr, Value};
+use minizts_core::{Key, Obj, PhpRef, PhpStr, Value};
 use minizts_globals::{eg, Globals};
 
 use super::{lookup, name_str, non_object_type, read, remember_slot, scope, write, Lookup};
@@ -73,6 +73,15 @@ pub fn modify_prop<G: Globals>(
     let scope = scope(g);
     let found = lookup(g, &o, name, scope.as_ref());
     remember_slot(g, cache, &o.class, &found);
+    // A typed reference (held by a typed property, here or elsewhere)
+    // checks the result against every type it carries.
+    if let Some(r) = typed_ref(&o, &found, name) {
+        let m = match change {
+            Change::Op(op) => super::Modify::Op(op, v),
+            Change::IncDec(kind) => super::Modify::IncDec(kind),
+        };
+        return m.apply_typed_ref(g, &r);
+    }
     match found {
         Lookup::Slot(slot) => {
             let slot = slot as usize;
@@ -86,7 +95,7 @@ pub fn modify_prop<G: Globals>(
                         // A reference: changed behind it when the property
                         // has no type (a typed reference's checks are the
                         // general path's).
-                        Value::Ref(r) if p.ty.is_none() => {
+                        Value::Ref(r) if p.ty.is_none() && !r.is_typed() => {
                             let r = r.clone();
                             drop(props);
                             let mut inner = std::mem::take(&mut *r.borrow_mut());
@@ -183,4 +192,22 @@ pub fn modify_prop<G: Globals>(
     apply(g, change, &mut value, v)?;
     write(g, &objv, name, value.clone(), cache)?;
     Ok(if post { old } else { value })
+}
+
+/// The typed reference property `name` of `o` holds, if it holds one.
+fn typed_ref(o: &Obj, found: &Lookup, name: &PhpStr) -> Option<PhpRef> {
+    let typed = |v: Option<&Value>| match v {
+        Some(Value::Ref(r)) if r.is_typed() => Some(r.clone()),
+        _ => None,
+    };
+    match found {
+        Lookup::Slot(slot) if o.class.props[*slot as usize].flags & acc::READONLY == 0 => {
+            typed(o.props.borrow().get(*slot as usize))
+        }
+        Lookup::Dynamic => {
+            let key = Key::from_php_str(name.clone());
+            typed(o.dynamic.borrow().as_ref().and_then(|d| d.get(&key)))
+        }
+        _ => None,
+    }
 }
