@@ -271,8 +271,10 @@ pub struct Object {
     /// Declared properties by slot; `Undef` is an unset or uninitialised
     /// one.
     pub props: RefCell<Vec<Value>>,
-    /// Dynamic properties, in the order they were made.
-    pub dynamic: RefCell<Option<PhpArray>>,
+    /// Dynamic properties, in the order they were made. Boxed: most
+    /// objects have none, and the box keeps an object small enough for
+    /// the allocator's per-thread free lists.
+    pub dynamic: RefCell<Option<Box<PhpArray>>>,
     /// `DESTRUCTED`, …
     pub flags: Cell<u8>,
     /// The state of a builtin class's object.

@@ -45,6 +45,10 @@ thread_local! {
 
 /// The largest block the free lists keep.
 pub const SMALL_MAX: usize = 128;
+
+// Every `new` allocates an object (behind an `Rc`, two counts ahead of
+// it) and every release frees one: it must stay a small block.
+const _: () = assert!(std::mem::size_of::<minizts_core::Object>() + 2 * std::mem::size_of::<usize>() <= SMALL_MAX);
 /// Bytes between size classes, and the alignment of every small block.
 const CLASS_STEP: usize = 16;
 const CLASSES: usize = SMALL_MAX / CLASS_STEP;

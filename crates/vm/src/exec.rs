@@ -718,7 +718,19 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 Op::Assign { var, src } => assign_plain!(var, raw!(src)),
                 // A temporary holding a plain copy needs no emptying: the
                 // next write to it overwrites it without a drop.
-                Op::AssignTmp { var, src } => assign_plain!(var, rv!(src)),
+                Op::AssignTmp { var, src } => {
+                    let v = rv!(src);
+                    if v.is_plain_copy() {
+                        assign_plain!(var, v)
+                    }
+                    // `$x = new C`, `$s = $a . $b`, `$a = f()`: a counted
+                    // value moves out of its temporary into a variable that
+                    // is not a reference.
+                    if matches!(v, Value::Ref(_) | Value::Undef) || matches!(rv!(var), Value::Ref(_)) {
+                        slow!();
+                    }
+                    put!(var, std::mem::take(slot!(src)))
+                }
                 Op::Add { dst, a, b } => {
                     arith!(put, dst, raw!(a), raw!(b), checked_add, +, refs!(dst, BinOp::Add, raw!(a), raw!(b)))
                 }
@@ -1101,6 +1113,9 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 }
                 // Object members that the instruction's runtime cache
                 // entry answers (`members.rs`).
+                Op::IssetProp { dst, obj, cache, .. } => {
+                    put_or_slow!(dst, members::isset_prop(g, arg!(obj), cache).map(Value::Bool))
+                }
                 Op::FetchProp { dst, obj, cache, .. } => {
                     put_or_slow!(dst, members::fetch_prop(g, arg!(obj), cache))
                 }
@@ -1553,7 +1568,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::JmpArgByVal { .. }
                 | Op::DeclareClass { .. }
                 | Op::New { .. }
-                | Op::IssetProp { .. }
                 | Op::FetchPropRef { .. }
                 | Op::AssignPropRef { .. }
                 | Op::AssignStaticProp { .. }

@@ -534,7 +534,7 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value, cache: Opt
                 }
             }
             let mut d = o.dynamic.borrow_mut();
-            let table = d.get_or_insert_with(minizts_core::PhpArray::new);
+            let table = d.get_or_insert_with(Default::default);
             let (slot, _) = table.entry(key);
             match slot {
                 Value::Ref(r) => {
@@ -628,7 +628,7 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
                 }
             }
             let mut d = o.dynamic.borrow_mut();
-            let table = d.get_or_insert_with(minizts_core::PhpArray::new);
+            let table = d.get_or_insert_with(Default::default);
             let (slot, _) = table.entry(key);
             if let Value::Ref(r) = slot {
                 return Ok(r.clone());
@@ -736,7 +736,7 @@ pub fn assign_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr, r: minizts_core
                 }
             }
             let mut d = o.dynamic.borrow_mut();
-            let table = d.get_or_insert_with(minizts_core::PhpArray::new);
+            let table = d.get_or_insert_with(Default::default);
             let (slot, _) = table.entry(key);
             let old = std::mem::replace(slot, Value::Ref(r));
             drop(d);
@@ -2180,7 +2180,7 @@ pub fn from_serialized<G: Globals>(g: G, class: &PhpStr, props: minizts_core::Ph
             Some(slot) => o.props.borrow_mut()[slot] = v.clone(),
             None => {
                 let mut d = o.dynamic.borrow_mut();
-                d.get_or_insert_with(minizts_core::PhpArray::new)
+                d.get_or_insert_with(Default::default)
                     .insert(minizts_core::Key::from_php_str(bare), v.clone());
             }
         }

@@ -490,7 +490,7 @@ pub fn cast<G: Globals>(g: G, v: &Value, kind: CastKind) -> VmResult<Value> {
                     }
                 };
                 if !props.is_empty() {
-                    *o.dynamic.borrow_mut() = Some(props);
+                    *o.dynamic.borrow_mut() = Some(Box::new(props));
                 }
                 Value::Obj(o)
             }

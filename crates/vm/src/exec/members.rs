@@ -53,6 +53,23 @@ pub(super) fn fetch_prop<G: Globals>(g: G, obj: &Value, cache: u16) -> Option<Va
     }
 }
 
+/// `isset(obj->name)` through the cache, on a property that holds a
+/// value (an unset one may have `__isset` to ask).
+#[inline(never)]
+pub(super) fn isset_prop<G: Globals>(g: G, obj: &Value, cache: u16) -> Option<bool> {
+    let Value::Obj(o) = obj else { return None };
+    let (slot, _) = cached_slot(g, o, cache)?;
+    let props = o.props.try_borrow().ok()?;
+    match props.get(slot)? {
+        Value::Undef => None,
+        Value::Ref(r) => match &*r.try_borrow().ok()? {
+            Value::Undef => None,
+            v => Some(!matches!(v, Value::Null)),
+        },
+        v => Some(!matches!(v, Value::Null)),
+    }
+}
+
 /// `obj->name = v` through the cache, where `v` is a value its type (if
 /// it has one) takes as it is, and the property is not readonly or is
 /// one the running scope initialises. `Some(due)`: done, `due` when the

@@ -1038,13 +1038,15 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             cache,
         } => {
             save_pc(g, cur!());
-            let mode = minizts_core::bytecode::class_mode::of_operand(class, consts);
-            let cls = tri!(crate::objects::class_operand_cached(
-                g,
-                &opnd!(class),
-                mode,
-                cache_at(func, cache)
-            ));
+            let at = cache_at(func, cache);
+            // The operand's mode is worked out only when the cache misses.
+            let cls = match crate::objects::cached_class(g, at) {
+                Some(cls) => cls,
+                None => {
+                    let mode = minizts_core::bytecode::class_mode::of_operand(class, consts);
+                    tri!(crate::objects::class_operand_cached(g, &opnd!(class), mode, at))
+                }
+            };
             let o = tri!(crate::objects::instantiate(g, &cls));
             set!(dst, Value::Obj(o.clone()));
             match cls.magic.construct.clone() {
