@@ -154,7 +154,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 ClassKind::Trait => return self.error("Cannot apply #[AllowDynamicProperties] to trait"),
                 ClassKind::Interface => return self.error("Cannot apply #[AllowDynamicProperties] to interface"),
                 _ if class_flags & acc::READONLY != 0 => {
-                    return self.error(format!("Cannot apply #[AllowDynamicProperties] to readonly class {name}"))
+                    return self.error(format!(
+                        "Cannot apply #[AllowDynamicProperties] to readonly class {name}"
+                    ))
                 }
                 _ => allow_dynamic = true,
             }

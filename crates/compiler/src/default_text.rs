@@ -164,7 +164,13 @@ fn fold_binary(op: BinaryOp, a: Folded, b: Folded) -> Option<Folded> {
                 Folded::Str(s) => s.clone(),
                 Folded::Int(n) => n.to_string().into_bytes(),
                 Folded::Null => Vec::new(),
-                Folded::Bool(b) => if *b { b"1".to_vec() } else { Vec::new() },
+                Folded::Bool(b) => {
+                    if *b {
+                        b"1".to_vec()
+                    } else {
+                        Vec::new()
+                    }
+                }
                 Folded::Float(f) => php_float_to_string(*f, 14).into_bytes(),
                 Folded::Array(_) => return None,
             })

@@ -725,7 +725,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         // `parent` in a method's types needs a parent
         // (`zend_ensure_valid_class_fetch_type`).
         if method.is_some() {
-            if let Some(c) = self.class.as_ref().filter(|c| c.parent.is_none() && c.kind != ast::ClassKind::Trait) {
+            if let Some(c) = self
+                .class
+                .as_ref()
+                .filter(|c| c.parent.is_none() && c.kind != ast::ClassKind::Trait)
+            {
                 let _ = c;
                 let mut hints = f.params.iter().filter_map(|p| p.ty).chain(f.return_type);
                 if hints.any(|h| h.names.iter().any(|n| n.eq_ignore_ascii_case("parent"))) {

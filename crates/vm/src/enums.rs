@@ -108,7 +108,9 @@ pub fn check_backed<G: Globals>(g: G, class: &Rc<Class>) -> VmResult<()> {
 fn check_cases<G: Globals>(g: G, class: &Rc<Class>, backing: minizts_core::object::EnumBacking) -> VmResult<()> {
     let mut seen: Vec<(Value, PhpStr)> = Vec::new();
     for n in &class.const_order {
-        let Some(c) = class.consts.get(n).cloned() else { continue };
+        let Some(c) = class.consts.get(n).cloned() else {
+            continue;
+        };
         if !c.is_case {
             continue;
         }

@@ -126,7 +126,12 @@ pub fn ensure_defaults<G: Globals>(g: G, class: &Rc<Class>) -> VmResult<()> {
         }
     }
     let traits = class.trait_defaults.iter().map(|t| (t.func, &t.targets));
-    for (f, targets) in class.defaults_fn.map(|f| (f, &class.default_targets)).into_iter().chain(traits) {
+    for (f, targets) in class
+        .defaults_fn
+        .map(|f| (f, &class.default_targets))
+        .into_iter()
+        .chain(traits)
+    {
         let list = crate::call::call_in_scope(g, f, None, class.id, class.id, Vec::new())?;
         if let Value::Arr(a) = list {
             for (target, v) in targets.iter().zip(a.values()) {

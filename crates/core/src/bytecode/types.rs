@@ -113,7 +113,10 @@ mod tests {
             "Traversable|T|object|array|null"
         );
         assert_eq!(ty(bits::ANY | bits::MIXED, &[]).to_php_string(), "mixed");
-        assert_eq!(ty(bits::ANY, &[]).to_php_string(), "object|array|string|int|float|bool|null");
+        assert_eq!(
+            ty(bits::ANY, &[]).to_php_string(),
+            "object|array|string|int|float|bool|null"
+        );
         assert_eq!(ty(bits::NULL, &[]).to_php_string(), "null");
         assert_eq!(ty(bits::FALSE | bits::STRING, &[]).to_php_string(), "string|false");
     }

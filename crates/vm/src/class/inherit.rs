@@ -57,9 +57,7 @@ impl Draft<'_> {
             return self.fail(format!("Class {} cannot extend final class {pname}", self.name));
         }
         match parent.kind {
-            ClassKind::Interface => {
-                return self.fail(format!("Class {} cannot extend interface {pname}", self.name))
-            }
+            ClassKind::Interface => return self.fail(format!("Class {} cannot extend interface {pname}", self.name)),
             ClassKind::Trait => return self.fail(format!("Class {} cannot extend trait {pname}", self.name)),
             _ => {}
         }
@@ -120,7 +118,13 @@ impl Draft<'_> {
                 ));
             }
             if (q.flags & acc::READONLY) != (p.flags & acc::READONLY) {
-                let word = |f: u16| if f & acc::READONLY != 0 { "readonly" } else { "non-readonly" };
+                let word = |f: u16| {
+                    if f & acc::READONLY != 0 {
+                        "readonly"
+                    } else {
+                        "non-readonly"
+                    }
+                };
                 return self.fail(format!(
                     "Cannot redeclare {} property {qname}::${n} as {} {}::${n}",
                     word(q.flags),
@@ -164,7 +168,12 @@ impl Draft<'_> {
 
     /// Whether two declarations of a property have the same type
     /// (`property_types_compatible`: a subtype both ways).
-    pub(super) fn prop_status<G: Globals>(&self, ck: &mut Checker<'_, G>, child: &PropInfo, parent: &PropInfo) -> Status {
+    pub(super) fn prop_status<G: Globals>(
+        &self,
+        ck: &mut Checker<'_, G>,
+        child: &PropInfo,
+        parent: &PropInfo,
+    ) -> Status {
         let (Some(ct), Some(pt)) = (&child.ty, &parent.ty) else {
             return if child.ty.is_none() && parent.ty.is_none() {
                 Status::Success
@@ -192,7 +201,10 @@ impl Draft<'_> {
     pub(super) fn incompatible_prop<G: Globals>(&self, g: G, child: &PropInfo, parent: &PropInfo) -> VmResult<()> {
         let ck = Checker::new(g, self);
         let scope = self.prop_scope(g, parent.declaring);
-        let ty = parent.ty.as_deref().map_or_else(String::new, |t| ck.type_text(&scope, t));
+        let ty = parent
+            .ty
+            .as_deref()
+            .map_or_else(String::new, |t| ck.type_text(&scope, t));
         self.fail(format!(
             "Type of {}::${} must be {ty} (as in class {})",
             self.class_name(g, child.declaring),
@@ -367,7 +379,12 @@ impl Draft<'_> {
         let g = ck.g;
         let (Some(cs), Some(ps)) = (
             sig_of(g, child.0.body, self.class_name(g, child.1), child.0.name.to_string()),
-            sig_of(g, parent.0.body, self.class_name(g, parent.1), parent.0.name.to_string()),
+            sig_of(
+                g,
+                parent.0.body,
+                self.class_name(g, parent.1),
+                parent.0.name.to_string(),
+            ),
         ) else {
             return Status::Success;
         };
@@ -388,7 +405,12 @@ impl Draft<'_> {
     ) -> VmResult<()> {
         let (Some(cs), Some(ps)) = (
             sig_of(g, child.0.body, self.class_name(g, child.1), child.0.name.to_string()),
-            sig_of(g, parent.0.body, self.class_name(g, parent.1), parent.0.name.to_string()),
+            sig_of(
+                g,
+                parent.0.body,
+                self.class_name(g, parent.1),
+                parent.0.name.to_string(),
+            ),
         ) else {
             return Ok(());
         };
@@ -521,7 +543,11 @@ impl Draft<'_> {
         if self.def.kind == ClassKind::Interface {
             return Ok(());
         }
-        let has = |n: &str| self.interfaces.iter().any(|i| i.name.eq_ignore_ascii_case(n.as_bytes()));
+        let has = |n: &str| {
+            self.interfaces
+                .iter()
+                .any(|i| i.name.eq_ignore_ascii_case(n.as_bytes()))
+        };
         let name = iface.name.as_bytes();
         let is = |n: &str| name.eq_ignore_ascii_case(n.as_bytes());
         if is("Traversable") {
@@ -566,7 +592,11 @@ impl Draft<'_> {
                 .is_some_and(|r| r.name.as_bytes() == b"Exception" || r.name.as_bytes() == b"Error");
             if !ok {
                 return self.fail(if self.def.kind == ClassKind::Enum {
-                    format!("{} {} cannot implement interface Throwable", self.kind_word(), self.name)
+                    format!(
+                        "{} {} cannot implement interface Throwable",
+                        self.kind_word(),
+                        self.name
+                    )
                 } else {
                     format!(
                         "{} {} cannot implement interface Throwable, extend Exception or Error instead",
@@ -678,8 +708,15 @@ impl Draft<'_> {
                 return self.fail(format!("Enum {} cannot include magic method {magic}", self.name));
             }
         }
-        if self.interfaces.iter().any(|i| i.name.eq_ignore_ascii_case(b"Serializable")) {
-            return self.fail(format!("Enum {} cannot implement the Serializable interface", self.name));
+        if self
+            .interfaces
+            .iter()
+            .any(|i| i.name.eq_ignore_ascii_case(b"Serializable"))
+        {
+            return self.fail(format!(
+                "Enum {} cannot implement the Serializable interface",
+                self.name
+            ));
         }
         Ok(())
     }

@@ -17,8 +17,7 @@ use std::rc::Rc;
 use hashbrown::HashMap;
 use minizts_core::bytecode::ClassDef;
 use minizts_core::object::{
-    acc, Class, ClassConst, ClassId, ClassKind, DefaultTarget, Method, MethodBody, PropInfo, StaticProp,
-    TraitDefaults,
+    acc, Class, ClassConst, ClassId, ClassKind, DefaultTarget, Method, MethodBody, PropInfo, StaticProp, TraitDefaults,
 };
 use minizts_core::{PhpStr, Value};
 use minizts_globals::{eg, Globals};
@@ -184,7 +183,13 @@ thread_local! {
 
 /// The class being linked that is named `name`, if any.
 pub(crate) fn unlinked(name: &str) -> Option<Rc<Unlinked>> {
-    LINKING.with(|l| l.borrow().iter().rev().find(|u| u.name.eq_ignore_ascii_case(name)).cloned())
+    LINKING.with(|l| {
+        l.borrow()
+            .iter()
+            .rev()
+            .find(|u| u.name.eq_ignore_ascii_case(name))
+            .cloned()
+    })
 }
 
 /// Keeps a class on the stack of those being linked while it is.

@@ -302,9 +302,15 @@ impl Draft<'_> {
                 let Some(tc) = t.consts.get(name) else { continue };
                 if let Some(existing) = self.consts.get(name) {
                     let mask = acc::VISIBILITY | acc::FINAL;
-                    let first = self.first_definition(g, traits, i, existing.declaring, |c| c.consts.contains_key(name));
+                    let first =
+                        self.first_definition(g, traits, i, existing.declaring, |c| c.consts.contains_key(name));
                     if tc.flags & mask != existing.flags & mask {
-                        return self.fail(const_conflict(&first, &self.class_name(g, tc.declaring), name, &self.name));
+                        return self.fail(const_conflict(
+                            &first,
+                            &self.class_name(g, tc.declaring),
+                            name,
+                            &self.name,
+                        ));
                     }
                     self.value_checks.push(ValueCheck::Const {
                         name: name.clone(),
@@ -374,7 +380,12 @@ impl Draft<'_> {
                         compatible = self.prop_status(&mut ck, &info, &c) == Status::Success;
                     }
                     if !compatible {
-                        return self.fail(prop_conflict(&first, &display_name(t.name.as_bytes()), name, &self.name));
+                        return self.fail(prop_conflict(
+                            &first,
+                            &display_name(t.name.as_bytes()),
+                            name,
+                            &self.name,
+                        ));
                     }
                     self.value_checks.push(ValueCheck::Prop {
                         name: name.clone(),
@@ -455,7 +466,13 @@ fn default_sources(t: &Class) -> Vec<(FuncId, Vec<DefaultTarget>)> {
 }
 
 /// Trait `t`'s default for property `name`, evaluated as `class` would.
-fn trait_prop_default<G: Globals>(g: G, class: &Rc<Class>, t: &Class, name: &PhpStr, is_static: bool) -> VmResult<Value> {
+fn trait_prop_default<G: Globals>(
+    g: G,
+    class: &Rc<Class>,
+    t: &Class,
+    name: &PhpStr,
+    is_static: bool,
+) -> VmResult<Value> {
     for (func, targets) in default_sources(t) {
         let found = targets.iter().position(|target| match target {
             DefaultTarget::Slot(s) => !is_static && t.props[*s as usize].name == *name,
@@ -494,12 +511,21 @@ fn prop_conflict(first: &str, second: &str, name: &PhpStr, class: &str) -> Strin
 /// Compares a trait's constant or property default with the class's,
 /// once the class can evaluate its own
 /// (`check_trait_property_or_constant_value_compatibility`).
-pub(super) fn check_value<G: Globals>(g: G, class: &Rc<Class>, check: ValueCheck, file: &str, line: u32) -> VmResult<()> {
+pub(super) fn check_value<G: Globals>(
+    g: G,
+    class: &Rc<Class>,
+    check: ValueCheck,
+    file: &str,
+    line: u32,
+) -> VmResult<()> {
     let class_name = display_name(class.name.as_bytes());
     let fail = |message: String| -> VmResult<()> {
         Err(Box::new(VmError::Fatal {
             message,
-            at: Some(Location { file: file.into(), line }),
+            at: Some(Location {
+                file: file.into(),
+                line,
+            }),
         }))
     };
     match check {
@@ -521,7 +547,12 @@ pub(super) fn check_value<G: Globals>(g: G, class: &Rc<Class>, check: ValueCheck
             });
             let b = crate::objects::const_value(g, class, &name, &theirs)?;
             if !minizts_core::value::identical(&a, &b)? {
-                return fail(const_conflict(&first, &display_name(trait_.name.as_bytes()), &name, &class_name));
+                return fail(const_conflict(
+                    &first,
+                    &display_name(trait_.name.as_bytes()),
+                    &name,
+                    &class_name,
+                ));
             }
         }
         ValueCheck::Prop {
@@ -532,15 +563,24 @@ pub(super) fn check_value<G: Globals>(g: G, class: &Rc<Class>, check: ValueCheck
         } => {
             crate::objects::ensure_defaults(g, class)?;
             let a = if is_static {
-                let Some(x) = class.statics.get(&name) else { return Ok(()) };
+                let Some(x) = class.statics.get(&name) else {
+                    return Ok(());
+                };
                 x.slot.get()
             } else {
-                let Some(&x) = class.prop_index.get(&name) else { return Ok(()) };
+                let Some(&x) = class.prop_index.get(&name) else {
+                    return Ok(());
+                };
                 class.defaults.borrow()[x as usize].clone()
             };
             let b = trait_prop_default(g, class, &trait_, &name, is_static)?;
             if !minizts_core::value::identical(&a, &b)? {
-                return fail(prop_conflict(&first, &display_name(trait_.name.as_bytes()), &name, &class_name));
+                return fail(prop_conflict(
+                    &first,
+                    &display_name(trait_.name.as_bytes()),
+                    &name,
+                    &class_name,
+                ));
             }
         }
     }

@@ -527,7 +527,13 @@ impl<'d, G: Globals> Checker<'d, G> {
 
     /// Whether `fe` (of `fe_scope`) is a subtype of `proto` (of
     /// `proto_scope`): PHP's `zend_perform_covariant_type_check`.
-    pub fn covariant(&mut self, fe_scope: &ClassRef, fe: &TypeDecl, proto_scope: &ClassRef, proto: &TypeDecl) -> Status {
+    pub fn covariant(
+        &mut self,
+        fe_scope: &ClassRef,
+        fe: &TypeDecl,
+        proto_scope: &ClassRef,
+        proto: &TypeDecl,
+    ) -> Status {
         // Anything but void is a subtype of mixed.
         if proto.mask & bits::MIXED != 0 && fe.mask & bits::VOID == 0 {
             return Status::Success;
@@ -587,7 +593,13 @@ impl<'d, G: Globals> Checker<'d, G> {
 
     /// A parameter's type against the one it implements: contravariant
     /// (`zend_do_perform_arg_type_hint_check`).
-    fn param_check(&mut self, fe_scope: &ClassRef, fe: &ParamInfo, proto_scope: &ClassRef, proto: &ParamInfo) -> Status {
+    fn param_check(
+        &mut self,
+        fe_scope: &ClassRef,
+        fe: &ParamInfo,
+        proto_scope: &ClassRef,
+        proto: &ParamInfo,
+    ) -> Status {
         let Some(fe_ty) = &fe.ty else {
             return Status::Success;
         };
@@ -602,7 +614,13 @@ impl<'d, G: Globals> Checker<'d, G> {
 
     /// Whether method `fe` may stand where `proto` stood
     /// (`zend_do_perform_implementation_check`).
-    pub fn implementation(&mut self, fe: &Sig<'_>, fe_scope: &ClassRef, proto: &Sig<'_>, proto_scope: &ClassRef) -> Status {
+    pub fn implementation(
+        &mut self,
+        fe: &Sig<'_>,
+        fe_scope: &ClassRef,
+        proto: &Sig<'_>,
+        proto_scope: &ClassRef,
+    ) -> Status {
         if proto.required < fe.required {
             return Status::Error;
         }
