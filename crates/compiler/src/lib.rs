@@ -820,7 +820,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         // An instance method always has its `$this` in a CV: the call
         // puts the object there, and closures made inside take it from
         // there (the frame keeps no other copy).
-        if method.is_some_and(|(flags, _)| flags & minizts_core::object::acc::STATIC == 0) {
+        // So does a closure that may be bound to an object: a closure made
+        // inside it takes its `$this`.
+        if method.is_some_and(|(flags, _)| flags & minizts_core::object::acc::STATIC == 0) || (closure && !f.is_static)
+        {
             names.add("this");
         }
         for name in names.iter() {

@@ -157,7 +157,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::StaticProp { class, name } => {
                 let dst = self.temp()?;
                 self.at(root.pos);
-                self.static_prop_ref(*class, *name, dst)?;
+                self.static_prop_ref(*class, *name, dst, false)?;
                 Ok(dst)
             }
             // `f()[0] = 1`: the call's result is the container. A
@@ -305,11 +305,16 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 });
                 Ok(v)
             }
-            ExprKind::StaticProp { .. } => {
+            ExprKind::StaticProp { class, name } => {
                 let v = self.expr(value)?;
                 self.at(target.pos);
-                let var = self.var_reg(target)?;
-                self.emit(Op::Assign { var, src: v });
+                let (class, mode, name) = self.static_prop_operands(*class, *name)?;
+                self.emit(Op::AssignStaticProp {
+                    class,
+                    mode,
+                    name,
+                    src: v,
+                });
                 Ok(v)
             }
             ExprKind::Array(items, syntax) if list_has_ref(items) => {
@@ -438,9 +443,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     cache: NO_CACHE,
                 });
             }
-            ExprKind::StaticProp { .. } => {
-                let var = self.var_reg(target)?;
-                self.emit(Op::Assign { var, src: v });
+            ExprKind::StaticProp { class, name } => {
+                let (class, mode, name) = self.static_prop_operands(*class, *name)?;
+                self.emit(Op::AssignStaticProp {
+                    class,
+                    mode,
+                    name,
+                    src: v,
+                });
             }
             ExprKind::Array(items, _) => self.destructure(items, v)?,
             _ => return self.error("Cannot assign to this expression"),
@@ -642,7 +652,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     /// Binds `target` to the reference in register `r`.
-    fn assign_ref_from(&mut self, target: &'a Expr<'a>, r: Reg) -> Result<()> {
+    pub(crate) fn assign_ref_from(&mut self, target: &'a Expr<'a>, r: Reg) -> Result<()> {
         let mark = self.mark();
         match &target.kind {
             ExprKind::Var(name) => {
@@ -669,9 +679,27 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 });
                 self.release_root(path.root, var);
             }
-            // No instruction binds a property to a reference.
-            ExprKind::Prop { .. } | ExprKind::StaticProp { .. } => {
-                return self.error("minizts does not support assigning a reference to a property yet")
+            ExprKind::Prop { obj, name, .. } => {
+                let o = self.write_object(obj)?;
+                let n = self.member_name(*name)?;
+                self.at(target.pos);
+                self.emit(Op::AssignPropRef {
+                    obj: o,
+                    name: n,
+                    src: r,
+                });
+            }
+            ExprKind::StaticProp { class, name } => {
+                let line = self.line;
+                let (c, mode) = self.class_operand(*class, false)?;
+                let n = self.member_name(*name)?;
+                self.line = line;
+                self.emit(Op::AssignStaticPropRef {
+                    class: c,
+                    mode,
+                    name: n,
+                    src: r,
+                });
             }
             _ => return self.error("Cannot assign reference to this expression"),
         }
@@ -714,7 +742,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             ExprKind::StaticProp { class, name } => {
                 let mark = self.mark();
-                self.static_prop_ref(*class, *name, dst)?;
+                self.static_prop_ref(*class, *name, dst, true)?;
                 self.release(mark);
             }
             // `$x =& f()`: the reference a by-reference function returns.
@@ -773,7 +801,41 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         let op = bin_op(op);
         match &target.kind {
-            ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Prop { .. } | ExprKind::StaticProp { .. } => {
+            ExprKind::Prop {
+                obj,
+                name,
+                nullsafe: false,
+            } => {
+                let mark = self.mark();
+                let (o, n) = self.prop_operands(obj, *name)?;
+                let v = self.expr(value)?;
+                self.at(target.pos);
+                self.emit(Op::AssignPropOp {
+                    op,
+                    obj: o,
+                    name: n,
+                    src: v,
+                    dst,
+                    cache: NO_CACHE,
+                });
+                self.release(mark);
+            }
+            ExprKind::StaticProp { class, name } => {
+                let mark = self.mark();
+                let (class, mode, name) = self.static_prop_operands(*class, *name)?;
+                let v = self.expr(value)?;
+                self.at(target.pos);
+                self.emit(Op::AssignStaticPropOp {
+                    op,
+                    class,
+                    mode,
+                    name,
+                    src: v,
+                    dst,
+                });
+                self.release(mark);
+            }
+            ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Prop { .. } => {
                 let var = self.var_reg(target)?;
                 let v = self.expr(value)?;
                 self.at(target.pos);
@@ -820,7 +882,37 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     pub(crate) fn inc_dec(&mut self, target: &'a Expr<'a>, kind: IncDec, dst: Reg) -> Result<()> {
         self.ensure_writable(target)?;
         match &target.kind {
-            ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Prop { .. } | ExprKind::StaticProp { .. } => {
+            ExprKind::Prop {
+                obj,
+                name,
+                nullsafe: false,
+            } => {
+                let mark = self.mark();
+                let (o, n) = self.prop_operands(obj, *name)?;
+                self.at(target.pos);
+                self.emit(Op::IncDecProp {
+                    obj: o,
+                    name: n,
+                    kind,
+                    dst,
+                    cache: NO_CACHE,
+                });
+                self.release(mark);
+            }
+            ExprKind::StaticProp { class, name } => {
+                let mark = self.mark();
+                let (class, mode, name) = self.static_prop_operands(*class, *name)?;
+                self.at(target.pos);
+                self.emit(Op::IncDecStaticProp {
+                    class,
+                    mode,
+                    name,
+                    kind,
+                    dst,
+                });
+                self.release(mark);
+            }
+            ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Prop { .. } => {
                 let mark = self.mark();
                 let var = self.var_reg(target)?;
                 self.at(target.pos);

@@ -24,6 +24,7 @@ use minizts_globals::{cg, Globals};
 use minizts_syntax::ast::*;
 use minizts_syntax::names;
 
+use crate::ct::Folded;
 use crate::{Compiler, Result};
 
 /// The most arguments one call instruction holds.
@@ -71,26 +72,6 @@ fn needs_spread(args: &[Arg<'_>]) -> bool {
 }
 
 /// `self`, `parent` or `static` written as a class name: its mode.
-fn keyword_mode(name: &str) -> Option<u8> {
-    if name.eq_ignore_ascii_case("self") {
-        Some(class_mode::SELF)
-    } else if name.eq_ignore_ascii_case("parent") {
-        Some(class_mode::PARENT)
-    } else if name.eq_ignore_ascii_case("static") {
-        Some(class_mode::STATIC)
-    } else {
-        None
-    }
-}
-
-fn mode_word(mode: u8) -> &'static str {
-    match mode {
-        class_mode::SELF => "self",
-        class_mode::PARENT => "parent",
-        _ => "static",
-    }
-}
-
 impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// Compiles `e` as the object, base or callee of an element of a
     /// member chain: a nullsafe operator inside it short-circuits the
@@ -145,6 +126,17 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
 
     /// A member name: a string constant as written, or the value of the
     /// expression that computes it.
+    /// The name of a called method: one PHP knows when it compiles the
+    /// call must be a string.
+    fn method_name(&mut self, name: MemberName<'a>) -> Result<Src> {
+        if let MemberName::Expr(e) = name {
+            if matches!(self.fold(e)?, Some(Folded::Int | Folded::Array(_) | Folded::Other)) {
+                return self.error("Method name must be a string");
+            }
+        }
+        self.member_name(name)
+    }
+
     pub(crate) fn member_name(&mut self, name: MemberName<'a>) -> Result<Src> {
         match name {
             MemberName::Ident(n) => self.const_str(&names::to_bytes(n)),
@@ -173,7 +165,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         if self.const_expr || !self.scope_known() {
             return Ok(());
         }
-        let word = mode_word(mode);
+        let word = class_mode::word(mode);
         match &self.class {
             None => self.error(format!("Cannot use \"{word}\" when no class scope is active")),
             Some(c) if mode == class_mode::PARENT && c.parent.is_none() => {
@@ -203,10 +195,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// member chain being compiled.
     pub(crate) fn class_operand(&mut self, class: ClassRef<'a>, chain: bool) -> Result<(Src, u8)> {
         match class {
-            ClassRef::Name(n) => match keyword_mode(n) {
+            ClassRef::Name(n) => match class_mode::keyword(n.as_bytes()) {
                 Some(mode) => {
                     self.check_class_keyword(mode)?;
-                    Ok((self.const_str(mode_word(mode).as_bytes())?, mode))
+                    Ok((self.const_str(class_mode::word(mode).as_bytes())?, mode))
                 }
                 None => {
                     let name = self.class_name(n)?;
@@ -260,7 +252,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 Some(name) => self.const_str(&names::to_bytes(&name)),
                 None => self.error(format!(
                     "minizts does not support {what} of {}:: methods here yet",
-                    mode_word(mode)
+                    class_mode::word(mode)
                 )),
             },
         }
@@ -322,7 +314,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// `new C(args)`, `new class(args) {…}`: the object into `dst`.
     pub(crate) fn new_expr(&mut self, class: ClassRef<'a>, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
         let line = self.line;
-        let (class, mode) = match class {
+        // The instruction has no mode: it follows from the operand.
+        let (class, _) = match class {
             // An anonymous class is declared where it is instantiated
             // (again each time: the VM skips it once declared), then
             // instantiated by its generated name.
@@ -344,9 +337,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             let new = self.emit(Op::New {
                 dst,
                 class,
-                mode,
                 callee,
                 skip: 0,
+                cache: NO_CACHE,
             });
             let ctor = self.const_str(b"__construct")?;
             let arr = self.callable_array(Src::reg(dst), ctor)?;
@@ -360,9 +353,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let new = self.emit(Op::New {
             dst,
             class,
-            mode,
             callee,
             skip: 0,
+            cache: NO_CACHE,
         });
         let start = self.method_args(callee, args)?;
         self.line = line;
@@ -512,7 +505,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         if nullsafe {
             self.nullsafe_check(o)?;
         }
-        let n = self.member_name(name)?;
+        let n = self.method_name(name)?;
         if needs_spread(args) {
             let arr = self.callable_array(o, n)?;
             self.line = line;
@@ -548,7 +541,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     ) -> Result<()> {
         let line = self.line;
         let (c, mode) = self.class_operand(class, true)?;
-        let n = self.member_name(name)?;
+        let n = self.method_name(name)?;
         if needs_spread(args) {
             let first = self.callable_class(c, mode, "argument unpacking or named arguments in calls")?;
             let arr = self.callable_array(first, n)?;
@@ -562,6 +555,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             class: c,
             mode,
             name: n,
+            cache: NO_CACHE,
         });
         let start = self.method_args(callee, args)?;
         self.line = line;
@@ -578,7 +572,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// compiles (`self::class` too where it knows the class).
     pub(crate) fn folded_class_name(&mut self, class: ClassRef<'a>) -> Result<Option<String>> {
         Ok(match class {
-            ClassRef::Name(n) => match keyword_mode(n) {
+            ClassRef::Name(n) => match class_mode::keyword(n.as_bytes()) {
                 None => Some(self.class_name(n)?),
                 Some(class_mode::SELF) => self.known_class_name(class_mode::SELF),
                 Some(_) => None,
@@ -618,6 +612,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             class: c,
             mode,
             name: k,
+            cache: NO_CACHE,
         });
         Ok(())
     }
@@ -640,13 +635,20 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             mode,
             name: n,
             quiet,
+            cache: NO_CACHE,
         });
         Ok(())
     }
 
     /// A new temporary holding the reference static property `C::$name`
     /// is, for the variable instructions to write through.
-    pub(crate) fn static_prop_ref(&mut self, class: ClassRef<'a>, name: MemberName<'a>, dst: Reg) -> Result<()> {
+    pub(crate) fn static_prop_ref(
+        &mut self,
+        class: ClassRef<'a>,
+        name: MemberName<'a>,
+        dst: Reg,
+        bind: bool,
+    ) -> Result<()> {
         let line = self.line;
         let (c, mode) = self.class_operand(class, false)?;
         let n = self.member_name(name)?;
@@ -656,18 +658,36 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             class: c,
             mode,
             name: n,
+            bind,
+            cache: NO_CACHE,
         });
         Ok(())
+    }
+
+    /// The class and name operands of static property `C::$name`.
+    pub(crate) fn static_prop_operands(&mut self, class: ClassRef<'a>, name: MemberName<'a>) -> Result<(Src, u8, Src)> {
+        let line = self.line;
+        let (c, mode) = self.class_operand(class, false)?;
+        let n = self.member_name(name)?;
+        self.line = line;
+        Ok((c, mode, n))
     }
 
     /// Puts the reference property `obj->name` is (made one) into `dst`.
     pub(crate) fn prop_ref(&mut self, obj: &'a Expr<'a>, name: MemberName<'a>, dst: Reg) -> Result<()> {
         let line = self.line;
-        let o = self.write_object(obj)?;
-        let n = self.member_name(name)?;
+        let (o, n) = self.prop_operands(obj, name)?;
         self.line = line;
         self.emit(Op::FetchPropRef { dst, obj: o, name: n });
         Ok(())
+    }
+
+    /// The object (fetched for writing) and the name of property
+    /// `obj->name` that is written or changed.
+    pub(crate) fn prop_operands(&mut self, obj: &'a Expr<'a>, name: MemberName<'a>) -> Result<(Src, Src)> {
+        let o = self.write_object(obj)?;
+        let n = self.member_name(name)?;
+        Ok((o, n))
     }
 
     /// `expr instanceof C` into `dst`.
@@ -681,6 +701,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             src: v,
             class: c,
             mode,
+            cache: NO_CACHE,
         });
         Ok(())
     }

@@ -488,8 +488,6 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         };
         let value_reg = match &value.kind {
             ExprKind::Var(name) => self.cv(name)?,
-            _ if ref_list => self.temp()?,
-            _ if by_ref => return self.error("minizts: foreach by reference needs a plain variable as its value"),
             _ => self.temp()?,
         };
         if let ExprKind::Array(items, syntax) = &value.kind {
@@ -515,6 +513,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         match &value.kind {
             ExprKind::Var(_) => {}
             ExprKind::Array(items, _) if ref_list => self.destructure_ref(items, value_reg, &[])?,
+            _ if by_ref => {
+                self.ensure_writable(value)?;
+                self.assign_ref_from(value, value_reg)?;
+            }
             _ => self.assign_from(value, Src::reg(value_reg))?,
         }
         if let Some(k) = key {

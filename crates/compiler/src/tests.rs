@@ -187,14 +187,14 @@ fn new_puts_the_constructor_call_after_it_and_skips_it() {
     let Op::New {
         dst,
         class,
-        mode,
         callee,
         skip,
+        ..
     } = main.code[at]
     else {
         unreachable!()
     };
-    assert_eq!(mode, class_mode::NAME);
+    assert_eq!(class_mode::of_operand(class, main.consts.values()), class_mode::NAME);
     assert!(is_str(main, class, "A"));
     let call = find(main, |op| matches!(op, Op::CallMethod { .. }));
     let Op::CallMethod {
@@ -222,7 +222,7 @@ fn new_puts_the_constructor_call_after_it_and_skips_it() {
         .code
         .iter()
         .filter_map(|op| match op {
-            Op::New { mode, .. } => Some(*mode),
+            Op::New { class, .. } => Some(class_mode::of_operand(*class, main.consts.values())),
             _ => None,
         })
         .collect();
@@ -239,10 +239,10 @@ fn an_anonymous_class_is_declared_then_instantiated_by_its_name() {
     let declare = find(main, |op| matches!(op, Op::DeclareClass { decl: 0 }));
     let new = find(main, |op| matches!(op, Op::New { .. }));
     assert!(declare < new);
-    let Op::New { class, mode, .. } = main.code[new] else {
+    let Op::New { class, .. } = main.code[new] else {
         unreachable!()
     };
-    assert_eq!(mode, class_mode::NAME);
+    assert_eq!(class_mode::of_operand(class, main.consts.values()), class_mode::NAME);
     assert!(is_str(main, class, "P@anonymous\0test.php:2$0"));
 }
 

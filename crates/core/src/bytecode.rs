@@ -251,14 +251,25 @@ pub fn generic_only() -> bool {
 pub const NO_CACHE: u16 = u16::MAX;
 
 impl Op {
-    /// The runtime cache slot of an instruction that caches a lookup of
-    /// the name it takes (a property's slot, a method), with that name.
-    pub fn cache_mut(&mut self) -> Option<(Src, &mut u16)> {
+    /// The runtime cache slot of an instruction that caches a lookup (a
+    /// property's slot, a method, a class, a class member), and whether
+    /// what it looks up is the same each time: the names it takes are
+    /// constants, and its class, if it names one, is a constant name or
+    /// `self`/`parent`/`static` (a class from a value is not cached).
+    pub fn cache_mut(&mut self) -> Option<(bool, &mut u16)> {
+        let named = |mode: u8| mode != class_mode::VALUE;
         match self {
             Op::FetchProp { name, cache, .. }
             | Op::IssetProp { name, cache, .. }
             | Op::AssignProp { name, cache, .. }
-            | Op::InitMethod { name, cache, .. } => Some((*name, cache)),
+            | Op::InitMethod { name, cache, .. }
+            | Op::AssignPropOp { name, cache, .. }
+            | Op::IncDecProp { name, cache, .. } => Some((name.is_const(), cache)),
+            Op::InitStaticMethod { mode, name, cache, .. }
+            | Op::FetchStaticProp { mode, name, cache, .. }
+            | Op::FetchStaticPropRef { mode, name, cache, .. } => Some((named(*mode) && name.is_const(), cache)),
+            Op::FetchClassConst { mode, cache, .. } | Op::InstanceOf { mode, cache, .. } => Some((named(*mode), cache)),
+            Op::New { class, cache, .. } => Some((class.is_const(), cache)),
             _ => None,
         }
     }
@@ -294,6 +305,42 @@ pub mod class_mode {
     pub const STATIC: u8 = 3;
     /// `class` is a register: an object, or a string naming the class.
     pub const VALUE: u8 = 4;
+
+    /// The mode of a class written as `name`: `self`, `parent`, `static`
+    /// (in any case), or `None` for a class's name.
+    pub fn keyword(name: &[u8]) -> Option<u8> {
+        if name.eq_ignore_ascii_case(b"self") {
+            Some(SELF)
+        } else if name.eq_ignore_ascii_case(b"parent") {
+            Some(PARENT)
+        } else if name.eq_ignore_ascii_case(b"static") {
+            Some(STATIC)
+        } else {
+            None
+        }
+    }
+
+    /// The word for keyword mode `mode`.
+    pub fn word(mode: u8) -> &'static str {
+        match mode {
+            SELF => "self",
+            PARENT => "parent",
+            _ => "static",
+        }
+    }
+
+    /// The mode of a class operand that carries none (`NEW`'s, which has
+    /// no room for one): a register is a value, a constant a class's name
+    /// or, as the compiler writes them, `self`, `parent` or `static`.
+    pub fn of_operand(class: super::Src, consts: &[crate::Value]) -> u8 {
+        if !class.is_const() {
+            return VALUE;
+        }
+        match consts.get(class.index()) {
+            Some(crate::Value::Str(s)) => keyword(s.as_bytes()).unwrap_or(NAME),
+            _ => NAME,
+        }
+    }
 }
 
 /// What a call site or constant site names.

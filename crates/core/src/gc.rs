@@ -33,12 +33,11 @@
 //! `gc_collect_cycles()`: the garbage that is not a reference (arrays,
 //! closures, strings).
 
-use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 use crate::array::PhpArray;
 use crate::string::PhpStr;
-use crate::value::{Closure, PhpRef, Value};
+use crate::value::{Closure, PhpRef, RefSlot, Value};
 
 /// PHP's `GC_THRESHOLD_DEFAULT`: live references before the first
 /// automatic collection.
@@ -58,7 +57,7 @@ const THRESHOLD_TRIGGER: usize = 100;
 pub struct Collector {
     /// Every reference made since the last collection or prune; some may
     /// be gone (their weak handle no longer upgrades).
-    refs: Vec<Weak<RefCell<Value>>>,
+    refs: Vec<Weak<RefSlot>>,
     /// When `refs` reaches this length, the gone handles are pruned and a
     /// collection may become due.
     check_at: usize,
@@ -97,7 +96,7 @@ impl Collector {
     /// Keeps a weak handle on a new reference; once enough live ones have
     /// piled up, an automatic collection becomes due ([`Collector::due`]).
     #[inline]
-    pub(crate) fn track(&mut self, r: &Rc<RefCell<Value>>) {
+    pub(crate) fn track(&mut self, r: &Rc<RefSlot>) {
         self.refs.push(Rc::downgrade(r));
         if self.refs.len() >= self.check_at {
             self.check();
@@ -156,7 +155,7 @@ impl Collector {
             .refs
             .iter()
             .filter_map(Weak::upgrade)
-            .filter(|rc| match rc.try_borrow() {
+            .filter(|rc| match rc.value.try_borrow() {
                 Ok(v) => matches!(&*v, Value::Arr(_) | Value::Closure(_)),
                 Err(_) => true,
             })
@@ -191,7 +190,7 @@ impl Collector {
     pub fn free_all(&mut self) {
         for w in std::mem::take(&mut self.refs) {
             if let Some(rc) = w.upgrade() {
-                let v = rc.try_borrow_mut().map(|mut slot| std::mem::take(&mut *slot));
+                let v = rc.value.try_borrow_mut().map(|mut slot| std::mem::take(&mut *slot));
                 drop(rc);
                 drop(v);
             }
@@ -374,6 +373,8 @@ impl Graph {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::RefCell;
+
     use super::*;
 
     fn list(values: Vec<Value>) -> Value {

@@ -9,7 +9,7 @@
 //! the two foreach iterators.
 
 use std::borrow::Cow;
-use std::cell::{Ref, RefCell, RefMut};
+use std::cell::{Cell, Ref, RefCell, RefMut};
 use std::rc::Rc;
 
 use crate::array::{IterPos, PhpArray};
@@ -82,19 +82,85 @@ impl Value {
 
 /// A reference: a shared, mutable slot (PHP's `zend_reference`).
 #[derive(Clone, Debug)]
-pub struct PhpRef(Rc<RefCell<Value>>);
+pub struct PhpRef(Rc<RefSlot>);
+
+/// What a reference points to: the shared value, and the typed
+/// properties that hold the reference, whose types every write through
+/// it must satisfy (PHP's reference "type sources"; almost always none).
+pub(crate) struct RefSlot {
+    pub(crate) value: RefCell<Value>,
+    sources: Cell<Option<Box<[TypeSource]>>>,
+}
+
+impl std::fmt::Debug for RefSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+/// A typed property that holds a reference (see [`PhpRef::type_sources`]).
+#[derive(Clone, Debug)]
+pub struct TypeSource {
+    pub ty: Rc<crate::bytecode::TypeDecl>,
+    /// The class that declared the property, and its name: the property
+    /// (instance or static) the messages name.
+    pub class: u32,
+    pub name: PhpStr,
+}
 
 impl PhpRef {
     /// A new reference holding `v`, made known to the request's cycle
     /// collector (every cycle passes through a reference).
     pub fn new(v: Value, gc: &mut Collector) -> PhpRef {
-        let rc = Rc::new(RefCell::new(v));
+        let rc = Rc::new(RefSlot {
+            value: RefCell::new(v),
+            sources: Cell::new(None),
+        });
         gc.track(&rc);
         PhpRef(rc)
     }
 
-    pub(crate) fn from_rc(rc: Rc<RefCell<Value>>) -> PhpRef {
+    pub(crate) fn from_rc(rc: Rc<RefSlot>) -> PhpRef {
         PhpRef(rc)
+    }
+
+    /// Whether a typed property holds this reference: writes through it
+    /// are then checked against [`PhpRef::type_sources`].
+    #[inline]
+    pub fn is_typed(&self) -> bool {
+        // SAFETY: the cell is not shared across threads, and no borrow of
+        // its contents outlives a method of this type.
+        unsafe { (*self.0.sources.as_ptr()).is_some() }
+    }
+
+    /// The typed properties holding this reference, in the order they
+    /// bound it (one entry per holder: two objects of a class holding it
+    /// make two).
+    pub fn type_sources(&self) -> Vec<TypeSource> {
+        let s = self.0.sources.take();
+        let out = s.as_deref().map(<[TypeSource]>::to_vec).unwrap_or_default();
+        self.0.sources.set(s);
+        out
+    }
+
+    /// Records that typed property `source` holds this reference.
+    pub fn add_type_source(&self, source: TypeSource) {
+        let mut s = self.0.sources.take().map(Vec::from).unwrap_or_default();
+        s.push(source);
+        self.0.sources.set(Some(s.into_boxed_slice()));
+    }
+
+    /// Forgets one holder of this reference that is property `name` of
+    /// class `class` (it let go of the reference).
+    pub fn remove_type_source(&self, class: u32, name: &PhpStr) {
+        let Some(s) = self.0.sources.take() else { return };
+        let mut s = Vec::from(s);
+        if let Some(i) = s.iter().position(|t| t.class == class && t.name == *name) {
+            s.remove(i);
+        }
+        if !s.is_empty() {
+            self.0.sources.set(Some(s.into_boxed_slice()));
+        }
     }
 
     /// The slot's address: the same for every holder.
@@ -103,37 +169,37 @@ impl PhpRef {
     }
 
     #[cfg(test)]
-    pub(crate) fn downgrade(&self) -> std::rc::Weak<RefCell<Value>> {
+    pub(crate) fn downgrade(&self) -> std::rc::Weak<RefSlot> {
         Rc::downgrade(&self.0)
     }
 
     pub fn borrow(&self) -> Ref<'_, Value> {
-        self.0.borrow()
+        self.0.value.borrow()
     }
 
     /// Shared access, or an error while the slot is mutably borrowed.
     pub fn try_borrow(&self) -> Result<Ref<'_, Value>, std::cell::BorrowError> {
-        self.0.try_borrow()
+        self.0.value.try_borrow()
     }
 
     pub fn borrow_mut(&self) -> RefMut<'_, Value> {
-        self.0.borrow_mut()
+        self.0.value.borrow_mut()
     }
 
     /// Mutable access, or an error if the slot is already borrowed (a
     /// reference reached again through itself).
     pub fn try_borrow_mut(&self) -> Result<RefMut<'_, Value>, std::cell::BorrowMutError> {
-        self.0.try_borrow_mut()
+        self.0.value.try_borrow_mut()
     }
 
     pub fn get(&self) -> Value {
-        self.0.borrow().clone()
+        self.0.value.borrow().clone()
     }
 
     /// The value, if this was the reference's last holder (otherwise the
     /// reference just loses a holder).
     pub fn into_inner(self) -> Option<Value> {
-        Rc::into_inner(self.0).map(RefCell::into_inner)
+        Rc::into_inner(self.0).map(|slot| slot.value.into_inner())
     }
 
     /// The referenced value without a borrow guard, or `None` while it is
@@ -145,17 +211,17 @@ impl PhpRef {
     #[inline]
     pub unsafe fn peek(&self) -> Option<&Value> {
         // SAFETY: forwarded to the caller.
-        unsafe { self.0.try_borrow_unguarded() }.ok()
+        unsafe { self.0.value.try_borrow_unguarded() }.ok()
     }
 
     pub fn set(&self, v: Value) {
-        *self.0.borrow_mut() = v;
+        *self.0.value.borrow_mut() = v;
     }
 
     /// [`PhpRef::set`], or the value back while the slot is borrowed
     /// (a write reached again from inside the write through it).
     pub fn try_set(&self, v: Value) -> Result<(), Value> {
-        match self.0.try_borrow_mut() {
+        match self.0.value.try_borrow_mut() {
             Ok(mut slot) => {
                 let old = std::mem::replace(&mut *slot, v);
                 drop(slot);

@@ -242,8 +242,8 @@ impl OpArrayBuilder {
         // cache slot of its own.
         let mut num_caches: u16 = 0;
         for op in &mut self.code {
-            if let Some((name, cache)) = op.cache_mut() {
-                *cache = if name.is_const() && num_caches < minizts_core::bytecode::NO_CACHE {
+            if let Some((cacheable, cache)) = op.cache_mut() {
+                *cache = if cacheable && num_caches < minizts_core::bytecode::NO_CACHE {
                     num_caches += 1;
                     num_caches - 1
                 } else {

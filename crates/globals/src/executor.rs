@@ -72,6 +72,50 @@ pub enum CacheEntry {
         scope: u32,
         method: Rc<minizts_core::object::Method>,
     },
+    /// What an instruction that names a class (`new C`, `C instanceof`)
+    /// found last from a frame with these scopes: the class. A name binds
+    /// to one class for the whole request, and `self`/`parent`/`static`
+    /// follow from the frame's scopes.
+    Class {
+        at: FrameScopes,
+        class: Rc<minizts_core::Class>,
+    },
+    /// What a static call's `INIT_STATIC_METHOD` found last from a frame
+    /// with these scopes: `method`, called on class `called` (an id), with
+    /// the frame's `$this` passed on if `this_class` is its class (id + 1;
+    /// 0: the method is static, no `$this`).
+    StaticCall {
+        at: FrameScopes,
+        method: Rc<minizts_core::object::Method>,
+        called: u32,
+        this_class: u32,
+    },
+    /// A class constant's value as `FETCH_CLASS_CONST` read it last from
+    /// a frame with these scopes (a constant's value is computed once).
+    ClassConst { at: FrameScopes, value: Value },
+    /// The static property a `FETCH_STATIC_PROP` reached last from a
+    /// frame with these scopes.
+    StaticProp { at: FrameScopes, slot: PhpRef },
+}
+
+/// The scopes of a frame that decide what a class member lookup finds:
+/// the class scope (visibility, `self`, `parent`) and the called scope
+/// (`static`), as class ids + 1 (0: none), as in [`Frame`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameScopes {
+    pub scope: u32,
+    pub called: u32,
+}
+
+impl FrameScopes {
+    /// The running frame's (none outside a call).
+    #[inline]
+    pub fn of_top(frames: &[Frame]) -> FrameScopes {
+        frames.last().map_or(FrameScopes::default(), |f| FrameScopes {
+            scope: f.scope,
+            called: f.called,
+        })
+    }
 }
 
 /// What a name in the function table refers to.

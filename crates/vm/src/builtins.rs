@@ -17,7 +17,7 @@ use minizts_core::{PhpArray, PhpStr, Value};
 use minizts_globals::{cg, eg, Globals, InternalFunction};
 
 use crate::call::builtin_arity;
-use crate::error::{deprecated, type_error, warning, VmError, VmResult};
+use crate::error::{deprecated, type_error, warning, VmResult};
 
 mod array;
 mod classes;
@@ -236,7 +236,27 @@ const COMPILED_BY_PHP: &[&str] = &[
     "defined",
     "gettype",
     "array_key_exists",
+    "call_user_func",
+    "call_user_func_array",
 ];
+
+/// Whether builtin `id` is one that PHP's compiler turns, called by name,
+/// into a call of its callback (`ZEND_INIT_USER_CALL`): the callback is
+/// called from the script's line, as if by the script itself.
+pub(crate) fn is_user_call(id: u16) -> bool {
+    (id as usize) < COUNT && matches!(INFOS[id as usize].name, "call_user_func" | "call_user_func_array")
+}
+
+/// Whether the running frame is calling, by name, a builtin that
+/// [`is_user_call`].
+pub(crate) fn in_user_call<G: Globals>(g: G) -> bool {
+    eg!(g, |eg| {
+        eg.frames.last().is_some_and(|f| {
+            // SAFETY: a frame's saved pc is an instruction of its code.
+            matches!(unsafe { *f.pc }, minizts_core::bytecode::Op::CallBuiltin { id, .. } if is_user_call(id))
+        })
+    })
+}
 
 /// The parameters PHP marks `#[\SensitiveParameter]`, which stack
 /// traces show as `Object(SensitiveParameterValue)`.
@@ -316,6 +336,12 @@ pub fn call_at<G: Globals>(g: G, id: u16, args: &mut [Value], site: CallSite) ->
 /// The builtins whose by-reference parameters also take values (PHP's
 /// `ZEND_SEND_PREFER_REF`).
 const PREFER_REF: &[&str] = &["array_multisort", "extract"];
+
+/// Whether `callee` is a builtin whose by-reference parameters also take
+/// values.
+pub(crate) fn prefers_ref(callee: &crate::call::Callee) -> bool {
+    matches!(callee, crate::call::Callee::Builtin(id) if PREFER_REF.contains(&info(*id).name))
+}
 
 /// Registers every builtin and internal constant in this thread's compiler
 /// globals (PHP copies its internal function table into each thread).
@@ -679,15 +705,19 @@ impl Args<'_> {
 
     /// PHP's `callable` check for parameter `i`.
     pub fn callable<G: Globals>(&self, g: G, i: usize) -> VmResult<crate::call::Callee> {
+        self.checked_callable(g, i).map(|c| c.callee)
+    }
+
+    /// [`Args::callable`] with the class the method was found in.
+    pub fn checked_callable<G: Globals>(&self, g: G, i: usize) -> VmResult<crate::call::callable::Checked> {
         let v = self.value(i);
-        match crate::call::resolve_callable(g, &v) {
+        match crate::call::callable::check(g, &v, false)? {
             Ok(c) => Ok(c),
-            Err(_) => type_error(format!(
-                "{}(): Argument #{} (${}) must be {}",
+            Err(why) => type_error(format!(
+                "{}(): Argument #{} (${}) must be a valid callback, {why}",
                 self.info.name,
                 i + 1,
                 self.info.param_name(i),
-                not_callable(g, &v)
             )),
         }
     }
@@ -697,26 +727,29 @@ impl Args<'_> {
         if !self.has(i) || self.value(i).is_null() {
             return Ok(None);
         }
-        self.callable(g, i).map(Some).map_err(|mut e| {
+        let v = self.value(i);
+        match crate::call::callable::check(g, &v, false)? {
+            Ok(c) => Ok(Some(c.callee)),
             // PHP words the nullable variant differently.
-            if let VmError::Uncaught { message, .. } = &mut *e {
-                *message = message.replacen("must be a valid callback,", "must be a valid callback or null,", 1);
-            }
-            e
-        })
+            Err(why) => type_error(format!(
+                "{}(): Argument #{} (${}) must be a valid callback or null, {why}",
+                self.info.name,
+                i + 1,
+                self.info.param_name(i),
+            )),
+        }
     }
 
     /// [`Args::callable`] for an argument of a variadic rest (PHP names
     /// no parameter).
     pub fn rest_callable<G: Globals>(&self, g: G, i: usize) -> VmResult<crate::call::Callee> {
         let v = self.value(i);
-        match crate::call::resolve_callable(g, &v) {
-            Ok(c) => Ok(c),
-            Err(_) => type_error(format!(
-                "{}(): Argument #{} must be {}",
+        match crate::call::callable::check(g, &v, false)? {
+            Ok(c) => Ok(c.callee),
+            Err(why) => type_error(format!(
+                "{}(): Argument #{} must be a valid callback, {why}",
                 self.info.name,
                 i + 1,
-                not_callable(g, &v)
             )),
         }
     }
@@ -734,78 +767,5 @@ impl Args<'_> {
     /// The builtin's name (for messages).
     pub fn name(&self) -> &'static str {
         self.info.name
-    }
-}
-
-/// What PHP's "must be a valid callback" says about `v`.
-fn not_callable<G: Globals>(g: G, v: &Value) -> String {
-    format!("a valid callback, {}", callable_problem(g, v))
-}
-
-/// Why `v` cannot be called, in the words of PHP's
-/// `zend_is_callable_error` (`function "f" not found or invalid function
-/// name`, `class A does not have a method "m"`, …).
-pub(crate) fn callable_problem<G: Globals>(g: G, v: &Value) -> String {
-    let method_problem = |class: &minizts_core::object::Class, name: &[u8], err: Option<Box<VmError>>| {
-        let lc = name.to_ascii_lowercase();
-        let shown = String::from_utf8_lossy(name);
-        match class.method(&lc) {
-            None => format!("class {} does not have a method \"{shown}\"", class.name),
-            Some(m) => {
-                let message = match err.as_deref() {
-                    Some(VmError::Uncaught { message, .. }) => message.as_str(),
-                    _ => "",
-                };
-                if message.starts_with("Non-static") {
-                    format!(
-                        "non-static method {}::{}() cannot be called statically",
-                        class.name, m.name
-                    )
-                } else {
-                    format!(
-                        "cannot access {} method {}::{}()",
-                        minizts_core::object::acc::visibility_word(m.flags),
-                        class.name,
-                        m.name
-                    )
-                }
-            }
-        }
-    };
-    let class_named = |name: &[u8]| crate::class::load(g, name).ok().flatten();
-    match v {
-        Value::Ref(r) => callable_problem(g, &r.get()),
-        Value::Str(s) => match memchr::memmem::find(s, b"::") {
-            Some(at) => match class_named(&s[..at]) {
-                Some(c) => method_problem(&c, &s[at + 2..], crate::call::resolve_callable(g, v).err()),
-                None => format!("class \"{}\" not found", String::from_utf8_lossy(&s[..at])),
-            },
-            None => format!(
-                "function \"{}\" not found or invalid function name",
-                String::from_utf8_lossy(s)
-            ),
-        },
-        Value::Arr(a) if a.len() == 2 => {
-            let first = a.get(&minizts_core::Key::Int(0)).map(Value::deref_clone);
-            let second = a.get(&minizts_core::Key::Int(1)).map(Value::deref_clone);
-            let class = match &first {
-                Some(Value::Obj(o)) => Some(o.class.clone()),
-                Some(Value::Closure(_)) => crate::class::lookup(g, b"Closure"),
-                Some(Value::Str(s)) => match class_named(s) {
-                    Some(c) => Some(c),
-                    None => return format!("class \"{}\" not found", String::from_utf8_lossy(s)),
-                },
-                _ => None,
-            };
-            match (class, second) {
-                (None, _) => "first array member is not a valid class name or object".into(),
-                (Some(c), Some(Value::Str(name))) => {
-                    method_problem(&c, &name, crate::call::resolve_callable(g, v).err())
-                }
-                (Some(_), _) => "second array member is not a valid method".into(),
-            }
-        }
-        Value::Arr(_) => "array callback must have exactly two members".into(),
-        _ => "no array or string given".into(),
     }
 }

@@ -12,6 +12,7 @@ use minizts_globals::{cg, eg, Frame, Globals};
 use crate::error::{error, fatal, locate, throw, Location, VmError, VmResult};
 use crate::exec::execute;
 
+pub mod callable;
 mod named;
 pub use named::{arguments_from_array, named_param_by_ref, Sent};
 
@@ -287,6 +288,8 @@ pub unsafe fn push_frame<G: Globals>(
     let too_few = argc < f.required as usize;
     // The message names the call site, which is the current frame's until
     // the callee's frame is pushed.
+    // (`call_user_func` by name calls as the script would.)
+    let user_call = too_few && native && crate::builtins::in_user_call(g);
     let (caller_file, caller_line) = match too_few.then(|| crate::error::current_location(g)).flatten() {
         Some(l) => (l.file, l.line),
         None => (Box::from(""), 0),
@@ -380,7 +383,7 @@ pub unsafe fn push_frame<G: Globals>(
             "at least"
         };
         // Called from a builtin (a callback), PHP names no call site.
-        let message = if native {
+        let message = if native && !user_call {
             format!(
                 "Too few arguments to function {name}(), {argc} passed and {how} {} expected",
                 f.required
@@ -407,6 +410,9 @@ pub unsafe fn push_frame<G: Globals>(
                 line: f.line_start,
             });
         }
+        // The call never started: the caller's `try` is the one that may
+        // catch it, not one at the top of the function.
+        crate::exceptions::pop_frame(g, f.num_regs as usize, base);
         return Err(err);
     }
     Ok(())
@@ -415,7 +421,13 @@ pub unsafe fn push_frame<G: Globals>(
 /// The closure `v(...)` makes (PHP's `ZEND_CALLABLE_CONVERT`): a closure
 /// as it is, and for a function's name a closure that calls it.
 pub fn callable_closure<G: Globals>(g: G, v: &Value) -> VmResult<Value> {
-    let (func, kind) = match resolve_callable(g, v)? {
+    let callee = resolve_callable(g, v)?;
+    closure_of(g, callee)
+}
+
+/// The closure that calls `callee`.
+pub fn closure_of<G: Globals>(g: G, callee: Callee) -> VmResult<Value> {
+    let (func, kind) = match callee {
         Callee::User { closure: Some(c), .. } => return Ok(Value::Closure(c)),
         Callee::User { func, closure: None } => (func, ClosureKind::Named),
         Callee::Builtin(id) => (0, ClosureKind::Builtin(id)),

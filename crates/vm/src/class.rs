@@ -27,6 +27,12 @@ pub fn key(name: &[u8]) -> Vec<u8> {
     name.strip_prefix(b"\\").unwrap_or(name).to_ascii_lowercase()
 }
 
+/// The builtin classes' names and kinds, as `get_declared_classes`
+/// lists them (before the script's).
+pub fn builtin_names() -> impl Iterator<Item = (&'static str, ClassKind)> {
+    builtin::names()
+}
+
 /// Class `name` if it is declared (or builtin), without autoloading.
 pub fn lookup<G: Globals>(g: G, name: &[u8]) -> Option<Rc<Class>> {
     let k = key(name);

@@ -438,6 +438,9 @@ pub fn assign_op<G: Globals>(g: G, slot: &mut Value, keys: &[Value], op: BinOp, 
 pub fn apply_op<G: Globals>(g: G, elem: &mut Value, op: BinOp, v: &Value) -> VmResult<()> {
     if let Value::Ref(r) = elem {
         let r = r.clone();
+        if r.is_typed() {
+            return crate::refs::assign_op(g, &r, op, v);
+        }
         let Ok(mut inner) = r.try_borrow_mut() else {
             return fatal("minizts: a reference cycle was written through itself");
         };
@@ -490,6 +493,9 @@ pub fn inc_dec<G: Globals>(g: G, slot: &mut Value, keys: &[Value], kind: IncDec)
 pub fn inc_dec_slot<G: Globals>(g: G, elem: &mut Value, kind: IncDec) -> VmResult<Value> {
     if let Value::Ref(r) = elem {
         let r = r.clone();
+        if r.is_typed() {
+            return crate::refs::inc_dec(g, &r, kind);
+        }
         let Ok(mut inner) = r.try_borrow_mut() else {
             return fatal("minizts: a reference cycle was written through itself");
         };

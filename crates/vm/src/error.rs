@@ -462,6 +462,7 @@ fn builtin_running<G: Globals>(g: G, here: &Location) -> Option<TraceFrame> {
         Some(TraceFrame {
             at: Some((here.file.clone(), here.line)),
             function: crate::builtins::info(id).name.to_string(),
+            class: None,
             args: builtin_args(frame, args, argc),
             kind: FrameKind::Call,
         })
@@ -492,6 +493,10 @@ pub fn locate_after_script(mut err: Box<VmError>, name: &str, args: &[Value]) ->
 pub(crate) struct TraceFrame {
     pub at: Option<(Box<str>, u32)>,
     pub function: String,
+    /// For a method or a closure with a class scope: the class (PHP's
+    /// `class` key: the scope the code belongs to) and how it was called
+    /// (`->` with an object, `::` without).
+    pub class: Option<(String, &'static str)>,
     pub args: Vec<Value>,
     pub kind: FrameKind,
 }
@@ -534,6 +539,7 @@ pub(crate) fn trace_frames<G: Globals>(g: G) -> Vec<TraceFrame> {
                     Op::Include { once, required, .. } => TraceFrame {
                         at: site,
                         function: crate::include::keyword(once, required).into(),
+                        class: None,
                         args: vec![Value::str(
                             eg.code.unit_of(callee.func).map_or("", |u| &*u.file).as_bytes(),
                         )],
@@ -542,6 +548,7 @@ pub(crate) fn trace_frames<G: Globals>(g: G) -> Vec<TraceFrame> {
                     _ => TraceFrame {
                         at: site,
                         function: "eval".into(),
+                        class: None,
                         args: Vec::new(),
                         kind: FrameKind::Eval,
                     },
@@ -570,14 +577,26 @@ pub(crate) fn trace_frames<G: Globals>(g: G) -> Vec<TraceFrame> {
             let function = f.name.to_string();
             // SAFETY: a frame's saved pc is an instruction of its code.
             let called_by = match unsafe { *caller.pc } {
-                Op::CallBuiltin { id, args, argc, .. } if callee.native => Some((id, args, argc)),
+                Op::CallBuiltin { id, args, argc, .. } if callee.native && !crate::builtins::is_user_call(id) => {
+                    Some((id, args, argc))
+                }
                 _ => None,
             };
             // A callback of a builtin comes from inside it; other native
             // calls (an error handler) from the instruction they run at.
+            // A method's (or a scoped closure's) class, with `->` when
+            // it runs with an object.
+            let has_this = match &callee.closure {
+                Some(c) => c.this.is_some(),
+                None => f.method_flags & minizts_core::object::acc::STATIC == 0,
+            };
+            let class = (callee.scope != 0 && (f.is_closure || f.class_decl.is_some()))
+                .then(|| eg.classes.get(callee.scope - 1).name.to_string())
+                .map(|name| (name, if has_this { "->" } else { "::" }));
             out.push(TraceFrame {
                 at: if called_by.is_some() { None } else { site.clone() },
                 function,
+                class,
                 args,
                 kind: FrameKind::Call,
             });
@@ -585,6 +604,7 @@ pub(crate) fn trace_frames<G: Globals>(g: G) -> Vec<TraceFrame> {
                 out.push(TraceFrame {
                     at: site,
                     function: crate::builtins::info(id).name.to_string(),
+                    class: None,
                     args: builtin_args(caller, args, argc),
                     kind: FrameKind::Call,
                 });
@@ -610,7 +630,8 @@ pub(crate) fn trace_line(f: &TraceFrame) -> String {
         return format!("{site}: eval()");
     }
     let args: Vec<String> = f.args.iter().map(trace_arg).collect();
-    format!("{site}: {}({})", f.function, args.join(", "))
+    let (class, call) = f.class.as_ref().map_or(("", ""), |(c, t)| (c.as_str(), *t));
+    format!("{site}: {class}{call}{}({})", f.function, args.join(", "))
 }
 
 /// PHP's `smart_str_append_escaped`: control bytes, `\\` and bytes past

@@ -67,6 +67,10 @@ fn trace_array(frames: &[crate::error::TraceFrame]) -> Value {
             minizts_core::Key::from_bytes(b"function"),
             Value::str(f.function.as_bytes()),
         );
+        if let Some((class, call)) = &f.class {
+            e.insert(minizts_core::Key::from_bytes(b"class"), Value::str(class.as_bytes()));
+            e.insert(minizts_core::Key::from_bytes(b"type"), Value::str(call.as_bytes()));
+        }
         let mut args = PhpArray::new();
         for a in &f.args {
             let _ = args.push(a.clone());
@@ -189,7 +193,7 @@ pub fn unwind<G: Globals>(g: G, e: Box<VmError>) -> Result<*const Op, Box<VmErro
 }
 
 /// Pops the top frame, freeing its window.
-fn pop_frame<G: Globals>(g: G, num_regs: usize, base: *mut Value) {
+pub(crate) fn pop_frame<G: Globals>(g: G, num_regs: usize, base: *mut Value) {
     for i in 0..num_regs {
         // SAFETY: the window is the top frame's, which nothing else
         // refers to once it is being left.

@@ -46,10 +46,13 @@ use minizts_globals::{eg, EgAccess, Frame, Globals};
 use crate::error::{locate, VmResult};
 
 mod foreach;
-mod members;
+// After `num`: the member fast paths use its arithmetic macros.
 #[macro_use]
 mod num;
+mod members;
 mod slow;
+
+pub(crate) use slow::method_name;
 
 /// Saves the executing instruction in the current frame (for messages
 /// and stack traces).
@@ -362,7 +365,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             if let Value::Ref(r) = rv!(var) {
                 // Behind a reference when what it holds owns nothing.
                 let Ok(mut inner) = r.try_borrow_mut() else { slow!() };
-                if !inner.is_scalar() {
+                if !inner.is_scalar() || r.is_typed() {
                     slow!();
                 }
                 // SAFETY: as for `Move`; the scalar overwritten owns
@@ -780,6 +783,9 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         // in place behind the reference, when it holds a
                         // number (the guard ends with the arm).
                         let Ok(mut inner) = r.try_borrow_mut() else { slow!() };
+                        if r.is_typed() {
+                            slow!();
+                        }
                         let p: *mut Value = &mut *inner;
                         // SAFETY: `p` is the referenced value, borrowed
                         // until the arm ends; the writer only runs when it
@@ -1112,9 +1118,17 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         slow!();
                     }
                 }
-                // A script method that `INIT_METHOD` put in the callee
-                // registers (`objects::fill_callee`), taking its arguments
-                // plainly.
+                Op::InitStaticMethod { callee, cache, .. } => {
+                    let regs: *mut Value = slot!(callee);
+                    // SAFETY: `callee` is the first of three registers of
+                    // the window.
+                    if !unsafe { members::init_static_method(g, cache, regs) } {
+                        slow!();
+                    }
+                }
+                // A script method that `INIT_METHOD` or
+                // `INIT_STATIC_METHOD` put in the callee registers
+                // (`objects::fill_callee`), taking its arguments plainly.
                 Op::CallMethod {
                     dst,
                     callee,
@@ -1125,7 +1139,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     // SAFETY: `callee` is the first of three registers of
                     // the window.
                     let (this, desc, called) = unsafe { (&*regs, &*regs.add(1), &*regs.add(2)) };
-                    let (Value::Obj(this), Value::Int(desc), Value::Int(called)) = (this, desc, called) else {
+                    let (Value::Int(desc), Value::Int(called)) = (desc, called) else {
                         slow!()
                     };
                     if desc & crate::objects::NATIVE_BIT != 0 {
@@ -1134,12 +1148,61 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     let fid = *desc as u32;
                     let scope = (*desc >> 32) as u32 + 1;
                     let called = *called as u32 + 1;
-                    let shared = this.count() > 1;
-                    fast_enter!(eg => eg
-                        .code
-                        .get(fid)
-                        .filter(|f| f.takes_plainly(argc as usize) && (shared || f.this_cv.is_some()))
-                        .map(|f| (fid, f)), dst, args, argc, scope, called, Some(regs))
+                    match this {
+                        Value::Obj(this) => {
+                            let shared = this.count() > 1;
+                            fast_enter!(eg => eg
+                                .code
+                                .get(fid)
+                                .filter(|f| f.takes_plainly(argc as usize) && (shared || f.this_cv.is_some()))
+                                .map(|f| (fid, f)), dst, args, argc, scope, called, Some(regs))
+                        }
+                        // A static method: no `$this`.
+                        Value::Null => fast_enter!(eg => eg
+                            .code
+                            .get(fid)
+                            .filter(|f| f.takes_plainly(argc as usize))
+                            .map(|f| (fid, f)), dst, args, argc, scope, called, None::<*mut Value>),
+                        _ => slow!(),
+                    }
+                }
+                Op::IncDecProp {
+                    obj, kind, dst, cache, ..
+                } => {
+                    let Some(r) = members::inc_dec_prop(g, arg!(obj), cache, kind) else {
+                        slow!()
+                    };
+                    if !dst.is_none() {
+                        put!(dst, Value::Int(r));
+                    }
+                }
+                Op::AssignPropOp {
+                    op,
+                    obj,
+                    src,
+                    dst,
+                    cache,
+                    ..
+                } => {
+                    let Some(r) = members::assign_prop_op(g, arg!(obj), cache, op, arg!(src)) else {
+                        slow!()
+                    };
+                    if !dst.is_none() {
+                        put!(dst, r);
+                    }
+                }
+                Op::FetchClassConst { dst, cache, .. } => put_or_slow!(dst, members::class_const(g, cache)),
+                Op::FetchStaticProp { dst, cache, .. } => put_or_slow!(dst, members::static_prop_value(g, cache)),
+                Op::FetchStaticPropRef {
+                    dst,
+                    cache,
+                    bind: false,
+                    ..
+                } => {
+                    put_or_slow!(dst, members::static_prop(g, cache).map(Value::Ref))
+                }
+                Op::InstanceOf { dst, src, cache, .. } => {
+                    put_or_slow!(dst, members::instance_of(g, arg!(src), cache).map(Value::Bool))
                 }
                 // A return of a value that owns nothing from a frame a call in
                 // bytecode pushed, whose window holds nothing but scalars and
@@ -1490,15 +1553,16 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::JmpArgByVal { .. }
                 | Op::DeclareClass { .. }
                 | Op::New { .. }
-                | Op::InitStaticMethod { .. }
                 | Op::IssetProp { .. }
                 | Op::FetchPropRef { .. }
+                | Op::AssignPropRef { .. }
+                | Op::AssignStaticProp { .. }
+                | Op::AssignStaticPropOp { .. }
+                | Op::IncDecStaticProp { .. }
+                | Op::FetchStaticPropRef { bind: true, .. }
+                | Op::AssignStaticPropRef { .. }
                 | Op::UnsetProp { .. }
-                | Op::FetchStaticProp { .. }
-                | Op::FetchStaticPropRef { .. }
-                | Op::FetchClassConst { .. }
                 | Op::FetchClassName { .. }
-                | Op::InstanceOf { .. }
                 | Op::Clone { .. }
                 | Op::Throw { .. }
                 | Op::Catch { .. }

@@ -24,6 +24,7 @@ mod natives;
 pub mod objects;
 mod ops;
 mod output;
+mod refs;
 mod scope;
 pub mod timer;
 mod types;

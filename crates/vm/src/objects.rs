@@ -12,10 +12,14 @@ use std::rc::Rc;
 use minizts_core::bytecode::class_mode;
 use minizts_core::object::{acc, Class, ClassConst, ClassId, ClassKind, DefaultTarget, Method, MethodBody, Object};
 use minizts_core::{Obj, PhpStr, Value};
-use minizts_globals::executor::{CacheEntry, ExecutorGlobals};
+use minizts_globals::executor::{CacheEntry, ExecutorGlobals, FrameScopes};
 use minizts_globals::{eg, Globals};
 
-use crate::error::{deprecated, error, warning, VmResult};
+use crate::error::{deprecated, error, notice, warning, VmResult};
+
+mod modify;
+
+pub use modify::{modify_prop, Change};
 
 /// The class of id + 1 `id1` (0: none).
 fn class_by_id1<G: Globals>(g: G, id1: u32) -> Option<Rc<Class>> {
@@ -58,6 +62,59 @@ fn remember_slot<G: Globals>(g: G, at: Option<u32>, class: &Class, found: &Looku
     }
 }
 
+/// What `pick` reads from runtime cache entry `at` (if the instruction
+/// has one), given the running frame's scopes.
+pub(crate) fn cached<G: Globals, T>(
+    g: G,
+    at: Option<u32>,
+    pick: impl FnOnce(&CacheEntry, FrameScopes) -> Option<T>,
+) -> Option<T> {
+    let at = at?;
+    eg!(g, |eg| pick(
+        eg.runtime_cache.get(at as usize)?,
+        FrameScopes::of_top(&eg.frames)
+    ))
+}
+
+/// Puts what `make` makes of the running frame's scopes in runtime cache
+/// entry `at` (if the instruction has one).
+pub(crate) fn remember<G: Globals>(g: G, at: Option<u32>, make: impl FnOnce(FrameScopes) -> CacheEntry) {
+    let Some(at) = at else { return };
+    let old = eg!(g, |eg| {
+        let entry = make(FrameScopes::of_top(&eg.frames));
+        std::mem::replace(&mut eg.runtime_cache[at as usize], entry)
+    });
+    // Released outside the EG access: an old value may own an object.
+    drop(old);
+}
+
+/// [`class_operand`] through the instruction's cache entry `at`, which
+/// remembers the class for the next time.
+pub fn class_operand_cached<G: Globals>(g: G, v: &Value, mode: u8, at: Option<u32>) -> VmResult<Rc<Class>> {
+    if let Some(c) = cached_class(g, at) {
+        return Ok(c);
+    }
+    let c = class_operand(g, v, mode)?;
+    remember_class(g, at, &c);
+    Ok(c)
+}
+
+/// The class cache entry `at` holds for the running frame's scopes.
+pub fn cached_class<G: Globals>(g: G, at: Option<u32>) -> Option<Rc<Class>> {
+    cached(g, at, |e, here| match e {
+        CacheEntry::Class { at, class } if *at == here => Some(class.clone()),
+        _ => None,
+    })
+}
+
+/// Remembers `class` in cache entry `at` for the running frame's scopes.
+pub fn remember_class<G: Globals>(g: G, at: Option<u32>, class: &Rc<Class>) {
+    remember(g, at, |at| CacheEntry::Class {
+        at,
+        class: class.clone(),
+    });
+}
+
 /// The running code's class scope.
 pub fn scope<G: Globals>(g: G) -> Option<Rc<Class>> {
     let id1 = eg!(g, |eg| eg.frames.last().map_or(0, |f| f.scope));
@@ -73,7 +130,13 @@ pub fn called<G: Globals>(g: G) -> Option<Rc<Class>> {
 /// `$this` of the running frame, if it has one.
 pub fn this<G: Globals>(g: G) -> Option<Obj> {
     eg!(g, |eg| {
-        let f = eg.frames.last()?;
+        // Code that `eval` or `include` runs has its caller's `$this`.
+        let f = eg
+            .frames
+            .iter()
+            .rev()
+            // SAFETY: a frame's function is one of the request's.
+            .find(|f| !unsafe { &*f.function }.in_caller_scope)?;
         // SAFETY: a frame's function is one of the request's.
         let cv = unsafe { &*f.function }.this_cv?;
         // SAFETY: a CV of the frame's live window.
@@ -87,23 +150,23 @@ pub fn this<G: Globals>(g: G) -> Option<Obj> {
 /// The class a class operand names (see `class_mode`).
 pub fn class_operand<G: Globals>(g: G, v: &Value, mode: u8) -> VmResult<Rc<Class>> {
     match mode {
-        class_mode::SELF => scope(g).map_or_else(|| error("Cannot use \"self\" when no class scope is active"), Ok),
+        class_mode::SELF => scope(g).map_or_else(|| error("Cannot access \"self\" when no class scope is active"), Ok),
         class_mode::PARENT => match scope(g) {
             Some(s) => match &s.parent {
                 Some(p) => Ok(p.clone()),
-                None => error("Cannot use \"parent\" when current class scope has no parent"),
+                None => error("Cannot access \"parent\" when current class scope has no parent"),
             },
-            None => error("Cannot use \"parent\" when no class scope is active"),
+            None => error("Cannot access \"parent\" when no class scope is active"),
         },
         class_mode::STATIC => {
-            called(g).map_or_else(|| error("Cannot use \"static\" when no class scope is active"), Ok)
+            called(g).map_or_else(|| error("Cannot access \"static\" when no class scope is active"), Ok)
         }
         _ => match v {
             Value::Obj(o) => Ok(o.class.clone()),
             Value::Closure(_) => crate::class::find(g, b"Closure"),
             Value::Str(s) => crate::class::find(g, s.as_bytes()),
             Value::Ref(r) => class_operand(g, &r.get(), mode),
-            _ => error("Cannot use value of that type as class name"),
+            _ => error("Class name must be a valid object or a string"),
         },
     }
 }
@@ -225,6 +288,13 @@ fn lookup<G: Globals>(g: G, o: &Object, name: &PhpStr, scope: Option<&Rc<Class>>
     }
 }
 
+/// A class's name as PHP's messages print it: up to its NUL byte (an
+/// anonymous class's name goes on with where it was declared).
+pub(crate) fn message_name(name: &PhpStr) -> String {
+    let b = name.as_bytes();
+    String::from_utf8_lossy(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]).into_owned()
+}
+
 fn name_str(name: &PhpStr) -> String {
     String::from_utf8_lossy(name.as_bytes()).into_owned()
 }
@@ -319,7 +389,7 @@ pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool, cache: O
             if p.ty.is_some() {
                 return error(format!(
                     "Typed property {}::${} must not be accessed before initialization",
-                    eg!(g).classes.get(p.declaring).name,
+                    message_name(&eg!(g).classes.get(p.declaring).name),
                     name_str(name)
                 ));
             }
@@ -359,7 +429,10 @@ pub fn read<G: Globals>(g: G, objv: &Value, name: &PhpStr, quiet: bool, cache: O
 /// Writes `v` through property reference `r`; PHP's error if the
 /// property is being written through the same reference already (a
 /// hook that writes the property an outer write is still holding).
-fn set_through(r: &minizts_core::PhpRef, v: Value) -> VmResult<()> {
+fn set_through<G: Globals>(g: G, r: &minizts_core::PhpRef, v: Value) -> VmResult<()> {
+    if r.is_typed() {
+        return crate::refs::assign(g, r, v);
+    }
     match r.try_set(v) {
         Ok(()) => Ok(()),
         Err(_) => error("Cannot modify a property while it is being modified (minizts: the write reached itself)"),
@@ -439,7 +512,7 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value, cache: Opt
                 Value::Ref(r) => {
                     let r = r.clone();
                     drop(props);
-                    return set_through(&r, v);
+                    return set_through(g, &r, v);
                 }
                 slot => std::mem::replace(slot, v),
             };
@@ -474,7 +547,7 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value, cache: Opt
                 Value::Ref(r) => {
                     let r = r.clone();
                     drop(d);
-                    return set_through(&r, v);
+                    return set_through(g, &r, v);
                 }
                 slot => *slot = v,
             }
@@ -526,6 +599,9 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
                 x => x,
             };
             let r = crate::gc::new_ref(g, inner);
+            if let Some(ty) = &p.ty {
+                crate::refs::add_source(&r, ty, p.declaring, name);
+            }
             *v = Value::Ref(r.clone());
             Ok(r)
         }
@@ -574,6 +650,302 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
         }
         Lookup::Hidden(declaring, flags) => hidden_error(&declaring, flags, name),
     }
+}
+
+/// What a `__get` that PHP's by-reference fetch fell back to gives:
+/// PHP's notice unless it returned a reference or an object, then the
+/// error every reference assignment to an overloaded property ends in.
+fn overloaded_ref_error<G: Globals>(g: G, o: &Obj, get: &Rc<Method>, name: &PhpStr) -> Option<VmResult<()>> {
+    let r = guarded(o, || call_magic(g, o, get, vec![Value::Str(name.clone())]))?;
+    Some(r.and_then(|v| {
+        if !matches!(v, Value::Ref(_) | Value::Obj(_) | Value::Closure(_)) {
+            notice(
+                g,
+                &format!(
+                    "Indirect modification of overloaded property {}::${} has no effect",
+                    o.class.name,
+                    name_str(name)
+                ),
+            );
+        }
+        error("Cannot assign by reference to overloaded object")
+    }))
+}
+
+/// `$obj->name = &…`: binds the property to reference `r` (PHP's
+/// `zend_assign_to_property_reference`). `__set` is not called: a
+/// property only `__get` reaches is an error, as PHP's by-reference
+/// fetch of it fails.
+pub fn assign_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr, r: minizts_core::PhpRef) -> VmResult<()> {
+    let o = match objv {
+        Value::Obj(o) => o,
+        Value::Ref(inner) => return assign_ref(g, &inner.get(), name, r),
+        Value::Closure(_) => return error("Closure object cannot have properties"),
+        other => {
+            return error(format!(
+                "Attempt to modify property \"{}\" on {}",
+                name_str(name),
+                non_object_type(other)
+            ))
+        }
+    };
+    let scope = scope(g);
+    match lookup(g, o, name, scope.as_ref()) {
+        Lookup::Slot(slot) => {
+            let p = &o.class.props[slot as usize];
+            let unset = matches!(o.props.borrow()[slot as usize], Value::Undef);
+            if p.flags & acc::READONLY != 0 {
+                let declaring = eg!(g).classes.get(p.declaring).name.clone();
+                if !unset && matches!(o.props.borrow()[slot as usize].deref_clone(), Value::Obj(_)) {
+                    return error("Cannot assign by reference to overloaded object");
+                }
+                let what = if unset { "indirectly modify" } else { "modify" };
+                return error(format!(
+                    "Cannot {what} readonly property {declaring}::${}",
+                    name_str(name)
+                ));
+            }
+            if unset && p.ty.is_none() {
+                if let Some(get) = o.class.magic.get.clone() {
+                    if let Some(r) = overloaded_ref_error(g, o, &get, name) {
+                        return r;
+                    }
+                }
+            }
+            if let Some(ty) = &p.ty {
+                crate::refs::bind_typed(g, &r, ty, p.declaring, name)?;
+            }
+            let old = std::mem::replace(&mut o.props.borrow_mut()[slot as usize], Value::Ref(r));
+            if let (Value::Ref(old), Some(_)) = (&old, &p.ty) {
+                old.remove_type_source(p.declaring, name);
+            }
+            drop(old);
+            Ok(())
+        }
+        Lookup::Dynamic => {
+            let key = minizts_core::Key::from_php_str(name.clone());
+            let exists = o.dynamic.borrow().as_ref().is_some_and(|d| d.get(&key).is_some());
+            if !exists {
+                if let Some(get) = o.class.magic.get.clone() {
+                    if let Some(r) = overloaded_ref_error(g, o, &get, name) {
+                        return r;
+                    }
+                }
+                if !o.class.allow_dynamic {
+                    deprecated(
+                        g,
+                        &format!(
+                            "Creation of dynamic property {}::${} is deprecated",
+                            o.class.name,
+                            name_str(name)
+                        ),
+                    );
+                }
+            }
+            let mut d = o.dynamic.borrow_mut();
+            let table = d.get_or_insert_with(minizts_core::PhpArray::new);
+            let (slot, _) = table.entry(key);
+            let old = std::mem::replace(slot, Value::Ref(r));
+            drop(d);
+            drop(old);
+            Ok(())
+        }
+        Lookup::Hidden(declaring, flags) => {
+            if let Some(get) = o.class.magic.get.clone() {
+                if let Some(r) = overloaded_ref_error(g, o, &get, name) {
+                    return r;
+                }
+            }
+            hidden_error(&declaring, flags, name)
+        }
+    }
+}
+
+/// `C::$name = &…`: binds static property `C::$name` to reference `r`.
+/// The static's own slot, shared by the classes that inherit it, is a
+/// reference; once bound, it holds the reference bound (the one place a
+/// reference holds another), which [`static_ref`] gives instead.
+pub fn assign_static_ref<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, r: minizts_core::PhpRef) -> VmResult<()> {
+    let current = static_ref(g, class, name)?;
+    let Some(sp) = class.statics.get(name) else {
+        return Ok(());
+    };
+    if current.ptr_eq(&r) {
+        return Ok(());
+    }
+    if let Some(ty) = &sp.ty {
+        crate::refs::bind_typed(g, &r, ty, sp.declaring, name)?;
+        current.remove_type_source(sp.declaring, name);
+    }
+    let old = std::mem::replace(&mut *sp.slot.borrow_mut(), Value::Ref(r));
+    drop(old);
+    Ok(())
+}
+
+/// A read-modify-write of a property: `$o->p <op>= v` or `++`/`--`.
+#[derive(Clone, Copy)]
+pub enum Modify<'a> {
+    Op(minizts_core::bytecode::BinOp, &'a Value),
+    IncDec(minizts_core::bytecode::IncDec),
+}
+
+impl Modify<'_> {
+    /// The new value from `cur` (in place); the expression's value.
+    fn apply<G: Globals>(self, g: G, cur: &mut Value) -> VmResult<Value> {
+        match self {
+            Modify::Op(op, v) => {
+                crate::dim::apply_op(g, cur, op, v)?;
+                Ok(cur.clone())
+            }
+            Modify::IncDec(kind) => crate::dim::inc_dec_slot(g, cur, kind),
+        }
+    }
+
+    /// Through typed reference `r`.
+    pub(crate) fn apply_typed_ref<G: Globals>(self, g: G, r: &minizts_core::PhpRef) -> VmResult<Value> {
+        match self {
+            Modify::Op(op, v) => {
+                crate::refs::assign_op(g, r, op, v)?;
+                Ok(r.get())
+            }
+            Modify::IncDec(kind) => crate::refs::inc_dec(g, r, kind),
+        }
+    }
+}
+
+/// Property `declaring::$name` (of type `ty`, if typed) changed by `m`
+/// from `v`: its new value, checked as an assignment is, and the
+/// expression's value.
+fn modified<G: Globals>(
+    g: G,
+    m: Modify<'_>,
+    mut v: Value,
+    ty: Option<&Rc<minizts_core::bytecode::TypeDecl>>,
+    class: &Class,
+    declaring: ClassId,
+    name: &PhpStr,
+) -> VmResult<(Value, Value)> {
+    let before = v.clone();
+    let result = m.apply(g, &mut v)?;
+    let Some(ty) = ty else { return Ok((v, result)) };
+    if let (Modify::IncDec(kind), Value::Int(_), Value::Float(_)) = (m, &before, &v) {
+        if ty.mask & minizts_core::bytecode::type_bits::FLOAT == 0 {
+            let (verb, end) = if kind.is_inc() {
+                ("increment", "maximal")
+            } else {
+                ("decrement", "minimal")
+            };
+            return crate::error::type_error(format!(
+                "Cannot {verb} property {}::${} of type {} past its {end} value",
+                message_name(&eg!(g).classes.get(declaring).name),
+                name_str(name),
+                ty.to_php_string()
+            ));
+        }
+    }
+    let v = crate::types::check_property(g, ty, v, class, declaring, name)?;
+    let result = match m {
+        Modify::Op(..) => v.clone(),
+        Modify::IncDec(_) => result,
+    };
+    Ok((v, result))
+}
+
+/// Where static property `C::$name` is: the reference its value is
+/// written through (its own slot, or the reference it was bound to, see
+/// [`assign_static_ref`]), whether it was bound, and its declaration.
+fn static_place<G: Globals>(
+    g: G,
+    class: &Rc<Class>,
+    name: &PhpStr,
+) -> VmResult<(minizts_core::PhpRef, bool, minizts_core::object::StaticProp)> {
+    let slot = static_ref(g, class, name)?;
+    let sp = class
+        .statics
+        .get(name)
+        .expect("a static property static_ref found")
+        .clone();
+    let bound = !slot.ptr_eq(&sp.slot);
+    Ok((slot, bound, sp))
+}
+
+fn uninitialized_static<G: Globals>(g: G, sp: &minizts_core::object::StaticProp) -> VmResult<()> {
+    error(format!(
+        "Typed static property {}::${} must not be accessed before initialization",
+        message_name(&eg!(g).classes.get(sp.declaring).name),
+        name_str(&sp.name)
+    ))
+}
+
+/// `C::$name` read (`quiet`: inside `isset`/`??`, null for a property
+/// that is not there or not initialised).
+pub fn read_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, quiet: bool) -> VmResult<Value> {
+    let (place, _, sp) = match static_place(g, class, name) {
+        Ok(p) => p,
+        Err(_) if quiet => return Ok(Value::Null),
+        Err(e) => return Err(e),
+    };
+    match place.get() {
+        Value::Undef if quiet => Ok(Value::Null),
+        Value::Undef => uninitialized_static(g, &sp).map(|()| Value::Null),
+        v => Ok(v),
+    }
+}
+
+/// `C::$name = v`: checked against the property's type first (PHP's
+/// message names the property), then against the types of the other
+/// properties holding its reference.
+pub fn assign_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, v: Value) -> VmResult<()> {
+    let (place, _, sp) = static_place(g, class, name)?;
+    let v = match &sp.ty {
+        Some(ty) => crate::types::check_property(g, ty, v, class, sp.declaring, name)?,
+        None => v,
+    };
+    set_through(g, &place, v)
+}
+
+/// `C::$name <op>= v`, `C::$name++`, …: as [`modify`] for a static.
+pub fn modify_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, m: Modify<'_>) -> VmResult<Value> {
+    let (place, _, sp) = static_place(g, class, name)?;
+    if place.is_typed() {
+        return m.apply_typed_ref(g, &place);
+    }
+    let v = place.get();
+    if matches!(v, Value::Undef) {
+        uninitialized_static(g, &sp)?;
+    }
+    let (v, result) = modified(g, m, v, sp.ty.as_ref(), class, sp.declaring, name)?;
+    set_through(g, &place, v)?;
+    Ok(result)
+}
+
+/// `&C::$name`: the static as a reference of its own, shared from now
+/// on (bound into its slot, see [`assign_static_ref`]), which its type
+/// constrains.
+pub fn bind_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResult<minizts_core::PhpRef> {
+    let (place, bound, sp) = static_place(g, class, name)?;
+    if bound {
+        return Ok(place);
+    }
+    let v = match place.get() {
+        Value::Undef => match &sp.ty {
+            Some(ty) if !ty.allows_null() => {
+                return error(format!(
+                    "Cannot access uninitialized non-nullable property {}::${} by reference",
+                    message_name(&eg!(g).classes.get(sp.declaring).name),
+                    name_str(name)
+                ))
+            }
+            _ => Value::Null,
+        },
+        v => v,
+    };
+    let r = crate::gc::new_ref(g, v);
+    if let Some(ty) = &sp.ty {
+        crate::refs::add_source(&r, ty, sp.declaring, name);
+    }
+    place.set(Value::Ref(r.clone()));
+    Ok(r)
 }
 
 /// `isset($obj->name)`.
@@ -630,6 +1002,9 @@ pub fn unset<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<()> {
                 ));
             }
             let old = std::mem::take(&mut o.props.borrow_mut()[slot as usize]);
+            if let (Value::Ref(r), true) = (&old, p.ty.is_some()) {
+                r.remove_type_source(p.declaring, name);
+            }
             drop(old);
             Ok(())
         }
@@ -808,6 +1183,59 @@ fn closure_method<G: Globals>(g: G, c: &Rc<minizts_core::value::Closure>, name: 
     }
 }
 
+/// A static call's resolution through its cache entry `at`: what the
+/// entry holds for the running frame's scopes (and `$this`, where the
+/// method takes it), else [`resolve_static`] on the class the operand
+/// names, which the entry then remembers (not a magic `__call` or
+/// `__callStatic`, which depends on the name too).
+pub fn resolve_static_cached<G: Globals>(
+    g: G,
+    class: &Value,
+    mode: u8,
+    name: &Value,
+    at: Option<u32>,
+) -> VmResult<Resolved> {
+    let hit = cached(g, at, |e, here| match e {
+        CacheEntry::StaticCall {
+            at,
+            method,
+            called,
+            this_class,
+        } if *at == here => Some((method.clone(), *called, *this_class)),
+        _ => None,
+    });
+    if let Some((method, called, this_class)) = hit {
+        let this = if this_class == 0 {
+            None
+        } else {
+            this(g).filter(|t| t.class.id + 1 == this_class)
+        };
+        if this_class == 0 || this.is_some() {
+            let called = eg!(g).classes.get(called).clone();
+            return Ok(Resolved {
+                method,
+                this,
+                called,
+                magic_name: None,
+                closure: None,
+            });
+        }
+    }
+    let cls = class_operand(g, class, mode)?;
+    let name = crate::exec::method_name(name)?;
+    let forwarding = matches!(mode, class_mode::SELF | class_mode::PARENT | class_mode::STATIC);
+    let r = resolve_static(g, &cls, &name, forwarding)?;
+    if r.magic_name.is_none() && r.closure.is_none() {
+        remember(g, at, |at| CacheEntry::StaticCall {
+            at,
+            method: r.method.clone(),
+            called: r.called.id,
+            this_class: r.this.as_ref().map_or(0, |t| t.class.id + 1),
+        });
+    }
+    Ok(r)
+}
+
 /// `C::name(…)`: PHP's `INIT_STATIC_METHOD_CALL`. `forwarding`: the class
 /// was named by `self`, `parent` or `static`, which keep the caller's
 /// called scope and `$this`.
@@ -883,8 +1311,53 @@ pub fn resolve_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, forwar
     }
 }
 
+/// [`static_ref`] of the property an instruction names, through its
+/// cache entry `at`, which remembers the property for the next time.
+/// `quiet` (inside `isset`/`??`): `None` for a property that cannot be
+/// had, though a class operand that names no class is still an error.
+pub fn static_ref_cached<G: Globals>(
+    g: G,
+    class: &Value,
+    mode: u8,
+    name: &Value,
+    at: Option<u32>,
+    quiet: bool,
+) -> VmResult<Option<minizts_core::PhpRef>> {
+    let hit = cached(g, at, |e, here| match e {
+        CacheEntry::StaticProp { at, slot } if *at == here => Some(slot.clone()),
+        _ => None,
+    });
+    if let Some(slot) = hit {
+        return Ok(Some(bound_static(&slot)));
+    }
+    let cls = class_operand(g, class, mode)?;
+    let name = crate::ops::to_str(g, name)?;
+    let slot = match static_slot(g, &cls, &name) {
+        Ok(slot) => slot,
+        Err(_) if quiet => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    remember(g, at, |at| CacheEntry::StaticProp { at, slot: slot.clone() });
+    Ok(Some(bound_static(&slot)))
+}
+
 /// The reference static property `C::$name` is.
 pub fn static_ref<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResult<minizts_core::PhpRef> {
+    static_slot(g, class, name).map(|slot| bound_static(&slot))
+}
+
+/// The reference a static's own slot stands for: the reference bound into
+/// it by `C::$x = &…` if any (see [`assign_static_ref`]), else the slot.
+/// Caches keep the slot, which stays, not what is bound into it.
+pub fn bound_static(slot: &minizts_core::PhpRef) -> minizts_core::PhpRef {
+    if let Value::Ref(bound) = &*slot.borrow() {
+        return bound.clone();
+    }
+    slot.clone()
+}
+
+/// Static property `C::$name`'s own slot, checked for visibility.
+fn static_slot<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResult<minizts_core::PhpRef> {
     ensure_defaults(g, class)?;
     let Some(sp) = class.statics.get(name) else {
         return error(format!(
@@ -926,6 +1399,28 @@ pub fn const_visible<G: Globals>(g: G, flags: u16, declaring: ClassId) -> bool {
     }
     let declaring = eg!(g).classes.get(declaring).clone();
     scope.as_ref().is_some_and(|s| protected_visible(&declaring, s))
+}
+
+/// [`class_const`] of the constant an instruction names, through its
+/// cache entry `at`, which remembers the value for the next time.
+pub fn class_const_cached<G: Globals>(
+    g: G,
+    class: &Value,
+    mode: u8,
+    name: &PhpStr,
+    at: Option<u32>,
+) -> VmResult<Value> {
+    let hit = cached(g, at, |e, here| match e {
+        CacheEntry::ClassConst { at, value } if *at == here => Some(value.clone()),
+        _ => None,
+    });
+    if let Some(v) = hit {
+        return Ok(v);
+    }
+    let cls = class_operand(g, class, mode)?;
+    let v = class_const(g, &cls, name)?;
+    remember(g, at, |at| CacheEntry::ClassConst { at, value: v.clone() });
+    Ok(v)
 }
 
 /// `C::NAME`.
@@ -1013,6 +1508,13 @@ pub fn clone<G: Globals>(g: G, v: &Value) -> VmResult<Value> {
             v => v.clone(),
         })
         .collect();
+    // A typed property sharing a reference with the original is one more
+    // holder whose type the reference must keep.
+    for (v, p) in props.iter().zip(o.class.props.iter()) {
+        if let (Value::Ref(r), Some(ty)) = (v, &p.ty) {
+            crate::refs::add_source(r, ty, p.declaring, &p.name);
+        }
+    }
     let store = eg!(g).objects.clone();
     let copy = store.create(o.class.clone(), props);
     *copy.dynamic.borrow_mut() = o.dynamic.borrow().clone();
@@ -1332,7 +1834,11 @@ pub fn visible_props<G: Globals>(g: G, o: &Obj) -> Vec<ShownProp> {
     let mut out = Vec::new();
     let props = o.props.borrow();
     for (i, p) in o.class.props.iter().enumerate() {
-        let v = props[i].clone();
+        // A reference held only here shows as its value.
+        let v = match &props[i] {
+            Value::Ref(r) if r.count() == 1 => r.get(),
+            v => v.clone(),
+        };
         if matches!(v, Value::Undef) && p.ty.is_none() {
             continue;
         }
@@ -1341,11 +1847,7 @@ pub fn visible_props<G: Globals>(g: G, o: &Obj) -> Vec<ShownProp> {
             name: p.name.clone(),
             flags: p.flags,
             class_name,
-            // A reference held only here shows as its value.
-            value: match v {
-                Value::Ref(r) if r.count() == 1 => r.get(),
-                v => v,
-            },
+            value: v,
             type_text: p.ty.as_ref().map_or_else(String::new, |t| t.to_php_string()),
             int_key: false,
         });

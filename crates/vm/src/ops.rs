@@ -34,9 +34,9 @@ pub fn binary<G: Globals>(g: G, op: BinOp, a: &Value, b: &Value) -> VmResult<Val
 fn unsupported<T>(op: BinOp, a: &Value, b: &Value) -> VmResult<T> {
     type_error(format!(
         "Unsupported operand types: {} {} {}",
-        a.type_name(),
+        crate::types::type_name(a),
         op.symbol(),
-        b.type_name()
+        crate::types::type_name(b)
     ))
 }
 

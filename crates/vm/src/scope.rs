@@ -301,7 +301,8 @@ fn each<G: Globals>(g: G, which: Which, mut f: impl FnMut(PhpStr, &Value)) {
     let s = scope(g, which);
     let cvs = s.function().map_or(&[][..], |f| &f.cv_names[..]);
     for (i, name) in cvs.iter().enumerate() {
-        if hidden(name.as_bytes()) {
+        // (`$this` is no variable of the scope's in PHP.)
+        if hidden(name.as_bytes()) || name.as_bytes() == b"this" {
             continue;
         }
         // SAFETY: `i` is a CV of this function; nothing borrows it.

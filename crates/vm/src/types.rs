@@ -94,7 +94,9 @@ fn accepts<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> bool {
             }
         }
         Value::Closure(_) => m & bits::CALLABLE != 0 || ty.classes.iter().any(|c| c.eq_ignore_ascii_case("Closure")),
-        Value::Str(_) | Value::Arr(_) if m & bits::CALLABLE != 0 => crate::call::resolve_callable(g, v).is_ok(),
+        Value::Str(_) | Value::Arr(_) if m & bits::CALLABLE != 0 => {
+            matches!(crate::call::callable::check(g, v, false), Ok(Ok(_)))
+        }
         _ => false,
     }
 }
@@ -181,6 +183,12 @@ pub(crate) fn check<G: Globals>(g: G, ty: &TypeDecl, v: &Value, strict: bool) ->
     if accepts(g, ty, v) {
         return Ok(None);
     }
+    // Coercive mode takes a `Stringable` object for a string.
+    if let (Value::Obj(o), false, true) = (v, strict, ty.mask & bits::STRING != 0) {
+        if o.class.magic.to_string.is_some() {
+            return crate::ops::to_str(g, v).map(|s| Some(Value::Str(s))).map_err(drop);
+        }
+    }
     if matches!(v, Value::Int(_) | Value::Float(_) | Value::Str(_) | Value::Bool(_)) {
         if let (Value::Int(n), true) = (v, ty.mask & bits::FLOAT != 0) {
             return Ok(Some(Value::Float(*n as f64)));
@@ -216,12 +224,12 @@ pub(crate) fn check_property<G: Globals>(
     name: &PhpStr,
 ) -> crate::error::VmResult<Value> {
     let _ = class;
-    let strict = caller_is_strict(g);
+    let strict = crate::refs::strict(g);
     match check(g, ty, &v, strict) {
         Ok(None) => Ok(v),
         Ok(Some(c)) => Ok(c),
         Err(()) => {
-            let declaring = minizts_globals::eg!(g).classes.get(declaring).name.clone();
+            let declaring = crate::objects::message_name(&minizts_globals::eg!(g).classes.get(declaring).name);
             crate::error::type_error(format!(
                 "Cannot assign {} to property {}::${} of type {}",
                 type_name(&v),

@@ -820,13 +820,14 @@ instructions! {
         /// one declared early already is skipped.
         DeclareClass "DECLARE_CLASS" "{decl}" { decl: u16 }
         /// `new C(…)`: makes the object (in `dst`) of the class that
-        /// `class` and `mode` name (see `ClassMode`); if the class has a
+        /// `class` names (its mode follows from it: `class_mode::of_operand`;
+        /// twelve bytes leave no room for it); if the class has a
         /// constructor, puts its call in `callee`…`callee+2` for the
         /// arguments and `CALL_METHOD` that follow, otherwise jumps to
         /// `skip`, past them (PHP's `NEW` does not evaluate the
         /// arguments of a class without a constructor).
-        New "NEW" "{dst} = new {class}/{mode} ctor {callee} else {skip}" {
-            dst: reg, class: src, mode: u8, callee: reg, skip: target
+        New "NEW" "{dst} = new {class} ctor {callee} else {skip}" {
+            dst: reg, class: src, callee: reg, skip: target, cache: cache
         }
         /// `obj->name(…)`: resolves the method for the call that follows
         /// into `callee` (the object), `callee+1` (the method) and
@@ -837,7 +838,7 @@ instructions! {
         /// (which keeps `$this` when the method is an instance method of
         /// the caller's class hierarchy).
         InitStaticMethod "INIT_STATIC_METHOD" "{callee} = {class}/{mode}::{name}" {
-            callee: reg, class: src, mode: u8, name: src
+            callee: reg, class: src, mode: u8, name: src, cache: cache
         }
         /// Calls the method resolved in `callee` with the `argc`
         /// arguments from `args`.
@@ -848,26 +849,59 @@ instructions! {
         IssetProp "ISSET_PROP" "{dst} = isset({obj}->{name})" { dst: reg, obj: src, name: src, cache: cache }
         /// `obj->name = src`
         AssignProp "ASSIGN_PROP" "{obj}->{name} = {src}" { obj: src, name: src, src: src, cache: cache }
+        /// `obj->name op= src` (PHP's `ASSIGN_OBJ_OP`), the property's new
+        /// value in `dst` (unless NONE).
+        AssignPropOp "ASSIGN_PROP_OP" "{dst} = {obj}->{name} {op}= {src}" {
+            op: BinOp, obj: src, name: src, src: src, dst: reg, cache: cache
+        }
+        /// `++obj->name`, `obj->name--`, … (PHP's `PRE_INC_OBJ`,
+        /// `POST_DEC_OBJ`, …), the expression's value in `dst` (unless NONE).
+        IncDecProp "INCDEC_PROP" "{kind} {obj}->{name} -> {dst}" {
+            obj: src, name: src, kind: IncDec, dst: reg, cache: cache
+        }
         /// Makes property `obj->name` a reference (creating it) and puts
         /// it in `dst`, for the variable instructions that write through
         /// it (`$o->a[] = 1`, `$o->n++`, `&$o->x`).
         FetchPropRef "FETCH_PROP_REF" "{dst} = &{obj}->{name}" { dst: reg, obj: src, name: src }
+        /// `obj->name = &…`: binds the property to the reference held in
+        /// `src` (PHP's `ASSIGN_OBJ_REF`).
+        AssignPropRef "ASSIGN_PROP_REF" "{obj}->{name} = &{src}" { obj: src, name: src, src: reg }
         /// `unset(obj->name)`
         UnsetProp "UNSET_PROP" "{obj}->{name}" { obj: src, name: src }
         /// `dst = C::$name` (`quiet`: inside `isset`/`??`).
         FetchStaticProp "FETCH_STATIC_PROP" "{dst} = {class}/{mode}::${name} quiet={quiet}" {
-            dst: reg, class: src, mode: u8, name: src, quiet: bool
+            dst: reg, class: src, mode: u8, name: src, quiet: bool, cache: cache
         }
-        /// `dst` = the reference that static property `C::$name` is.
-        FetchStaticPropRef "FETCH_STATIC_PROP_REF" "{dst} = &{class}/{mode}::${name}" {
-            dst: reg, class: src, mode: u8, name: src
+        /// `dst` = the reference that static property `C::$name` is, to
+        /// write through (`C::$a[] = 1`); with `bind`, to be shared
+        /// (`&C::$x`): the property becomes a PHP reference of its own.
+        FetchStaticPropRef "FETCH_STATIC_PROP_REF" "{dst} = &{class}/{mode}::${name} bind={bind}" {
+            dst: reg, class: src, mode: u8, name: src, bind: bool, cache: cache
+        }
+        /// `C::$name = src`
+        AssignStaticProp "ASSIGN_STATIC_PROP" "{class}/{mode}::${name} = {src}" {
+            class: src, mode: u8, name: src, src: src
+        }
+        /// `C::$name <op>= src` (`dst`, unless NONE, gets the result).
+        AssignStaticPropOp "ASSIGN_STATIC_PROP_OP" "{class}/{mode}::${name} {op}= {src} -> {dst}" {
+            op: BinOp, class: src, mode: u8, name: src, src: src, dst: reg
+        }
+        /// `++C::$name` and the others; `dst` (unless NONE) gets the
+        /// expression's value.
+        IncDecStaticProp "INCDEC_STATIC_PROP" "{kind} {class}/{mode}::${name} -> {dst}" {
+            class: src, mode: u8, name: src, kind: IncDec, dst: reg
+        }
+        /// `C::$name = &…`: binds the static property to the reference
+        /// held in `src` (PHP's `ASSIGN_STATIC_PROP_REF`).
+        AssignStaticPropRef "ASSIGN_STATIC_PROP_REF" "{class}/{mode}::${name} = &{src}" {
+            class: src, mode: u8, name: src, src: reg
         }
         /// `dst = C::NAME` (constant `name`).
-        FetchClassConst "FETCH_CLASS_CONST" "{dst} = {class}/{mode}::{name}" { dst: reg, class: src, mode: u8, name: cidx }
+        FetchClassConst "FETCH_CLASS_CONST" "{dst} = {class}/{mode}::{name}" { dst: reg, class: src, mode: u8, name: cidx, cache: cache }
         /// `dst = C::class`
         FetchClassName "FETCH_CLASS_NAME" "{dst} = {class}/{mode}::class" { dst: reg, class: src, mode: u8 }
         /// `dst = src instanceof C`
-        InstanceOf "INSTANCEOF" "{dst} = {src} instanceof {class}/{mode}" { dst: reg, src: src, class: src, mode: u8 }
+        InstanceOf "INSTANCEOF" "{dst} = {src} instanceof {class}/{mode}" { dst: reg, src: src, class: src, mode: u8, cache: cache }
         /// `dst = clone src`
         Clone "CLONE" "{dst} = clone {src}" { dst: reg, src: src }
         /// `throw src`

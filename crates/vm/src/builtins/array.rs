@@ -30,6 +30,7 @@ use crate::limits::{hash_bytes, packed_bytes, reserve, values_with_capacity, Tic
 mod column;
 mod cursor;
 mod multisort;
+mod objprops;
 mod random;
 mod sort;
 mod udiff;
@@ -1046,6 +1047,14 @@ fn array_reduce<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 }
 
 fn array_walk<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    match objprops::object_arg(a, 0) {
+        Some(o) => objprops::with_properties(g, a, 0, &o, walk_array),
+        None => walk_array(g, a),
+    }
+}
+
+/// `array_walk` of an array (or of an object's property table).
+fn walk_array<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     a.array(0)?;
     let callback = a.callable(g, 1)?;
     let extra = a.has(2).then(|| a.get(2));

@@ -2,7 +2,7 @@
 //! `method_exists`, `property_exists`, `class_exists` and its siblings,
 //! `get_object_vars`, `get_class_vars`, `get_class_methods`, `is_a`,
 //! `is_subclass_of`, `get_called_class`, `class_alias`,
-//! `get_declared_traits`, `spl_object_id`, `spl_object_hash`,
+//! `get_declared_traits` (and `_classes`, `_interfaces`), `spl_object_id`, `spl_object_hash`,
 //! `class_implements`, as PHP 8.2's Zend/zend_builtin_functions.c and
 //! ext/spl do them. A class named by a string is autoloaded where PHP
 //! autoloads it.
@@ -36,6 +36,8 @@ crate::builtin_table! {
     "class_alias", ["class", "alias", "autoload"], 2, 0, class_alias;
     "get_class_vars", ["class"], 1, 0, get_class_vars;
     "get_declared_traits", [], 0, 0, get_declared_traits;
+    "get_declared_classes", [], 0, 0, get_declared_classes;
+    "get_declared_interfaces", [], 0, 0, get_declared_interfaces;
 }
 
 /// The class of an object argument, or of a class-name string when
@@ -400,4 +402,46 @@ fn get_declared_traits<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
         .map(|c| Value::Str(c.name.clone()))
         .collect());
     Ok(Value::arr(PhpArray::from_list(list)))
+}
+
+fn get_declared_classes<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
+    Ok(declared(g, |k| matches!(k, ClassKind::Class | ClassKind::Enum)))
+}
+
+fn get_declared_interfaces<G: Globals>(g: G, _a: &mut Args) -> VmResult<Value> {
+    Ok(declared(g, |k| k == ClassKind::Interface))
+}
+
+/// The names of the declared classes of the kinds `kinds` takes: the
+/// builtin ones, those of the script in the order they were declared,
+/// then their aliases (by their lower-case names, as PHP lists them;
+/// minizts keeps no declaration order for an alias, so they follow the
+/// classes).
+fn declared<G: Globals>(g: G, kinds: impl Fn(ClassKind) -> bool) -> Value {
+    let mut list: Vec<Value> = crate::class::builtin_names()
+        .filter(|(_, k)| kinds(*k))
+        .map(|(name, _)| Value::str(name))
+        .collect();
+    minizts_globals::eg!(g, |eg| {
+        list.extend(
+            eg.classes
+                .list
+                .iter()
+                .filter(|c| kinds(c.kind) && !crate::class::is_builtin(c))
+                .map(|c| Value::Str(c.name.clone())),
+        );
+        let mut aliases: Vec<(u32, &[u8])> = eg
+            .classes
+            .by_name
+            .iter()
+            .filter(|(key, &id)| {
+                let c = eg.classes.get(id);
+                kinds(c.kind) && !c.name.as_bytes().eq_ignore_ascii_case(key)
+            })
+            .map(|(key, &id)| (id, &key[..]))
+            .collect();
+        aliases.sort();
+        list.extend(aliases.into_iter().map(|(_, key)| Value::str(key)));
+        Value::arr(PhpArray::from_list(list))
+    })
 }

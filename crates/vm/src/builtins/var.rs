@@ -47,6 +47,7 @@ crate::builtin_table! {
     "doubleval", ["value"], 1, 0, floatval;
     "strval", ["value"], 1, 0, strval;
     "boolval", ["value"], 1, 0, boolval;
+    "settype", ["var", "type"], 2, 1, settype;
 }
 
 fn gettype<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
@@ -123,7 +124,7 @@ fn is_callable<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
                 )
         }
         // (A class a callable names is autoloaded.)
-        Value::Str(_) | Value::Arr(_) | Value::Obj(_) => crate::call::resolve_callable(g, &v).is_ok(),
+        Value::Str(_) | Value::Arr(_) | Value::Obj(_) => crate::call::callable::check(g, &v, false)?.is_ok(),
         _ => false,
     };
     if a.has(2) {
@@ -189,4 +190,29 @@ fn strval<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
 
 fn boolval<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
     Ok(Value::Bool(a.value(0).to_bool()))
+}
+
+/// `settype()`: the variable converted as a cast would (`null`, which
+/// no cast makes, included).
+fn settype<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    use minizts_core::bytecode::CastKind;
+    let ty = a.str(g, 1)?;
+    let kind = match &*ty.as_bytes().to_ascii_lowercase() {
+        b"integer" | b"int" => Some(CastKind::Int),
+        b"float" | b"double" => Some(CastKind::Float),
+        b"string" => Some(CastKind::String),
+        b"array" => Some(CastKind::Array),
+        b"object" => Some(CastKind::Object),
+        b"bool" | b"boolean" => Some(CastKind::Bool),
+        b"null" => None,
+        b"resource" => return crate::error::value_error("Cannot convert to resource type"),
+        _ => return a.value_error(1, "must be a valid type"),
+    };
+    let old = a.get(0).deref_clone();
+    let new = match kind {
+        Some(kind) => crate::ops::cast(g, &old, kind)?,
+        None => Value::Null,
+    };
+    a.with_ref(0, |slot| *slot = new);
+    Ok(Value::Bool(true))
 }

@@ -132,6 +132,11 @@ fn throwable_props(id: u32) -> Vec<(PropInfo, Value)> {
     ]
 }
 
+/// The builtin classes' names and kinds, parents first.
+pub(super) fn names() -> impl Iterator<Item = (&'static str, ClassKind)> {
+    SPECS.iter().map(|s| (s.name, s.kind))
+}
+
 /// Whether a builtin class is named `name` (any case).
 pub(super) fn is_builtin_name(name: &[u8]) -> bool {
     SPECS.iter().any(|s| s.name.as_bytes().eq_ignore_ascii_case(name))

@@ -1,7 +1,10 @@
-//! The run loop's fast paths for object members: a property read or
-//! write, or a method's resolution, that the instruction's runtime cache
-//! entry answers (PHP's handlers for `FETCH_OBJ_R`, `ASSIGN_OBJ` and
-//! `INIT_METHOD_CALL` take the same branch on a `CACHE_SLOT` hit).
+//! The run loop's fast paths for object and class members: a property
+//! read or write, a method's resolution, a class constant, a static
+//! property or an `instanceof` class that the instruction's runtime cache
+//! entry answers (PHP's handlers for `FETCH_OBJ_R`, `ASSIGN_OBJ`,
+//! `INIT_METHOD_CALL`, `INIT_STATIC_METHOD_CALL`, `FETCH_CLASS_CONSTANT`,
+//! `FETCH_STATIC_PROP_R` and `INSTANCEOF` take the same branch on a
+//! `CACHE_SLOT` hit).
 //!
 //! Each is out of line, so that the loop only pays a call for them, and
 //! answers `None` for anything it does not do — no cache entry, another
@@ -10,11 +13,11 @@
 //! by class — which the general path (`slow.rs`, `objects.rs`) then does
 //! in full, filling the cache entry for the next time.
 
-use minizts_core::bytecode::NO_CACHE;
+use minizts_core::bytecode::{BinOp, IncDec, NO_CACHE};
 use minizts_core::object::{acc, MethodBody};
-use minizts_core::{Obj, Value};
-use minizts_globals::executor::CacheEntry;
-use minizts_globals::{eg, Globals};
+use minizts_core::{Obj, PhpRef, Value};
+use minizts_globals::executor::{CacheEntry, FrameScopes};
+use minizts_globals::{eg, Frame, Globals};
 
 use crate::types::accepts_plainly;
 
@@ -72,7 +75,7 @@ pub(super) fn assign_prop<G: Globals>(g: G, obj: &Value, cache: u16, v: &Value) 
         // read-modify-write or `&`); a typed reference is the general
         // path's, as are `__set` for an unset property and a reference
         // being written already.
-        Value::Ref(r) if p.ty.is_none() => {
+        Value::Ref(r) if p.ty.is_none() && !r.is_typed() => {
             let r = r.clone();
             drop(props);
             let old = std::mem::replace(&mut *r.try_borrow_mut().ok()?, v.clone());
@@ -158,4 +161,176 @@ pub(super) unsafe fn init_method<G: Globals>(g: G, obj: &Value, cache: u16, regs
         regs.add(2).write(Value::Int(i64::from(o.class.id)));
     }
     true
+}
+
+/// What `pick` reads from the running frame's cache entry `cache`, given
+/// the frame (none for an instruction without one).
+#[inline(always)]
+fn top_entry<G: Globals, T>(g: G, cache: u16, pick: impl FnOnce(&CacheEntry, &Frame) -> Option<T>) -> Option<T> {
+    if cache == NO_CACHE {
+        return None;
+    }
+    eg!(g, |eg| {
+        let f = eg.frames.last()?;
+        // SAFETY: a frame's function is one of the request's.
+        let at = unsafe { &*f.function }.cache_base as usize + cache as usize;
+        pick(eg.runtime_cache.get(at)?, f)
+    })
+}
+
+/// Whether cache entry scopes `at` are frame `f`'s.
+#[inline(always)]
+fn same_scopes(at: &FrameScopes, f: &Frame) -> bool {
+    at.scope == f.scope && at.called == f.called
+}
+
+/// `C::name(…)`'s script method through the cache, into the callee
+/// registers `regs..regs+3` (as `objects::fill_callee` writes them),
+/// which hold nothing counted: with the running frame's `$this` where the
+/// entry says the method takes it and `$this` is of the class it was.
+///
+/// # Safety
+/// `regs..regs+3` are registers of the running frame's window.
+#[inline(never)]
+pub(super) unsafe fn init_static_method<G: Globals>(g: G, cache: u16, regs: *mut Value) -> bool {
+    let found = top_entry(g, cache, |e, f| match e {
+        CacheEntry::StaticCall {
+            at,
+            method,
+            called,
+            this_class,
+        } if same_scopes(at, f) => {
+            let MethodBody::User(func) = method.body else {
+                return None;
+            };
+            let desc = (i64::from(method.declaring) << 32) | i64::from(func);
+            let this = if *this_class == 0 {
+                Value::Null
+            } else {
+                // SAFETY: a frame's function is one of the request's.
+                let cv = unsafe { &*f.function }.this_cv?;
+                // SAFETY: a CV of the frame's live window.
+                match unsafe { &*f.base.add(cv as usize) } {
+                    Value::Obj(o) if o.class.id + 1 == *this_class => Value::Obj(o.clone()),
+                    _ => return None,
+                }
+            };
+            Some((this, desc, *called))
+        }
+        _ => None,
+    });
+    let Some((this, desc, called)) = found else {
+        return false;
+    };
+    // SAFETY: the caller's.
+    unsafe {
+        if !(*regs).is_scalar() || !(*regs.add(1)).is_scalar() || !(*regs.add(2)).is_scalar() {
+            return false;
+        }
+        regs.write(this);
+        regs.add(1).write(Value::Int(desc));
+        regs.add(2).write(Value::Int(i64::from(called)));
+    }
+    true
+}
+
+/// `C::NAME` through the cache.
+#[inline(never)]
+pub(super) fn class_const<G: Globals>(g: G, cache: u16) -> Option<Value> {
+    top_entry(g, cache, |e, f| match e {
+        CacheEntry::ClassConst { at, value } if same_scopes(at, f) => Some(value.clone()),
+        _ => None,
+    })
+}
+
+/// The static property `C::$name` is, through the cache.
+#[inline(never)]
+pub(super) fn static_prop<G: Globals>(g: G, cache: u16) -> Option<PhpRef> {
+    top_entry(g, cache, |e, f| match e {
+        CacheEntry::StaticProp { at, slot } if same_scopes(at, f) => Some(crate::objects::bound_static(slot)),
+        _ => None,
+    })
+}
+
+/// `C::$name`'s value through the cache.
+#[inline(never)]
+pub(super) fn static_prop_value<G: Globals>(g: G, cache: u16) -> Option<Value> {
+    top_entry(g, cache, |e, f| match e {
+        CacheEntry::StaticProp { at, slot } if same_scopes(at, f) => match &*slot.try_borrow().ok()? {
+            Value::Undef => None,
+            // Bound by reference (`C::$x = &…`): the bound reference's value.
+            Value::Ref(bound) => match &*bound.try_borrow().ok()? {
+                Value::Undef => None,
+                v => Some(v.clone()),
+            },
+            v => Some(v.clone()),
+        },
+        _ => None,
+    })
+}
+
+/// `v instanceof C` through the cache.
+#[inline(never)]
+pub(super) fn instance_of<G: Globals>(g: G, v: &Value, cache: u16) -> Option<bool> {
+    let class = top_entry(g, cache, |e, f| match e {
+        CacheEntry::Class { at, class } if same_scopes(at, f) => Some(class.clone()),
+        _ => None,
+    })?;
+    Some(crate::objects::instance_of(v, &class))
+}
+
+/// `++obj->name` and the like through the cache, on a property that
+/// holds an int (not readonly, of no type or one that takes ints) and
+/// stays one: the expression's value.
+#[inline(never)]
+pub(super) fn inc_dec_prop<G: Globals>(g: G, obj: &Value, cache: u16, kind: IncDec) -> Option<i64> {
+    let Value::Obj(o) = obj else { return None };
+    let (slot, _) = cached_slot(g, o, cache)?;
+    let p = o.class.props.get(slot)?;
+    if p.flags & acc::READONLY != 0 || p.ty.as_ref().is_some_and(|ty| !accepts_plainly(ty, &Value::Int(0))) {
+        return None;
+    }
+    let mut props = o.props.try_borrow_mut().ok()?;
+    let Value::Int(n) = props.get_mut(slot)? else {
+        return None;
+    };
+    let x = kind.step_int(*n)?;
+    let before = std::mem::replace(n, x);
+    Some(if kind.is_pre() { x } else { before })
+}
+
+/// `obj->name op= v` through the cache, on a property (not readonly)
+/// whose number the numeric fast paths combine with `v`, or whose string
+/// `v` extends while it stays small, where its type (if any) takes the
+/// result as it is: the property's new value.
+#[inline(never)]
+pub(super) fn assign_prop_op<G: Globals>(g: G, obj: &Value, cache: u16, op: BinOp, v: &Value) -> Option<Value> {
+    let Value::Obj(o) = obj else { return None };
+    let (slot, _) = cached_slot(g, o, cache)?;
+    let p = o.class.props.get(slot)?;
+    if p.flags & acc::READONLY != 0 {
+        return None;
+    }
+    let mut props = o.props.try_borrow_mut().ok()?;
+    let place = props.get_mut(slot)?;
+    if let (BinOp::Concat, Value::Str(s), Value::Str(t)) = (op, &mut *place, v) {
+        // A string property stays a string: its type took it, and takes
+        // the longer one.
+        if s.len() + t.len() > crate::limits::SMALL_STRING {
+            return None;
+        }
+        s.make_mut().extend_from_slice(t);
+        return Some(place.clone());
+    }
+    macro_rules! some {
+        ($at:expr, $v:expr) => {
+            Some($v)
+        };
+    }
+    let new: Value = binary!(some, (), op, &*place, v, None)?;
+    if p.ty.as_ref().is_some_and(|ty| !accepts_plainly(ty, &new)) || !place.is_scalar() {
+        return None;
+    }
+    *place = new.clone();
+    Some(new)
 }

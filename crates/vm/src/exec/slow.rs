@@ -201,7 +201,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         }
         Op::Assign { var, src } => {
             let v = opnd!(src).clone();
-            tri!(assign_slot(reg!(var), v));
+            tri!(assign_slot(g, reg!(var), v));
         }
         Op::AssignTmp { var, src } => {
             let v = match std::mem::take(reg!(src)) {
@@ -209,7 +209,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 Value::Undef => Value::Null,
                 v => v,
             };
-            tri!(assign_slot(reg!(var), v));
+            tri!(assign_slot(g, reg!(var), v));
         }
         // The reference-taking instructions own their source
         // temporaries (the compiler makes each one for them) and
@@ -749,7 +749,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         } => {
             save_pc(g, cur!());
             let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
-            if vals != 0 {
+            if vals != 0 && !builtins::prefers_ref(&target) {
                 for i in (0..16).filter(|i| vals & (1 << i) != 0) {
                     if call::param_by_ref(g, &target, i) {
                         tri!(call::cannot_pass_by_reference::<G, ()>(g, &target, i));
@@ -1008,7 +1008,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 // `var` is `dst` when the compiler passes a value that
                 // is not a variable (`sort([1])`): PHP's error if the
                 // parameter is by reference.
-                Ok(c) if dst == var && call::param_by_ref(g, &c, argno as usize) => {
+                Ok(c) if dst == var && call::param_by_ref(g, &c, argno as usize) && !builtins::prefers_ref(&c) => {
                     tri!(call::cannot_pass_by_reference(g, &c, argno as usize))
                 }
                 Ok(c) => call::param_by_ref(g, &c, argno as usize),
@@ -1033,12 +1033,18 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         Op::New {
             dst,
             class,
-            mode,
             callee,
             skip,
+            cache,
         } => {
             save_pc(g, cur!());
-            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let mode = minizts_core::bytecode::class_mode::of_operand(class, consts);
+            let cls = tri!(crate::objects::class_operand_cached(
+                g,
+                &opnd!(class),
+                mode,
+                cache_at(func, cache)
+            ));
             let o = tri!(crate::objects::instantiate(g, &cls));
             set!(dst, Value::Obj(o.clone()));
             match cls.magic.construct.clone() {
@@ -1065,7 +1071,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             cache,
         } => {
             save_pc(g, cur!());
-            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let name = tri!(method_name(&opnd!(name)));
             let r = tri!(crate::objects::resolve_method(
                 g,
                 &opnd!(obj),
@@ -1080,17 +1086,16 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             class,
             mode,
             name,
+            cache,
         } => {
             save_pc(g, cur!());
-            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
-            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let forwarding = matches!(
+            let r = tri!(crate::objects::resolve_static_cached(
+                g,
+                &opnd!(class),
                 mode,
-                minizts_core::bytecode::class_mode::SELF
-                    | minizts_core::bytecode::class_mode::PARENT
-                    | minizts_core::bytecode::class_mode::STATIC
-            );
-            let r = tri!(crate::objects::resolve_static(g, &cls, &name, forwarding));
+                &opnd!(name),
+                cache_at(func, cache)
+            ));
             // SAFETY: as for `New`.
             unsafe { crate::objects::fill_callee(base.byte_add(callee.raw() * 8), r) };
         }
@@ -1162,18 +1167,93 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
             let v = opnd!(src).deref_clone();
-            tri!(crate::objects::write(g, &opnd!(obj), &name, v, cache_at(func, cache)));
+            // A copy of the handle: a guard on the variable's reference would
+            // last through the write, which may go through that reference.
+            let o = opnd!(obj).clone();
+            tri!(crate::objects::write(g, &o, &name, v, cache_at(func, cache)));
+        }
+        Op::AssignPropOp {
+            op,
+            obj,
+            name,
+            src,
+            dst,
+            cache,
+        } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let v = opnd!(src).deref_clone();
+            let r = tri!(crate::objects::modify_prop(
+                g,
+                &opnd!(obj).clone(),
+                &name,
+                crate::objects::Change::Op(op),
+                &v,
+                cache_at(func, cache)
+            ));
+            if !dst.is_none() {
+                set!(dst, r);
+            }
+        }
+        Op::IncDecProp {
+            obj,
+            name,
+            kind,
+            dst,
+            cache,
+        } => {
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let r = tri!(crate::objects::modify_prop(
+                g,
+                &opnd!(obj).clone(),
+                &name,
+                crate::objects::Change::IncDec(kind),
+                &Value::Null,
+                cache_at(func, cache)
+            ));
+            if !dst.is_none() {
+                set!(dst, r);
+            }
         }
         Op::FetchPropRef { dst, obj, name } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let r = tri!(crate::objects::make_ref(g, &opnd!(obj), &name));
+            // A copy of the handle: a guard on the variable's reference would
+            // last through the write, which may go through that reference.
+            let o = opnd!(obj).clone();
+            let r = tri!(crate::objects::make_ref(g, &o, &name));
             set!(dst, Value::Ref(r));
+        }
+        Op::AssignPropRef { obj, name, src } => {
+            let r = match std::mem::take(reg!(src)) {
+                Value::Ref(r) => r,
+                other => crate::gc::new_ref(g, other),
+            };
+            save_pc(g, cur!());
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            // A copy of the handle: a guard on the variable's reference would
+            // last through the write, which may go through that reference.
+            let o = opnd!(obj).clone();
+            tri!(crate::objects::assign_ref(g, &o, &name, r));
+        }
+        Op::AssignStaticPropRef { class, mode, name, src } => {
+            let r = match std::mem::take(reg!(src)) {
+                Value::Ref(r) => r,
+                other => crate::gc::new_ref(g, other),
+            };
+            save_pc(g, cur!());
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            tri!(crate::objects::assign_static_ref(g, &cls, &name, r));
         }
         Op::UnsetProp { obj, name } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            tri!(crate::objects::unset(g, &opnd!(obj), &name));
+            // A copy of the handle: a guard on the variable's reference would
+            // last through the write, which may go through that reference.
+            let o = opnd!(obj).clone();
+            tri!(crate::objects::unset(g, &o, &name));
         }
         Op::FetchStaticProp {
             dst,
@@ -1181,31 +1261,122 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             mode,
             name,
             quiet,
+            cache,
+        } => {
+            save_pc(g, cur!());
+            let at = cache_at(func, cache);
+            let r = tri!(crate::objects::static_ref_cached(
+                g,
+                &opnd!(class),
+                mode,
+                &opnd!(name),
+                at,
+                quiet
+            ));
+            let v = match r.map(|r| r.get()) {
+                None => Value::Null,
+                // Uninitialised (typed): null when quiet, else PHP's error.
+                Some(Value::Undef) => {
+                    let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+                    let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+                    tri!(crate::objects::read_static(g, &cls, &name, quiet))
+                }
+                Some(v) => v,
+            };
+            set!(dst, v);
+        }
+        Op::FetchStaticPropRef {
+            dst,
+            class,
+            mode,
+            name,
+            bind,
+            cache,
+        } => {
+            save_pc(g, cur!());
+            let r = if bind {
+                let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+                let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+                Some(tri!(crate::objects::bind_static(g, &cls, &name)))
+            } else {
+                tri!(crate::objects::static_ref_cached(
+                    g,
+                    &opnd!(class),
+                    mode,
+                    &opnd!(name),
+                    cache_at(func, cache),
+                    false
+                ))
+            };
+            set!(dst, r.map_or(Value::Null, Value::Ref));
+        }
+        Op::AssignStaticProp { class, mode, name, src } => {
+            save_pc(g, cur!());
+            let v = opnd!(src).deref_clone();
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            tri!(crate::objects::assign_static(g, &cls, &name, v));
+        }
+        Op::AssignStaticPropOp {
+            op,
+            class,
+            mode,
+            name,
+            src,
+            dst,
+        } => {
+            save_pc(g, cur!());
+            let v = opnd!(src).deref_clone();
+            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
+            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+            let r = tri!(crate::objects::modify_static(
+                g,
+                &cls,
+                &name,
+                crate::objects::Modify::Op(op, &v)
+            ));
+            if !dst.is_none() {
+                set!(dst, r);
+            }
+        }
+        Op::IncDecStaticProp {
+            class,
+            mode,
+            name,
+            kind,
+            dst,
         } => {
             save_pc(g, cur!());
             let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let v = match crate::objects::static_ref(g, &cls, &name) {
-                Ok(r) => r.get(),
-                Err(_) if quiet => Value::Null,
-                Err(e) => return Err(e),
-            };
-            set!(dst, v);
+            let r = tri!(crate::objects::modify_static(
+                g,
+                &cls,
+                &name,
+                crate::objects::Modify::IncDec(kind)
+            ));
+            if !dst.is_none() {
+                set!(dst, r);
+            }
         }
-        Op::FetchStaticPropRef { dst, class, mode, name } => {
+        Op::FetchClassConst {
+            dst,
+            class,
+            mode,
+            name,
+            cache,
+        } => {
             save_pc(g, cur!());
-            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
-            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let r = tri!(crate::objects::static_ref(g, &cls, &name));
-            set!(dst, Value::Ref(r));
-        }
-        Op::FetchClassConst { dst, class, mode, name } => {
-            save_pc(g, cur!());
-            let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
             let Value::Str(name) = &func.consts.values()[name as usize] else {
                 unreachable!("a constant's name is a string constant")
             };
-            let v = tri!(crate::objects::class_const(g, &cls, name));
+            let v = tri!(crate::objects::class_const_cached(
+                g,
+                &opnd!(class),
+                mode,
+                name,
+                cache_at(func, cache)
+            ));
             set!(dst, v);
         }
         Op::FetchClassName { dst, class, mode } => {
@@ -1217,15 +1388,24 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                     v.type_name()
                 )));
             }
-            let cls = tri!(crate::objects::class_operand(g, &v, mode));
+            let cls = tri!(class_name_operand(g, &v, mode));
             set!(dst, Value::Str(cls.name.clone()));
         }
-        Op::InstanceOf { dst, src, class, mode } => {
+        Op::InstanceOf {
+            dst,
+            src,
+            class,
+            mode,
+            cache,
+        } => {
             save_pc(g, cur!());
             let v = opnd!(src).deref_clone();
+            let at = cache_at(func, cache);
+            let cached = crate::objects::cached_class(g, at);
             // `instanceof` never autoloads: a class that is not declared
             // has no instances.
             let named = match opnd!(class).deref_clone() {
+                _ if cached.is_some() => None,
                 Value::Str(n)
                     if mode == minizts_core::bytecode::class_mode::NAME
                         || mode == minizts_core::bytecode::class_mode::VALUE =>
@@ -1234,13 +1414,22 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 }
                 _ => None,
             };
-            let cls = if let Some(n) = named {
-                crate::class::lookup(g, n.as_bytes())
+            let cls = if cached.is_some() {
+                cached
+            } else if let Some(n) = named {
+                let c = crate::class::lookup(g, n.as_bytes());
+                if let Some(c) = &c {
+                    crate::objects::remember_class(g, at, c);
+                }
+                c
             } else if mode == minizts_core::bytecode::class_mode::NAME {
                 None
             } else {
                 match crate::objects::class_operand(g, &opnd!(class), mode) {
-                    Ok(c) => Some(c),
+                    Ok(c) => {
+                        crate::objects::remember_class(g, at, &c);
+                        Some(c)
+                    }
                     Err(e) if mode == minizts_core::bytecode::class_mode::VALUE => {
                         drop(e);
                         tri!(crate::error::error::<()>(
@@ -1284,6 +1473,11 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 if !var.is_none() {
                     let v = exc.expect("matched");
                     match reg!(var) {
+                        Value::Ref(r) if r.is_typed() => {
+                            let r = r.clone();
+                            save_pc(g, cur!());
+                            tri!(crate::refs::assign(g, &r, v));
+                        }
                         Value::Ref(r) => r.set(v),
                         slot => *slot = v,
                     }
@@ -1683,9 +1877,9 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             };
             match item {
                 Some((k, v)) => {
-                    tri!(assign_slot(reg!(value), v));
+                    tri!(assign_slot(g, reg!(value), v));
                     if !key.is_none() {
-                        tri!(assign_slot(reg!(key), k));
+                        tri!(assign_slot(g, reg!(key), k));
                     }
                 }
                 None => goto!(end),
@@ -1700,7 +1894,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 foreach::RefStep::Element(k, r) => {
                     *reg!(value) = Value::Ref(r);
                     if !key.is_none() {
-                        tri!(assign_slot(reg!(key), k));
+                        tri!(assign_slot(g, reg!(key), k));
                     }
                 }
                 foreach::RefStep::End => goto!(end),
@@ -1836,8 +2030,9 @@ fn undefined_variable<G: Globals>(g: G, reg: usize) {
 
 /// Writes `v` to variable slot `slot` (through a reference if it is one).
 #[inline]
-pub(crate) fn assign_slot(slot: &mut Value, v: Value) -> VmResult<()> {
+pub(crate) fn assign_slot<G: Globals>(g: G, slot: &mut Value, v: Value) -> VmResult<()> {
     match slot {
+        Value::Ref(r) if r.is_typed() => crate::refs::assign(g, &r.clone(), v),
         Value::Ref(r) => match r.try_borrow_mut() {
             Ok(mut inner) => {
                 *inner = v;
@@ -1973,4 +2168,36 @@ fn unhandled_match<G: Globals>(g: G, v: &Value) -> String {
         other => return format!("Unhandled match case of type {}", other.type_name()),
     };
     format!("Unhandled match case {text}")
+}
+
+/// The name a dynamic method call names (`$obj->$name()`), which must be
+/// a string: PHP converts nothing there.
+pub(crate) fn method_name(v: &Value) -> VmResult<PhpStr> {
+    match v {
+        Value::Str(s) => Ok(s.clone()),
+        Value::Ref(r) => method_name(&r.get()),
+        _ => crate::error::error("Method name must be a string"),
+    }
+}
+
+/// The class `self::class`, `parent::class`, `static::class` or
+/// `$obj::class` names (PHP's `FETCH_CLASS_NAME`, whose messages differ
+/// from other uses of the keywords).
+fn class_name_operand<G: Globals>(g: G, v: &Value, mode: u8) -> VmResult<Rc<minizts_core::object::Class>> {
+    use minizts_core::bytecode::class_mode;
+    let word = match mode {
+        class_mode::SELF => "self",
+        class_mode::PARENT => "parent",
+        class_mode::STATIC => "static",
+        _ => return crate::objects::class_operand(g, v, mode),
+    };
+    let Some(scope) = crate::objects::scope(g) else {
+        return error(format!("Cannot use \"{word}\" in the global scope"));
+    };
+    match mode {
+        class_mode::PARENT if scope.parent.is_none() => {
+            error("Cannot use \"parent\" when current class scope has no parent")
+        }
+        _ => crate::objects::class_operand(g, v, mode),
+    }
 }

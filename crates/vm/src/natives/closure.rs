@@ -40,13 +40,10 @@ pub(super) fn call_static<G: Globals>(g: G, method: &str, args: Vec<Value>) -> V
             if let Value::Closure(_) = v {
                 return Ok(v);
             }
-            if crate::call::resolve_callable(g, &v).is_err() {
-                return type_error(format!(
-                    "Failed to create closure from callable: {}",
-                    crate::builtins::callable_problem(g, &v)
-                ));
+            match crate::call::callable::check(g, &v, false)? {
+                Ok(c) => crate::call::closure_of(g, c.callee),
+                Err(why) => type_error(format!("Failed to create closure from callable: {why}")),
             }
-            crate::call::callable_closure(g, &v)
         }
         _ => error(format!(
             "Non-static method Closure::{method}() cannot be called statically"

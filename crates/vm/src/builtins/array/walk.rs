@@ -184,6 +184,13 @@ impl Walk<'_> {
 }
 
 pub(super) fn array_walk_recursive<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
+    match super::objprops::object_arg(a, 0) {
+        Some(o) => super::objprops::with_properties(g, a, 0, &o, walk_array),
+        None => walk_array(g, a),
+    }
+}
+
+fn walk_array<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     a.array(0)?;
     let callback = a.callable(g, 1)?;
     let extra = a.has(2).then(|| a.get(2));

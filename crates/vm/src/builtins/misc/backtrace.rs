@@ -37,6 +37,10 @@ pub(super) fn debug_backtrace<G: Globals>(g: G, a: &mut Args) -> VmResult<Value>
         match f.kind {
             FrameKind::Call => {
                 entry.insert(Key::from_bytes(b"function"), Value::str(f.function.as_str()));
+                if let Some((class, call)) = &f.class {
+                    entry.insert(Key::from_bytes(b"class"), Value::str(class.as_str()));
+                    entry.insert(Key::from_bytes(b"type"), Value::str(*call));
+                }
                 if options & IGNORE_ARGS == 0 {
                     entry.insert(Key::from_bytes(b"args"), Value::arr(PhpArray::from_list(f.args)));
                 }

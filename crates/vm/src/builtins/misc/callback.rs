@@ -46,7 +46,7 @@ fn call_sending_named<G: Globals>(g: G, callee: &Callee, args: Vec<Value>, mut n
             Value::Undef => sent.push(Value::Undef),
             v => {
                 let v = v.deref_clone();
-                if let (true, Some(info)) = (by_ref, builtin) {
+                if let (true, Some(info), false) = (by_ref, builtin, crate::builtins::prefers_ref(callee)) {
                     let name = info.params.get(i).or(info.params.last()).copied().unwrap_or("");
                     warning(
                         g,
@@ -84,23 +84,55 @@ pub(super) fn call_user_func_array<G: Globals>(g: G, a: &mut Args) -> VmResult<V
     call_sending_named(g, &callee, sent.args, sent.named)
 }
 
-/// `forward_static_call`: calls in the calling class's static scope,
-/// which needs a class; minizts has none, so once its arguments are
-/// checked it fails as PHP does outside a class.
+/// `forward_static_call`: calls its callback as `call_user_func` does,
+/// except that a static method of a class the calling code's called
+/// scope derives from keeps that called scope (`static::`).
 pub(super) fn forward_static_call<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
-    a.callable(g, 0)?;
-    crate::error::error(format!("Cannot call {}() when no class scope is active", a.name()))
+    let callee = forwarding_callee(g, a)?;
+    let args: Vec<Value> = (1..a.len()).map(|i| a.get(i)).collect();
+    call_sending(g, &callee, args)
 }
 
 pub(super) fn forward_static_call_array<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
-    a.callable(g, 0)?;
-    a.array(1)?;
-    crate::error::error("Cannot call forward_static_call_array() when no class scope is active")
+    let callee = forwarding_callee(g, a)?;
+    let arr = a.array(1)?;
+    let sent = crate::call::arguments_from_array(g, &callee, &arr)?;
+    drop(arr);
+    call_sending_named(g, &callee, sent.args, sent.named)
+}
+
+/// The callback of `forward_static_call(_array)`, its called scope the
+/// caller's where that derives from the class the method was found in.
+fn forwarding_callee<G: Globals>(g: G, a: &Args) -> VmResult<Callee> {
+    let checked = a.checked_callable(g, 0)?;
+    if crate::objects::scope(g).is_none() {
+        return crate::error::error(format!("Cannot call {}() when no class scope is active", a.name()));
+    }
+    let called = crate::objects::called(g);
+    Ok(match (checked.callee, checked.calling, called) {
+        (Callee::Method(m), Some(calling), Some(called)) if m.this.is_none() && called.is_subclass_of(&calling) => {
+            Callee::Method(std::rc::Rc::new(crate::objects::Resolved {
+                method: m.method.clone(),
+                this: None,
+                called,
+                magic_name: m.magic_name.clone(),
+                closure: m.closure.clone(),
+            }))
+        }
+        (callee, _, _) => callee,
+    })
 }
 
 pub(super) fn register_shutdown_function<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
-    a.callable(g, 0)?;
-    let callback = a.get(0);
+    let callee = a.callable(g, 0)?;
+    // A method is resolved now, from the registering code (whose `self`
+    // a callback may name), as PHP keeps the resolved callback.
+    let callback = match &callee {
+        Callee::Method(m) if m.magic_name.is_none() && callee.user_function().is_some() => {
+            crate::call::closure_of(g, callee)?
+        }
+        _ => a.get(0),
+    };
     let args: Vec<Value> = (1..a.len()).map(|i| a.get(i)).collect();
     eg!(g).shutdown_functions.push((callback, args));
     Ok(Value::Null)

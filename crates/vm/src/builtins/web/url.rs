@@ -357,6 +357,8 @@ struct Query<'a> {
     /// The arrays being walked, which PHP's recursion guard skips when
     /// met again inside themselves.
     walking: HashSet<*const PhpArray>,
+    /// The objects being walked, likewise.
+    objects: Vec<minizts_core::Obj>,
     ticker: Ticker,
 }
 
@@ -414,7 +416,19 @@ impl Query<'_> {
                     let inner = Rc::clone(inner);
                     self.walk(g, &inner, b"", Some(&key))?;
                 }
-                // An object's properties: a closure has none.
+                // An object's properties: those the calling scope sees (a
+                // closure has none).
+                Value::Obj(o) => {
+                    if self.objects.iter().any(|w| minizts_core::Obj::ptr_eq(w, o)) {
+                        continue;
+                    }
+                    key.extend_from_slice(b"%5B");
+                    let inner = visible_props(g, o);
+                    self.objects.push(o.clone());
+                    let r = self.walk(g, &inner, b"", Some(&key));
+                    self.objects.pop();
+                    r?;
+                }
                 Value::Closure(_) => {}
                 Value::Null | Value::Undef => {}
                 scalar => {
@@ -440,8 +454,14 @@ impl Query<'_> {
 
 pub(super) fn http_build_query<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let data = a.value(0).into_owned();
+    let mut top = None;
     let arr = match data {
         Value::Arr(arr) => arr,
+        Value::Obj(o) => {
+            let props = Rc::new(visible_props(g, &o));
+            top = Some(o);
+            props
+        }
         Value::Closure(_) => return Ok(Value::str("")),
         other => {
             return type_error(format!(
@@ -464,6 +484,7 @@ pub(super) fn http_build_query<G: Globals>(g: G, a: &mut Args) -> VmResult<Value
         sep,
         raw: enc == QUERY_RFC3986,
         walking: HashSet::new(),
+        objects: top.into_iter().collect(),
         ticker: Ticker::new(),
     };
     q.walk(g, &arr, &num_prefix, None)?;
@@ -612,4 +633,9 @@ pub(super) fn parse_str<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     }
     a.with_ref(1, |slot| *slot = Value::arr(out));
     Ok(Value::Null)
+}
+
+/// The properties of `o` that the calling scope may read.
+fn visible_props<G: Globals>(g: G, o: &minizts_core::Obj) -> PhpArray {
+    crate::objects::props_array(g, o, crate::objects::scope(g).as_ref())
 }
