@@ -3,8 +3,8 @@
 //! place (PHP's `zend_do_inheritance`, `zend_do_implement_interface`,
 //! trait binding), and the builtin classes, made on first use.
 //!
-//! Draft: written before the compiler side existed; compiled and tested
-//! with the rest of issue 21.
+//! The linking itself is in [`link`] (with [`inherit`], [`traits`] and
+//! [`variance`] for its checks); this module is the class table's side.
 
 use std::rc::Rc;
 
@@ -112,10 +112,10 @@ pub fn declare<G: Globals>(g: G, script: &Script, index: u32) -> VmResult<()> {
         return Ok(());
     }
     check_name_free(g, def, &script.file)?;
-    match link::link(g, def, &script.file, false)? {
-        link::Linked::Done => Ok(()),
-        link::Linked::Deferred => unreachable!("only early binding defers"),
-    }
+    // Only early binding defers a declaration; at its statement the
+    // checks that wait for autoloading are done before `link` returns.
+    link::link(g, def, &script.file, false)?;
+    Ok(())
 }
 
 /// PHP's early binding, before the script runs: declaration `index` of
