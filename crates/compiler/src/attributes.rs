@@ -12,6 +12,7 @@ use crate::{Compiler, Result};
 /// bits, of which minizts's declarations have two).
 #[derive(Clone, Copy)]
 pub(crate) enum Target {
+    Class = 1,
     Function = 1 << 1,
     Method = 1 << 2,
     Parameter = 1 << 5,
@@ -20,7 +21,7 @@ pub(crate) enum Target {
 /// The targets' names, by bit, as PHP's messages list them.
 const TARGET_NAMES: [&str; 6] = ["class", "function", "method", "property", "class constant", "parameter"];
 
-const CLASS: u32 = 1;
+const CLASS: u32 = Target::Class as u32;
 const METHOD: u32 = Target::Method as u32;
 
 /// PHP 8.2's internal attributes (lowercase) and the targets each allows.

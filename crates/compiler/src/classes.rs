@@ -144,6 +144,23 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
         }
         let class_flags = acc_bits(decl.modifiers);
+        self.check_attributes(decl.attributes, crate::attributes::Target::Class)?;
+        let mut allow_dynamic = false;
+        for a in decl.attributes.iter() {
+            if !self.class_name(a.name)?.eq_ignore_ascii_case("AllowDynamicProperties") {
+                continue;
+            }
+            match kind {
+                ClassKind::Trait => return self.error("Cannot apply #[AllowDynamicProperties] to trait"),
+                ClassKind::Interface => return self.error("Cannot apply #[AllowDynamicProperties] to interface"),
+                _ if class_flags & acc::READONLY != 0 => {
+                    return self.error(format!(
+                        "Cannot apply #[AllowDynamicProperties] to readonly class {name}"
+                    ))
+                }
+                _ => allow_dynamic = true,
+            }
+        }
         let backing = match decl.backing {
             None => None,
             Some(hint) => {
@@ -263,6 +280,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     let mut flags = member_flags(*modifiers);
                     let has_body = !matches!(f.body, FunctionBody::None);
                     let mname = f.name;
+                    if flags & acc::READONLY != 0 {
+                        return self.error("Cannot use 'readonly' as method modifier");
+                    }
                     if kind == ClassKind::Interface {
                         if flags & acc::PUBLIC == 0 {
                             return self.error(format!(
@@ -362,9 +382,21 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         ));
                     }
                     for t in used.iter() {
-                        traits.push(self.class_name(t)?.into());
+                        traits.push(self.trait_name(t)?.into());
                     }
                     for rule in rules.iter() {
+                        if let TraitRule::Alias { modifiers, .. } = rule {
+                            for (bit, word) in [
+                                (modifiers::STATIC, "static"),
+                                (modifiers::ABSTRACT, "abstract"),
+                                (modifiers::FINAL, "final"),
+                                (modifiers::READONLY, "readonly"),
+                            ] {
+                                if modifiers & bit != 0 {
+                                    return self.error(format!("Cannot use '{word}' as method modifier"));
+                                }
+                            }
+                        }
                         trait_rules.push(match rule {
                             TraitRule::Insteadof {
                                 trait_name,
@@ -372,11 +404,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                                 instead_of,
                                 ..
                             } => TraitRuleDef::Insteadof {
-                                trait_name: self.class_name(trait_name)?.into(),
+                                trait_name: self.trait_name(trait_name)?.into(),
                                 method: (*method).into(),
                                 instead_of: instead_of
                                     .iter()
-                                    .map(|t| self.class_name(t).map(Box::<str>::from))
+                                    .map(|t| self.trait_name(t).map(Box::<str>::from))
                                     .collect::<Result<_>>()?,
                             },
                             TraitRule::Alias {
@@ -387,7 +419,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                                 ..
                             } => TraitRuleDef::Alias {
                                 trait_name: match trait_name {
-                                    Some(t) => Some(self.class_name(t)?.into()),
+                                    Some(t) => Some(self.trait_name(t)?.into()),
                                     None => None,
                                 },
                                 method: (*method).into(),
@@ -481,16 +513,25 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         } else {
             Some(self.defaults_function(decl.pos, &defaults)?)
         };
+        let mut interfaces: Vec<Box<str>> = decl
+            .interfaces
+            .iter()
+            .map(|i| self.class_name(i).map(Box::<str>::from))
+            .collect::<Result<_>>()?;
+        // A class with `__toString` is `Stringable` (PHP adds the
+        // interface when it compiles the method).
+        if kind != ClassKind::Trait
+            && methods.iter().any(|m| m.name.eq_ignore_ascii_case("__toString"))
+            && !interfaces.iter().any(|i| i.eq_ignore_ascii_case("Stringable"))
+        {
+            interfaces.push("Stringable".into());
+        }
         Ok(ClassDef {
             name: full_name.into(),
             kind: core_kind(kind),
             flags: class_flags,
             parent: self.class.as_ref().and_then(|c| c.parent.as_deref()).map(Into::into),
-            interfaces: decl
-                .interfaces
-                .iter()
-                .map(|i| self.class_name(i).map(Box::<str>::from))
-                .collect::<Result<_>>()?,
+            interfaces,
             traits,
             trait_rules,
             consts,
@@ -500,10 +541,17 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             defaults,
             line_start: self.line_of(decl.pos),
             line_end: self.line_of(decl.end_pos),
-            // `#[AllowDynamicProperties]` would set it, but the parser
-            // keeps no attributes of a class.
-            allow_dynamic: false,
+            allow_dynamic,
         })
+    }
+
+    /// A trait named in `use` or in a rule: no class keyword
+    /// (`zend_resolve_const_class_name_reference`).
+    fn trait_name(&self, written: &str) -> Result<String> {
+        if one_of(written, &["self", "parent", "static"]) {
+            return self.error(format!("Cannot use '{written}' as trait name, as it is reserved"));
+        }
+        self.class_name(written)
     }
 
     /// A property's declared type, with PHP's checks of the types no

@@ -15,6 +15,7 @@
 mod attributes;
 mod classes;
 mod ct;
+mod default_text;
 mod exceptions;
 mod export;
 mod expr;
@@ -694,6 +695,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             Some((flags, class)) => {
                 builder.method_flags = flags;
                 builder.class_decl = Some(class);
+                builder.in_trait = self.class.as_ref().is_some_and(|c| c.kind == ast::ClassKind::Trait);
             }
             // A closure written inside a class has its scope; a `static`
             // one has no `$this`.
@@ -720,8 +722,31 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             None => attributes::Target::Function,
         };
         self.check_attributes(f.attributes, target)?;
+        // `parent` in a method's types needs a parent
+        // (`zend_ensure_valid_class_fetch_type`).
+        if method.is_some() {
+            if let Some(c) = self
+                .class
+                .as_ref()
+                .filter(|c| c.parent.is_none() && c.kind != ast::ClassKind::Trait)
+            {
+                let _ = c;
+                let mut hints = f.params.iter().filter_map(|p| p.ty).chain(f.return_type);
+                if hints.any(|h| h.names.iter().any(|n| n.eq_ignore_ascii_case("parent"))) {
+                    return self.error("Cannot use \"parent\" when current class scope has no parent");
+                }
+            }
+        }
         let return_type = match f.return_type {
             Some(hint) => Some(self.type_decl(hint, types::Place::Return, scoped)?),
+            // A `__toString` method returns a string, declared or not.
+            None if method.is_some() && f.name.eq_ignore_ascii_case("__toString") => {
+                Some(minizts_core::bytecode::TypeDecl {
+                    mask: minizts_core::bytecode::type_bits::STRING,
+                    classes: Box::new([]),
+                    intersection: false,
+                })
+            }
             None => None,
         };
         let mut required = 0;
@@ -758,6 +783,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 has_default: p.default.is_some(),
                 variadic: p.variadic,
                 ty,
+                default: p.default.map(|d| self.default_text(d).into()),
             });
         }
         builder.required = required as u16;
@@ -770,6 +796,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             self.line = self.line_of(u.pos);
         }
         builder.return_type = return_type.clone();
+        builder.by_ref_return = f.by_ref_return;
 
         // Registers: parameters, then bound (`use`) variables, then every
         // other variable the body names.

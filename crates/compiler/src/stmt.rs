@@ -130,7 +130,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     _ => self.expr_into(e, t)?,
                 }
                 self.at(e.pos);
-                if self.return_type.as_ref().is_some_and(|ty| ty.mask != type_bits::ANY) {
+                if self
+                    .return_type
+                    .as_ref()
+                    .is_some_and(|ty| ty.mask & type_bits::MIXED == 0)
+                {
                     self.emit(Op::VerifyReturnRef { src: t });
                 }
                 self.call_finallies(0);

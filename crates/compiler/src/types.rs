@@ -35,7 +35,7 @@ fn builtin_bits(name: &str) -> Option<u16> {
         "void" => bits::VOID,
         "never" => bits::NEVER,
         "static" => bits::STATIC,
-        "mixed" => bits::ANY,
+        "mixed" => bits::ANY | bits::MIXED,
         _ => return None,
     })
 }
@@ -169,7 +169,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     None => (0, Some(name)),
                 },
             };
-            if union && single == bits::ANY {
+            if union && single & bits::MIXED != 0 {
                 return self.error("Type mixed can only be used as a standalone type");
             }
             let overlap = mask & single;
@@ -193,7 +193,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
         }
         if hint.nullable {
-            if mask == bits::ANY {
+            if mask & bits::MIXED != 0 {
                 return self.error("Type mixed cannot be marked as nullable since mixed already includes null");
             }
             if mask & bits::NULL != 0 {
@@ -336,7 +336,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// `v` itself when there is none (or it is `void`).
     pub(crate) fn checked_return(&mut self, v: minizts_core::bytecode::Src) -> Result<minizts_core::bytecode::Src> {
         match &self.return_type {
-            Some(ty) if ty.mask != bits::VOID && ty.mask != bits::ANY => {
+            Some(ty) if ty.mask != bits::VOID && ty.mask & bits::MIXED == 0 => {
                 let dst: Reg = self.temp()?;
                 self.emit(Op::VerifyReturn { dst, src: v });
                 Ok(minizts_core::bytecode::Src::reg(dst))

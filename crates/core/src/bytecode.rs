@@ -370,6 +370,10 @@ pub struct ParamInfo {
     pub variadic: bool,
     /// The declared type, checked when the function is entered.
     pub ty: Option<TypeDecl>,
+    /// The default value as PHP prints it in a declaration
+    /// (`zend_get_function_declaration`: `'abc'`, `[]`, `null`,
+    /// `self::A`, `<expression>`), when there is one.
+    pub default: Option<Box<str>>,
 }
 
 /// The constant pool of a function: scalars and interned strings only,
@@ -457,6 +461,8 @@ pub struct Function {
     pub extra_args: Option<u16>,
     /// The declared return type (checked by `VERIFY_RETURN`).
     pub return_type: Option<TypeDecl>,
+    /// Declared `function &name()`: returns by reference.
+    pub by_ref_return: bool,
     /// The top-level code of an `eval()` or an included file: it runs in
     /// its caller's scope, so the variables it reaches by name are the
     /// caller's.
@@ -473,6 +479,9 @@ pub struct Function {
     pub try_ranges: Vec<TryRange>,
     /// A method's flags (`acc::STATIC`, …), 0 for a function.
     pub method_flags: u16,
+    /// A trait's method: each class using the trait has a copy of it,
+    /// with static variables of its own (kept per class scope).
+    pub in_trait: bool,
     /// The class whose body declares it (a method, or a closure or a
     /// constant initialiser written inside a class), by its index in its
     /// script's `classes`; it becomes the running frame's scope.
@@ -742,11 +751,13 @@ mod tests {
             symbols: None,
             extra_args: None,
             return_type: None,
+            by_ref_return: false,
             in_caller_scope: false,
             strict_types: false,
             this_cv: None,
             try_ranges: Vec::new(),
             method_flags: 0,
+            in_trait: false,
             class_decl: None,
         }
     }

@@ -176,6 +176,8 @@ pub struct Class {
     /// one value per entry of `default_targets`).
     pub defaults_fn: Option<FuncId>,
     pub default_targets: Vec<DefaultTarget>,
+    /// The defaults of the properties its traits brought in.
+    pub trait_defaults: Vec<TraitDefaults>,
     /// Static properties by name.
     pub statics: HashMap<PhpStr, StaticProp>,
     /// Constants (and enum cases) by name, in declaration order for the
@@ -191,6 +193,10 @@ pub struct Class {
     pub magic: Magic,
     /// The backing type of a backed enum (`int` or `string`).
     pub enum_backing: Option<EnumBacking>,
+    /// A backed enum's cases have been checked (each value of the
+    /// backing type, no two alike): PHP's backed enum table, built when
+    /// the enum's constants are first used, again after a failure.
+    pub consts_checked: Cell<bool>,
     /// Whether instances hold only their declared properties; an
     /// instance of a class that allows dynamic ones keeps them in
     /// [`Object::dynamic`].
@@ -208,6 +214,18 @@ pub enum DefaultTarget {
     Slot(u32),
     /// A static property, by name.
     Static(PhpStr),
+    /// A default the class does not take (a trait's property that the
+    /// class has already).
+    Skip,
+}
+
+/// A used trait's defaults function, which the using class runs in its
+/// own scope (a trait's `self::X` is the class's), and where each of its
+/// values goes in the class.
+#[derive(Debug, Clone)]
+pub struct TraitDefaults {
+    pub func: FuncId,
+    pub targets: Vec<DefaultTarget>,
 }
 
 /// The builtin classes whose objects carry native state.

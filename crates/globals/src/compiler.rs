@@ -79,10 +79,12 @@ pub struct OpArrayBuilder {
     pub symbols: Option<u16>,
     pub extra_args: Option<u16>,
     pub return_type: Option<minizts_core::bytecode::TypeDecl>,
+    pub by_ref_return: bool,
     /// See the `Function` fields of the same names.
     pub this_cv: Option<u16>,
     pub try_ranges: Vec<minizts_core::bytecode::TryRange>,
     pub method_flags: u16,
+    pub in_trait: bool,
     pub class_decl: Option<u32>,
 }
 
@@ -116,9 +118,11 @@ impl OpArrayBuilder {
             symbols: None,
             extra_args: None,
             return_type: None,
+            by_ref_return: false,
             this_cv: None,
             try_ranges: Vec::new(),
             method_flags: 0,
+            in_trait: false,
             class_decl: None,
         }
     }
@@ -268,11 +272,13 @@ impl OpArrayBuilder {
             symbols: self.symbols,
             extra_args: self.extra_args,
             return_type: self.return_type,
+            by_ref_return: self.by_ref_return,
             in_caller_scope: self.in_caller_scope,
             strict_types: self.strict_types,
             this_cv: self.this_cv,
             try_ranges: self.try_ranges,
             method_flags: self.method_flags,
+            in_trait: self.in_trait,
             class_decl: self.class_decl,
         };
         if let Err(e) = function.verify() {

@@ -610,6 +610,9 @@ pub struct ExecutorGlobals {
     pub extra_globals: PhpArray,
     /// Static variables of named functions: `statics[func][slot]`.
     pub statics: Vec<Vec<Option<PhpRef>>>,
+    /// Static variables of trait methods, per (function, class scope + 1):
+    /// each class using a trait has its own copy of the method.
+    pub trait_statics: HashMap<(FuncId, u32), Vec<Option<PhpRef>>>,
     /// `$argv` for the script.
     pub argv: Vec<PhpStr>,
     pub output: Output,
@@ -818,6 +821,7 @@ impl ExecutorGlobals {
             constants: HashMap::new(),
             extra_globals: PhpArray::new(),
             statics: Vec::new(),
+            trait_statics: HashMap::new(),
             argv: Vec::new(),
             output: Output::new(Sink::Stdout(Vec::new())),
             errors: ErrorSink::Stderr,
@@ -845,6 +849,7 @@ impl ExecutorGlobals {
     pub fn request_startup(&mut self, script: Arc<Script>, sink: Sink) {
         self.runtime_cache.clear();
         self.statics.clear();
+        self.trait_statics.clear();
         self.code.clear();
         self.add_script(script);
         self.output = Output::new(sink);
@@ -902,6 +907,7 @@ impl ExecutorGlobals {
         self.constants.clear();
         self.extra_globals = PhpArray::new();
         self.statics.clear();
+        self.trait_statics.clear();
         self.argv.clear();
         self.pcre = None;
         self.basic = BasicGlobals::default();

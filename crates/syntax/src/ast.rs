@@ -223,6 +223,7 @@ pub struct ClassDecl<'a> {
     /// The backing type of an enum (`enum Suit: string`).
     pub backing: Option<&'a TypeHint<'a>>,
     pub members: &'a [Member<'a>],
+    pub attributes: &'a [Attribute<'a>],
 }
 
 /// A member of a class-like declaration.

@@ -98,11 +98,15 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
                 } else {
                     class.clone()
                 };
-                let method = class
-                    .methods
-                    .values()
-                    .find(|m| m.body == minizts_core::object::MethodBody::User(c.func))
-                    .cloned();
+                let method = match c.bound.first() {
+                    // A trait method's alias, by its name.
+                    Some(Value::Str(alias)) => class.methods.get(alias.as_bytes().to_ascii_lowercase().as_slice()),
+                    _ => class
+                        .methods
+                        .values()
+                        .find(|m| m.body == minizts_core::object::MethodBody::User(c.func)),
+                }
+                .cloned();
                 match method {
                     Some(method) => Callee::Method(Rc::new(crate::objects::Resolved {
                         method,
@@ -448,10 +452,19 @@ pub fn closure_of<G: Globals>(g: G, callee: Callee) -> VmResult<Value> {
             let Some(func) = c.user_function() else {
                 return error("minizts: a closure of a builtin class's method is not supported yet");
             };
+            // A trait method's alias keeps its name (closures of two
+            // names of one method differ).
+            // SAFETY: a function of the running request.
+            let f = unsafe { crate::code::known(g, func) };
+            let alias = if m.method.name.as_bytes() != f.name.as_bytes() {
+                vec![Value::Str(m.method.name.clone())]
+            } else {
+                Vec::new()
+            };
             return Ok(Value::Closure(Rc::new(new_closure(
                 g,
                 func,
-                Vec::new(),
+                alias,
                 Vec::new(),
                 ClosureKind::Named,
                 m.this.clone(),

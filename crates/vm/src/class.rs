@@ -3,23 +3,24 @@
 //! place (PHP's `zend_do_inheritance`, `zend_do_implement_interface`,
 //! trait binding), and the builtin classes, made on first use.
 //!
-//! Draft: written before the compiler side existed; compiled and tested
-//! with the rest of issue 21.
+//! The linking itself is in [`link`] (with [`inherit`], [`traits`] and
+//! [`variance`] for its checks); this module is the class table's side.
 
 use std::rc::Rc;
 
 use hashbrown::HashMap;
-use minizts_core::bytecode::{ClassDef, FuncId, Script};
-use minizts_core::object::{
-    acc, Class, ClassConst, ClassId, ClassKind, Magic, Method, MethodBody, PropInfo, StaticProp,
-};
-use minizts_core::{PhpStr, Value};
+use minizts_core::bytecode::{ClassDef, Script};
+use minizts_core::object::{Class, ClassId, ClassKind, Magic, Method};
 use minizts_globals::{eg, Globals};
 
-use crate::error::{error, fatal, VmResult};
+use crate::error::{error, VmResult};
 
 pub(crate) mod autoload;
 mod builtin;
+mod inherit;
+mod link;
+mod traits;
+mod variance;
 
 /// The lower-case lookup key of a class name (a leading `\` dropped).
 pub fn key(name: &[u8]) -> Vec<u8> {
@@ -95,25 +96,70 @@ pub(crate) fn register<G: Globals>(g: G, make: impl FnOnce(ClassId) -> Class) ->
     class
 }
 
-/// Runs declaration `index` of `script` (`DECLARE_CLASS`, or early
-/// binding before the script runs). One already declared is skipped.
+/// Runs declaration `index` of `script` (its `DECLARE_CLASS`
+/// statement). A declaration early binding declared before the script
+/// ran does nothing; one that runs a second time (in a function called
+/// twice) finds its name taken.
 pub fn declare<G: Globals>(g: G, script: &Script, index: u32) -> VmResult<()> {
     let unit = (script.first_func, index);
     if eg!(g).classes.declared.contains(&unit) {
         return Ok(());
     }
     let def = &script.classes[index as usize];
+    // An anonymous class is declared where it is instantiated, the
+    // first time.
+    if def.name.contains('\0') && eg!(g).classes.find(&key(def.name.as_bytes())).is_some() {
+        return Ok(());
+    }
+    check_name_free(g, def, &script.file)?;
+    // Only early binding defers a declaration; at its statement the
+    // checks that wait for autoloading are done before `link` returns.
+    link::link(g, def, &script.file, false)?;
+    Ok(())
+}
+
+/// PHP's early binding, before the script runs: declaration `index` of
+/// `script`, if it can be linked now. Like PHP, only a class that
+/// implements no interface and uses no trait, whose parent is declared
+/// and whose checks need no class not declared yet; the others are
+/// declared when their statement runs.
+pub fn declare_early<G: Globals>(g: G, script: &Script, index: u32) -> VmResult<()> {
+    let def = &script.classes[index as usize];
+    if !can_link_early(g, def) {
+        return Ok(());
+    }
     let k = key(def.name.as_bytes());
-    if def.name.as_ref() != "class@anonymous" && (eg!(g).classes.find(&k).is_some() || builtin::is_builtin_name(&k)) {
-        return fatal(format!(
+    if eg!(g).classes.find(&k).is_some() || builtin::is_builtin_name(&k) {
+        // Left for the statement to refuse.
+        return Ok(());
+    }
+    if let link::Linked::Done = link::link(g, def, &script.file, true)? {
+        eg!(g).classes.declared.insert((script.first_func, index));
+    }
+    Ok(())
+}
+
+/// "Cannot declare class A, because the name is already in use" (the
+/// new declaration's kind and name).
+fn check_name_free<G: Globals>(g: G, def: &ClassDef, file: &str) -> VmResult<()> {
+    if def.name.contains('\0') {
+        return Ok(());
+    }
+    let k = key(def.name.as_bytes());
+    if eg!(g).classes.find(&k).is_none() && !builtin::is_builtin_name(&k) {
+        return Ok(());
+    }
+    Err(Box::new(crate::error::VmError::Fatal {
+        message: format!(
             "Cannot declare {} {}, because the name is already in use",
             def_kind_word(def),
             def.name
-        ));
-    }
-    link(g, def, script.first_func, index)?;
-    eg!(g).classes.declared.insert(unit);
-    Ok(())
+        ),
+        at: Some(crate::error::Location {
+            file: file.into(),
+            line: def.line_start,
+        }),
+    }))
 }
 
 fn def_kind_word(def: &ClassDef) -> &'static str {
@@ -125,305 +171,13 @@ fn def_kind_word(def: &ClassDef) -> &'static str {
     }
 }
 
-/// Whether every class `def` builds on is known now (early binding
-/// declares only those; the others wait for their statement).
+/// Whether early binding may declare `def`: no interfaces, no traits
+/// (an enum implements `UnitEnum`), and a known parent.
 pub fn can_link_early<G: Globals>(g: G, def: &ClassDef) -> bool {
-    def.parent
-        .iter()
-        .chain(def.interfaces.iter())
-        .chain(def.traits.iter())
-        .all(|n| lookup(g, n.as_bytes()).is_some())
-}
-
-/// Links `def` (declaration `index` of the script whose first function
-/// is `first_func`) into a class of the request.
-fn link<G: Globals>(g: G, def: &ClassDef, first_func: FuncId, index: u32) -> VmResult<Rc<Class>> {
-    let _ = (first_func, index);
-    let parent = match &def.parent {
-        Some(p) => {
-            let pc = find(g, p.as_bytes())?;
-            if pc.kind == ClassKind::Interface {
-                return fatal(format!("Class {} cannot extend interface {}", def.name, pc.name));
-            }
-            if pc.kind == ClassKind::Trait {
-                return fatal(format!("Class {} cannot extend trait {}", def.name, pc.name));
-            }
-            if pc.flags & acc::FINAL != 0 {
-                return fatal(format!("Class {} cannot extend final class {}", def.name, pc.name));
-            }
-            Some(pc)
-        }
-        None => None,
-    };
-    let mut interfaces: Vec<Rc<Class>> = parent.as_ref().map_or_else(Vec::new, |p| p.interfaces.clone());
-    // An enum implements `UnitEnum`, and `BackedEnum` when backed.
-    let implied: &[&str] = match (def.kind, def.backing) {
-        (ClassKind::Enum, Some(_)) => &["UnitEnum", "BackedEnum"],
-        (ClassKind::Enum, None) => &["UnitEnum"],
-        _ => &[],
-    };
-    for name in implied {
-        let i = find(g, name.as_bytes())?;
-        if !interfaces.iter().any(|k| k.id == i.id) {
-            interfaces.push(i);
-        }
-    }
-    for name in &def.interfaces {
-        let i = find_as(g, name.as_bytes(), "Interface")?;
-        if i.kind != ClassKind::Interface {
-            return fatal(format!(
-                "{} cannot implement {} - it is not an interface",
-                def.name, i.name
-            ));
-        }
-        for j in i.interfaces.iter().chain(std::iter::once(&i)) {
-            if !interfaces.iter().any(|k| k.id == j.id) {
-                interfaces.push(j.clone());
-            }
-        }
-    }
-    let mut traits = Vec::new();
-    for name in &def.traits {
-        let t = find_as(g, name.as_bytes(), "Trait")?;
-        if t.kind != ClassKind::Trait {
-            return fatal(format!("{} cannot use {} - it is not a trait", def.name, t.name));
-        }
-        // A trait's property defaults are copied into the class using it.
-        crate::objects::ensure_defaults(g, &t)?;
-        traits.push(t);
-    }
-    Ok(register(g, |id| {
-        let mut props: Vec<PropInfo> = parent.as_ref().map_or_else(Vec::new, |p| p.props.clone());
-        let mut defaults: Vec<Value> = parent.as_ref().map_or_else(Vec::new, |p| p.defaults.borrow().clone());
-        let mut default_targets = Vec::new();
-        let mut prop_index: HashMap<PhpStr, u32> = parent.as_ref().map_or_else(HashMap::new, |p| {
-            // A parent's private property stays in its slot but is not
-            // reached by name from outside the parent.
-            p.prop_index
-                .iter()
-                .filter(|(_, &slot)| p.props[slot as usize].flags & acc::PRIVATE == 0)
-                .map(|(k, v)| (k.clone(), *v))
-                .collect()
-        });
-        let mut statics: HashMap<PhpStr, StaticProp> = parent.as_ref().map_or_else(HashMap::new, |p| {
-            p.statics
-                .iter()
-                .filter(|(_, s)| s.flags & acc::PRIVATE == 0)
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect()
-        });
-        if def.kind == ClassKind::Enum {
-            let mut names = vec!["name"];
-            if def.backing.is_some() {
-                names.push("value");
-            }
-            for n in names {
-                let name = PhpStr::from(n.as_bytes());
-                prop_index.insert(name.clone(), props.len() as u32);
-                props.push(PropInfo {
-                    name,
-                    flags: acc::PUBLIC | acc::READONLY,
-                    declaring: id,
-                    ty: None,
-                    has_default: false,
-                });
-                defaults.push(Value::Undef);
-            }
-        }
-        for p in &def.props {
-            let name = PhpStr::from(p.name.as_bytes());
-            if p.has_default {
-                default_targets.push(if p.flags & acc::STATIC != 0 {
-                    minizts_core::object::DefaultTarget::Static(name.clone())
-                } else {
-                    // The slot is known once the loop below has placed it;
-                    // patched after.
-                    minizts_core::object::DefaultTarget::Slot(u32::MAX)
-                });
-            }
-            if p.flags & acc::STATIC != 0 {
-                statics.insert(
-                    name.clone(),
-                    StaticProp {
-                        name,
-                        flags: p.flags,
-                        declaring: id,
-                        slot: crate::gc::new_ref(
-                            g,
-                            if p.has_default || p.ty.is_none() {
-                                Value::Null
-                            } else {
-                                Value::Undef
-                            },
-                        ),
-                        ty: p.ty.clone().map(Rc::new),
-                    },
-                );
-                continue;
-            }
-            let info = PropInfo {
-                name: name.clone(),
-                flags: p.flags,
-                declaring: id,
-                ty: p.ty.clone().map(Rc::new),
-                has_default: p.has_default,
-            };
-            let initial = if p.ty.is_some() && !p.has_default {
-                Value::Undef
-            } else {
-                Value::Null
-            };
-            let slot = match prop_index.get(&name) {
-                // Redeclared: the child's declaration takes the slot.
-                Some(&slot) => {
-                    props[slot as usize] = info;
-                    defaults[slot as usize] = initial;
-                    slot
-                }
-                None => {
-                    prop_index.insert(name, props.len() as u32);
-                    props.push(info);
-                    defaults.push(initial);
-                    props.len() as u32 - 1
-                }
-            };
-            if p.has_default {
-                if let Some(minizts_core::object::DefaultTarget::Slot(s)) = default_targets.last_mut() {
-                    *s = slot;
-                }
-            }
-        }
-        // A trait's properties, after the class's own, unless it
-        // declares them itself.
-        for t in &traits {
-            let tdefaults = t.defaults.borrow();
-            for (i, p) in t.props.iter().enumerate() {
-                if prop_index.contains_key(&p.name) {
-                    continue;
-                }
-                prop_index.insert(p.name.clone(), props.len() as u32);
-                let mut info = p.clone();
-                info.declaring = id;
-                props.push(info);
-                defaults.push(tdefaults[i].clone());
-            }
-            for (name, sp) in &t.statics {
-                statics.entry(name.clone()).or_insert_with(|| StaticProp {
-                    name: sp.name.clone(),
-                    flags: sp.flags,
-                    declaring: id,
-                    slot: crate::gc::new_ref(g, sp.slot.get()),
-                    ty: sp.ty.clone(),
-                });
-            }
-        }
-        let mut methods: HashMap<Box<[u8]>, Rc<Method>> = parent.as_ref().map_or_else(HashMap::new, |p| {
-            p.methods.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
-        });
-        for i in &interfaces {
-            for (k, m) in &i.methods {
-                methods.entry(k.clone()).or_insert_with(|| m.clone());
-            }
-        }
-        for t in &traits {
-            for (k, m) in &t.methods {
-                methods.insert(
-                    k.clone(),
-                    Rc::new(Method {
-                        name: m.name.clone(),
-                        flags: m.flags,
-                        declaring: id,
-                        body: m.body,
-                    }),
-                );
-            }
-        }
-        for m in &def.methods {
-            methods.insert(
-                m.name.as_bytes().to_ascii_lowercase().into(),
-                Rc::new(Method {
-                    name: PhpStr::from(m.name.as_bytes()),
-                    flags: m.flags,
-                    declaring: id,
-                    body: MethodBody::User(m.func),
-                }),
-            );
-        }
-        let mut consts: HashMap<PhpStr, Rc<ClassConst>> = parent.as_ref().map_or_else(HashMap::new, |p| {
-            p.consts.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
-        });
-        let mut const_order = parent.as_ref().map_or_else(Vec::new, |p| p.const_order.clone());
-        for i in &interfaces {
-            for (k, c) in &i.consts {
-                consts.entry(k.clone()).or_insert_with(|| c.clone());
-            }
-        }
-        for c in &def.consts {
-            let name = PhpStr::from(c.name.as_bytes());
-            if !consts.contains_key(&name) {
-                const_order.push(name.clone());
-            }
-            consts.insert(
-                name.clone(),
-                Rc::new(ClassConst {
-                    name,
-                    flags: c.flags,
-                    declaring: id,
-                    value: std::cell::RefCell::new(None),
-                    init: c.init,
-                    is_case: c.is_case,
-                    evaluating: std::cell::Cell::new(false),
-                }),
-            );
-        }
-        let magic = magic_of(&methods);
-        let mut method_order: Vec<Box<[u8]>> = Vec::with_capacity(methods.len());
-        let own = def
-            .methods
-            .iter()
-            .map(|m| m.name.as_bytes().to_ascii_lowercase().into_boxed_slice());
-        let inherited = parent.iter().flat_map(|p| p.method_order.iter().cloned());
-        let used = traits.iter().flat_map(|t| t.method_order.iter().cloned());
-        let abstract_ = interfaces.iter().flat_map(|i| i.method_order.iter().cloned());
-        for k in own.chain(inherited).chain(used).chain(abstract_) {
-            if !method_order.contains(&k) {
-                method_order.push(k);
-            }
-        }
-        let mut declared: Vec<PhpStr> = def.props.iter().map(|p| PhpStr::from(p.name.as_bytes())).collect();
-        for t in &traits {
-            for n in &t.declared {
-                if !declared.contains(n) {
-                    declared.push(n.clone());
-                }
-            }
-        }
-        Class {
-            id,
-            name: PhpStr::from(def.name.as_bytes()),
-            traits,
-            declared,
-            kind: def.kind,
-            flags: def.flags,
-            native: parent.as_ref().and_then(|p| p.native),
-            allow_dynamic: def.allow_dynamic || parent.as_ref().is_some_and(|p| p.allow_dynamic),
-            parent,
-            interfaces,
-            props,
-            prop_index,
-            defaults: std::cell::RefCell::new(defaults),
-            defaults_ready: std::cell::Cell::new(false),
-            defaults_fn: def.defaults,
-            default_targets,
-            statics,
-            consts,
-            const_order,
-            methods,
-            method_order,
-            magic,
-            enum_backing: def.backing,
-        }
-    }))
+    def.interfaces.is_empty()
+        && def.traits.is_empty()
+        && def.kind != ClassKind::Enum
+        && def.parent.iter().all(|n| lookup(g, n.as_bytes()).is_some())
 }
 
 /// The magic methods among `methods`.

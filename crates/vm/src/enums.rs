@@ -86,3 +86,59 @@ pub fn static_method<G: Globals>(g: G, class: &Rc<Class>, method: &str, args: Ve
     };
     crate::error::value_error(format!("{shown} is not a valid backing value for enum {}", class.name))
 }
+
+/// PHP's backed enum table (`zend_enum_build_backed_enum_table`): each
+/// case's value must be of the backing type, and no two the same. Done
+/// when the enum's constants are first used; a failure is thrown each
+/// time they are.
+pub fn check_backed<G: Globals>(g: G, class: &Rc<Class>) -> VmResult<()> {
+    let Some(backing) = class.enum_backing else {
+        return Ok(());
+    };
+    // (A case's value may read the enum's other constants: the check is
+    // not made again meanwhile.)
+    class.consts_checked.set(true);
+    let r = check_cases(g, class, backing);
+    if r.is_err() {
+        class.consts_checked.set(false);
+    }
+    r
+}
+
+fn check_cases<G: Globals>(g: G, class: &Rc<Class>, backing: minizts_core::object::EnumBacking) -> VmResult<()> {
+    let mut seen: Vec<(Value, PhpStr)> = Vec::new();
+    for n in &class.const_order {
+        let Some(c) = class.consts.get(n).cloned() else {
+            continue;
+        };
+        if !c.is_case {
+            continue;
+        }
+        let case = crate::objects::const_value(g, class, n, &c)?;
+        let Value::Obj(o) = &case else { continue };
+        let v = crate::exceptions::get(o, "value");
+        let want = match backing {
+            minizts_core::object::EnumBacking::Int => "int",
+            minizts_core::object::EnumBacking::String => "string",
+        };
+        let ok = matches!(
+            (&v, backing),
+            (Value::Int(_), minizts_core::object::EnumBacking::Int)
+                | (Value::Str(_), minizts_core::object::EnumBacking::String)
+        );
+        if !ok {
+            return crate::error::type_error(format!(
+                "Enum case type {} does not match enum backing type {want}",
+                v.type_name()
+            ));
+        }
+        if let Some((_, first)) = seen.iter().find(|(w, _)| *w == v) {
+            return crate::error::error(format!(
+                "Duplicate value in enum {} for cases {first} and {n}",
+                class.name
+            ));
+        }
+        seen.push((v, n.clone()));
+    }
+    Ok(())
+}

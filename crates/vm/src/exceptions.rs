@@ -287,3 +287,21 @@ pub fn is_a<G: Globals>(g: G, o: &Obj, name: &[u8]) -> bool {
         None => false,
     }
 }
+
+/// An exception thrown where the engine cannot let it go on (an
+/// autoloader run while a class is linked) as PHP's fatal error
+/// "`prefix`: Uncaught …" (`zend_exception_uncaught_error`); other errors
+/// are given back as they are.
+pub fn uncaught_during<G: Globals>(g: G, e: Box<VmError>, prefix: &str) -> Box<VmError> {
+    if !matches!(*e, VmError::Thrown(_) | VmError::Uncaught { .. }) {
+        return e;
+    }
+    let e = crate::error::locate(g, e);
+    let Some(o) = materialize(g, &e) else {
+        return e;
+    };
+    Box::new(VmError::Fatal {
+        message: format!("{prefix}: Uncaught {}", to_string(g, &o)),
+        at: None,
+    })
+}

@@ -226,9 +226,7 @@ fn start<G: Globals>(g: G, script: &Script) -> VmResult<Value> {
     }
     // PHP's early binding: top-level classes whose parents are known.
     for &c in &script.early_classes {
-        if class::can_link_early(g, &script.classes[c as usize]) {
-            class::declare(g, script, c)?;
-        }
+        class::declare_early(g, script, c)?;
     }
     let main = script.main();
     let base = main_frame(g, script)?;

@@ -10,7 +10,7 @@
 use std::rc::Rc;
 
 use minizts_core::bytecode::class_mode;
-use minizts_core::object::{acc, Class, ClassId, ClassKind, DefaultTarget, Method, MethodBody, Object};
+use minizts_core::object::{acc, Class, ClassConst, ClassId, ClassKind, DefaultTarget, Method, MethodBody, Object};
 use minizts_core::{Obj, PhpStr, Value};
 use minizts_globals::executor::{CacheEntry, ExecutorGlobals, FrameScopes};
 use minizts_globals::{eg, Globals};
@@ -188,10 +188,16 @@ pub fn ensure_defaults<G: Globals>(g: G, class: &Rc<Class>) -> VmResult<()> {
             }
         }
     }
-    if let Some(f) = class.defaults_fn {
+    let traits = class.trait_defaults.iter().map(|t| (t.func, &t.targets));
+    for (f, targets) in class
+        .defaults_fn
+        .map(|f| (f, &class.default_targets))
+        .into_iter()
+        .chain(traits)
+    {
         let list = crate::call::call_in_scope(g, f, None, class.id, class.id, Vec::new())?;
         if let Value::Arr(a) = list {
-            for (target, v) in class.default_targets.iter().zip(a.values()) {
+            for (target, v) in targets.iter().zip(a.values()) {
                 match target {
                     DefaultTarget::Slot(s) => class.defaults.borrow_mut()[*s as usize] = v.deref_clone(),
                     DefaultTarget::Static(name) => {
@@ -199,6 +205,7 @@ pub fn ensure_defaults<G: Globals>(g: G, class: &Rc<Class>) -> VmResult<()> {
                             sp.slot.set(v.deref_clone());
                         }
                     }
+                    DefaultTarget::Skip => {}
                 }
             }
         }
@@ -1429,6 +1436,22 @@ pub fn class_const<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResu
             name_str(name)
         ));
     }
+    if class.kind == ClassKind::Trait {
+        return error(format!(
+            "Cannot access trait constant {}::{} directly",
+            class.name,
+            name_str(name)
+        ));
+    }
+    if class.enum_backing.is_some() && !class.consts_checked.get() {
+        crate::enums::check_backed(g, class)?;
+    }
+    const_value(g, class, name, &c)
+}
+
+/// The value of constant `c` (`name`) of `class`, evaluated the first
+/// time, without the visibility check.
+pub(crate) fn const_value<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, c: &Rc<ClassConst>) -> VmResult<Value> {
     if let Some(v) = c.value.borrow().as_ref() {
         return Ok(v.clone());
     }

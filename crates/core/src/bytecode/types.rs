@@ -17,8 +17,11 @@ pub mod bits {
     pub const NEVER: u16 = 1 << 10;
     pub const STATIC: u16 = 1 << 11;
     pub const BOOL: u16 = FALSE | TRUE;
-    /// `mixed`: every value.
+    /// Every value's type.
     pub const ANY: u16 = NULL | BOOL | INT | FLOAT | STRING | ARRAY | OBJECT;
+    /// Written `mixed` (with [`ANY`]'s bits): PHP's `mixed` also takes
+    /// resources, so it is not the union of the others.
+    pub const MIXED: u16 = 1 << 12;
 }
 
 /// A parameter or return type.
@@ -46,7 +49,7 @@ impl TypeDecl {
         }
         let mut parts: Vec<&str> = self.classes.iter().map(|c| &**c).collect();
         let m = self.mask;
-        if m & bits::ANY == bits::ANY {
+        if m & bits::MIXED != 0 {
             parts.push("mixed");
             return parts.join("|");
         }
@@ -109,7 +112,11 @@ mod tests {
             ty(bits::ARRAY | bits::OBJECT | bits::NULL, &["Traversable", "T"]).to_php_string(),
             "Traversable|T|object|array|null"
         );
-        assert_eq!(ty(bits::ANY, &[]).to_php_string(), "mixed");
+        assert_eq!(ty(bits::ANY | bits::MIXED, &[]).to_php_string(), "mixed");
+        assert_eq!(
+            ty(bits::ANY, &[]).to_php_string(),
+            "object|array|string|int|float|bool|null"
+        );
         assert_eq!(ty(bits::NULL, &[]).to_php_string(), "null");
         assert_eq!(ty(bits::FALSE | bits::STRING, &[]).to_php_string(), "string|false");
     }

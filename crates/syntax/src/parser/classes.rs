@@ -49,6 +49,7 @@ impl<'a> Builder<'a> {
         interfaces: Vec<&'a str>,
         backing: Option<&'a TypeHint<'a>>,
         members: Vec<Member<'a>>,
+        attributes: Vec<Attribute<'a>>,
     ) -> ParseResult<'a, &'a ClassDecl<'a>> {
         let mut mods = 0u16;
         for (at, m) in class_modifiers {
@@ -73,6 +74,7 @@ impl<'a> Builder<'a> {
             interfaces: self.slice(interfaces),
             backing,
             members: self.slice(members),
+            attributes: self.slice(attributes),
         }))
     }
 

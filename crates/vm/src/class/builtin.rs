@@ -153,7 +153,7 @@ pub(super) fn make<G: Globals>(g: G, lc_name: &[u8]) -> Option<Rc<Class>> {
     let mut interfaces: Vec<Rc<Class>> = parent.as_ref().map_or_else(Vec::new, |p| p.interfaces.clone());
     for i in spec.interfaces {
         let i = super::lookup(g, i.as_bytes())?;
-        for j in i.interfaces.iter().chain(std::iter::once(&i)) {
+        for j in std::iter::once(&i).chain(i.interfaces.iter()) {
             if !interfaces.iter().any(|k| k.id == j.id) {
                 interfaces.push(j.clone());
             }
@@ -239,6 +239,7 @@ pub(super) fn make<G: Globals>(g: G, lc_name: &[u8]) -> Option<Rc<Class>> {
             defaults_ready: std::cell::Cell::new(true),
             defaults_fn: None,
             default_targets: Vec::new(),
+            trait_defaults: Vec::new(),
             statics: HashMap::new(),
             consts: HashMap::new(),
             const_order: Vec::new(),
@@ -246,6 +247,7 @@ pub(super) fn make<G: Globals>(g: G, lc_name: &[u8]) -> Option<Rc<Class>> {
             method_order,
             magic,
             enum_backing: None,
+            consts_checked: std::cell::Cell::new(false),
             allow_dynamic: spec.name == "stdClass",
             native,
         }

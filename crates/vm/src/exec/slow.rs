@@ -1712,6 +1712,12 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 let frame = eg.frames.last().expect("a frame");
                 match &frame.closure {
                     Some(c) => c.statics.borrow().get(slot as usize).cloned().flatten(),
+                    None if func.in_trait => eg
+                        .trait_statics
+                        .get(&(frame.func, frame.scope))
+                        .and_then(|s| s.get(slot as usize))
+                        .cloned()
+                        .flatten(),
                     None => eg
                         .statics
                         .get(frame.func as usize)
@@ -1732,6 +1738,13 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 match &frame.closure {
                     Some(c) => {
                         let mut statics = c.statics.borrow_mut();
+                        if statics.len() <= slot as usize {
+                            statics.resize(slot as usize + 1, None);
+                        }
+                        statics[slot as usize] = Some(r.clone());
+                    }
+                    None if func.in_trait => {
+                        let statics = eg.trait_statics.entry((frame.func, frame.scope)).or_default();
                         if statics.len() <= slot as usize {
                             statics.resize(slot as usize + 1, None);
                         }

@@ -732,9 +732,14 @@ fn closure_debug_info(
         return props;
     }
     if c.kind == ClosureKind::Named {
+        // (A trait method's alias is the name the closure keeps.)
+        let fname = match c.bound.first() {
+            Some(Value::Str(alias)) => String::from_utf8_lossy(alias.as_bytes()).into_owned(),
+            _ => f.name.to_string(),
+        };
         let name = match &class {
-            Some(class) => Value::str(format!("{}::{}", class, f.name).as_bytes()),
-            None => Value::str(&*f.name),
+            Some(class) => Value::str(format!("{class}::{fname}").as_bytes()),
+            None => Value::str(fname.as_bytes()),
         };
         props.insert(Key::Str(PhpStr::from("function")), name);
     }
