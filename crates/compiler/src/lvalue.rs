@@ -314,6 +314,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     mode,
                     name,
                     src: v,
+                    cache: NO_CACHE,
                 });
                 Ok(v)
             }
@@ -450,6 +451,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     mode,
                     name,
                     src: v,
+                    cache: NO_CACHE,
                 });
             }
             ExprKind::Array(items, _) => self.destructure(items, v)?,
@@ -909,6 +911,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     name,
                     kind,
                     dst,
+                    cache: NO_CACHE,
                 });
                 self.release(mark);
             }

@@ -267,7 +267,9 @@ impl Op {
             | Op::IncDecProp { name, cache, .. } => Some((name.is_const(), cache)),
             Op::InitStaticMethod { mode, name, cache, .. }
             | Op::FetchStaticProp { mode, name, cache, .. }
-            | Op::FetchStaticPropRef { mode, name, cache, .. } => Some((named(*mode) && name.is_const(), cache)),
+            | Op::FetchStaticPropRef { mode, name, cache, .. }
+            | Op::AssignStaticProp { mode, name, cache, .. }
+            | Op::IncDecStaticProp { mode, name, cache, .. } => Some((named(*mode) && name.is_const(), cache)),
             Op::FetchClassConst { mode, cache, .. } | Op::InstanceOf { mode, cache, .. } => Some((named(*mode), cache)),
             Op::New { class, cache, .. } => Some((class.is_const(), cache)),
             _ => None,

@@ -95,7 +95,8 @@ pub enum CacheEntry {
     ClassConst { at: FrameScopes, value: Value },
     /// The static property a `FETCH_STATIC_PROP` reached last from a
     /// frame with these scopes.
-    StaticProp { at: FrameScopes, slot: PhpRef },
+    /// `typed`: the property has a type (writes are the general path's).
+    StaticProp { at: FrameScopes, slot: PhpRef, typed: bool },
 }
 
 /// The scopes of a frame that decide what a class member lookup finds:

@@ -1208,6 +1208,19 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 }
                 Op::FetchClassConst { dst, cache, .. } => put_or_slow!(dst, members::class_const(g, cache)),
                 Op::FetchStaticProp { dst, cache, .. } => put_or_slow!(dst, members::static_prop_value(g, cache)),
+                Op::AssignStaticProp { src, cache, .. } => match members::assign_static_prop(g, cache, arg!(src)) {
+                    Some(false) => continue,
+                    Some(true) => safe_point!(),
+                    None => slow!(),
+                },
+                Op::IncDecStaticProp { kind, dst, cache, .. } => {
+                    let Some(r) = members::inc_dec_static_prop(g, cache, kind) else {
+                        slow!()
+                    };
+                    if !dst.is_none() {
+                        put!(dst, Value::Int(r));
+                    }
+                }
                 Op::FetchStaticPropRef {
                     dst,
                     cache,
@@ -1570,9 +1583,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::New { .. }
                 | Op::FetchPropRef { .. }
                 | Op::AssignPropRef { .. }
-                | Op::AssignStaticProp { .. }
                 | Op::AssignStaticPropOp { .. }
-                | Op::IncDecStaticProp { .. }
                 | Op::FetchStaticPropRef { bind: true, .. }
                 | Op::AssignStaticPropRef { .. }
                 | Op::UnsetProp { .. }

@@ -1324,7 +1324,7 @@ pub fn static_ref_cached<G: Globals>(
     quiet: bool,
 ) -> VmResult<Option<minizts_core::PhpRef>> {
     let hit = cached(g, at, |e, here| match e {
-        CacheEntry::StaticProp { at, slot } if *at == here => Some(slot.clone()),
+        CacheEntry::StaticProp { at, slot, .. } if *at == here => Some(slot.clone()),
         _ => None,
     });
     if let Some(slot) = hit {
@@ -1337,7 +1337,12 @@ pub fn static_ref_cached<G: Globals>(
         Err(_) if quiet => return Ok(None),
         Err(e) => return Err(e),
     };
-    remember(g, at, |at| CacheEntry::StaticProp { at, slot: slot.clone() });
+    let typed = cls.statics.get(&name).is_none_or(|sp| sp.ty.is_some());
+    remember(g, at, |at| CacheEntry::StaticProp {
+        at,
+        slot: slot.clone(),
+        typed,
+    });
     Ok(Some(bound_static(&slot)))
 }
 

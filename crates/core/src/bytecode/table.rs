@@ -880,7 +880,7 @@ instructions! {
         }
         /// `C::$name = src`
         AssignStaticProp "ASSIGN_STATIC_PROP" "{class}/{mode}::${name} = {src}" {
-            class: src, mode: u8, name: src, src: src
+            class: src, mode: u8, name: src, src: src, cache: cache
         }
         /// `C::$name <op>= src` (`dst`, unless NONE, gets the result).
         AssignStaticPropOp "ASSIGN_STATIC_PROP_OP" "{class}/{mode}::${name} {op}= {src} -> {dst}" {
@@ -889,7 +889,7 @@ instructions! {
         /// `++C::$name` and the others; `dst` (unless NONE) gets the
         /// expression's value.
         IncDecStaticProp "INCDEC_STATIC_PROP" "{kind} {class}/{mode}::${name} -> {dst}" {
-            class: src, mode: u8, name: src, kind: IncDec, dst: reg
+            class: src, mode: u8, name: src, kind: IncDec, dst: reg, cache: cache
         }
         /// `C::$name = &…`: binds the static property to the reference
         /// held in `src` (PHP's `ASSIGN_STATIC_PROP_REF`).

@@ -264,7 +264,7 @@ pub(super) fn class_const<G: Globals>(g: G, cache: u16) -> Option<Value> {
 #[inline(never)]
 pub(super) fn static_prop<G: Globals>(g: G, cache: u16) -> Option<PhpRef> {
     top_entry(g, cache, |e, f| match e {
-        CacheEntry::StaticProp { at, slot } if same_scopes(at, f) => Some(crate::objects::bound_static(slot)),
+        CacheEntry::StaticProp { at, slot, .. } if same_scopes(at, f) => Some(crate::objects::bound_static(slot)),
         _ => None,
     })
 }
@@ -273,7 +273,7 @@ pub(super) fn static_prop<G: Globals>(g: G, cache: u16) -> Option<PhpRef> {
 #[inline(never)]
 pub(super) fn static_prop_value<G: Globals>(g: G, cache: u16) -> Option<Value> {
     top_entry(g, cache, |e, f| match e {
-        CacheEntry::StaticProp { at, slot } if same_scopes(at, f) => match &*slot.try_borrow().ok()? {
+        CacheEntry::StaticProp { at, slot, .. } if same_scopes(at, f) => match &*slot.try_borrow().ok()? {
             Value::Undef => None,
             // Bound by reference (`C::$x = &…`): the bound reference's value.
             Value::Ref(bound) => match &*bound.try_borrow().ok()? {
@@ -284,6 +284,48 @@ pub(super) fn static_prop_value<G: Globals>(g: G, cache: u16) -> Option<Value> {
         },
         _ => None,
     })
+}
+
+/// What an untyped static property's cached slot stands for, unless it is
+/// a typed reference (bound to a typed property's): a reference that
+/// writes may go through as they are.
+#[inline(always)]
+fn untyped_static<G: Globals>(g: G, cache: u16) -> Option<PhpRef> {
+    top_entry(g, cache, |e, f| match e {
+        CacheEntry::StaticProp { at, slot, typed: false } if same_scopes(at, f) => {
+            Some(crate::objects::bound_static(slot))
+        }
+        _ => None,
+    })
+    .filter(|r| !r.is_typed())
+}
+
+/// `C::$name = v` through the cache, on an untyped static: `Some(due)`
+/// when done, `due` when the old value's release made a destructor due.
+#[inline(never)]
+pub(super) fn assign_static_prop<G: Globals>(g: G, cache: u16, v: &Value) -> Option<bool> {
+    if matches!(v, Value::Ref(_) | Value::Undef) {
+        return None;
+    }
+    let r = untyped_static(g, cache)?;
+    let old = std::mem::replace(&mut *r.try_borrow_mut().ok()?, v.clone());
+    if old.is_scalar() {
+        return Some(false);
+    }
+    drop(old);
+    Some(eg!(g).interrupt.pending.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+/// `++C::$name` and the like through the cache, on an untyped static
+/// that holds an int and stays one: the expression's value.
+#[inline(never)]
+pub(super) fn inc_dec_static_prop<G: Globals>(g: G, cache: u16, kind: IncDec) -> Option<i64> {
+    let r = untyped_static(g, cache)?;
+    let mut inner = r.try_borrow_mut().ok()?;
+    let Value::Int(n) = &mut *inner else { return None };
+    let x = kind.step_int(*n)?;
+    let before = std::mem::replace(n, x);
+    Some(if kind.is_pre() { x } else { before })
 }
 
 /// `v instanceof C` through the cache.

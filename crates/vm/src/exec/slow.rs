@@ -1312,8 +1312,23 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             };
             set!(dst, r.map_or(Value::Null, Value::Ref));
         }
-        Op::AssignStaticProp { class, mode, name, src } => {
+        Op::AssignStaticProp {
+            class,
+            mode,
+            name,
+            src,
+            cache,
+        } => {
             save_pc(g, cur!());
+            // Resolved through the cache first, which the fast path reads.
+            tri!(crate::objects::static_ref_cached(
+                g,
+                &opnd!(class),
+                mode,
+                &opnd!(name),
+                cache_at(func, cache),
+                false
+            ));
             let v = opnd!(src).deref_clone();
             let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
@@ -1347,8 +1362,18 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             name,
             kind,
             dst,
+            cache,
         } => {
             save_pc(g, cur!());
+            // Resolved through the cache first, which the fast path reads.
+            tri!(crate::objects::static_ref_cached(
+                g,
+                &opnd!(class),
+                mode,
+                &opnd!(name),
+                cache_at(func, cache),
+                false
+            ));
             let cls = tri!(crate::objects::class_operand(g, &opnd!(class), mode));
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
             let r = tri!(crate::objects::modify_static(
