@@ -331,41 +331,53 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             other => self.class_operand(other, false)?,
         };
+        // The call's three registers are the ones above the object's: a
+        // `dst` that is not the top temporary gets the object through one.
+        let obj = if usize::from(self.mark()) == dst.idx() + 1 {
+            dst
+        } else {
+            self.temp()?
+        };
         let callee = self.temps(3)?;
+        debug_assert_eq!(callee, obj.plus(1));
         if needs_spread(args) {
             self.line = line;
             let new = self.emit(Op::New {
-                dst,
+                dst: obj,
                 class,
-                callee,
                 skip: 0,
                 cache: NO_CACHE,
             });
             let ctor = self.const_str(b"__construct")?;
-            let arr = self.callable_array(Src::reg(dst), ctor)?;
+            let arr = self.callable_array(Src::reg(obj), ctor)?;
             let result = self.temp()?;
             self.call_spread(Src::reg(arr), args, result)?;
             self.patch_here(new);
-            return Ok(());
+        } else {
+            let result = self.temp()?;
+            self.line = line;
+            let new = self.emit(Op::New {
+                dst: obj,
+                class,
+                skip: 0,
+                cache: NO_CACHE,
+            });
+            let start = self.method_args(callee, args)?;
+            self.line = line;
+            self.emit(Op::CallMethod {
+                dst: result,
+                callee,
+                args: start,
+                argc: args.len() as u8,
+            });
+            self.patch_here(new);
         }
-        let result = self.temp()?;
-        self.line = line;
-        let new = self.emit(Op::New {
-            dst,
-            class,
-            callee,
-            skip: 0,
-            cache: NO_CACHE,
-        });
-        let start = self.method_args(callee, args)?;
-        self.line = line;
-        self.emit(Op::CallMethod {
-            dst: result,
-            callee,
-            args: start,
-            argc: args.len() as u8,
-        });
-        self.patch_here(new);
+        if obj != dst {
+            // Moved, not copied: the temporary must not keep the object
+            // alive past its last reference (its destructor runs then).
+            self.emit(Op::Move { dst, src: Src::reg(obj) });
+            self.emit(Op::UnsetVar { var: obj });
+        }
         Ok(())
     }
 

@@ -820,14 +820,15 @@ instructions! {
         /// one declared early already is skipped.
         DeclareClass "DECLARE_CLASS" "{decl}" { decl: u16 }
         /// `new C(…)`: makes the object (in `dst`) of the class that
-        /// `class` names (its mode follows from it: `class_mode::of_operand`;
-        /// twelve bytes leave no room for it); if the class has a
-        /// constructor, puts its call in `callee`…`callee+2` for the
-        /// arguments and `CALL_METHOD` that follow, otherwise jumps to
-        /// `skip`, past them (PHP's `NEW` does not evaluate the
-        /// arguments of a class without a constructor).
-        New "NEW" "{dst} = new {class} ctor {callee} else {skip}" {
-            dst: reg, class: src, callee: reg, skip: target, cache: cache
+        /// `class` names (its mode follows from it: `class_mode::of_operand`);
+        /// if the class has a constructor, puts its call in the three
+        /// registers above `dst` for the arguments and `CALL_METHOD` that
+        /// follow, otherwise jumps to `skip`, past them (PHP's `NEW` does
+        /// not evaluate the arguments of a class without a constructor).
+        /// Neither the mode nor the call's registers are operands: with
+        /// the cache slot and the jump target, twelve bytes leave no room.
+        New "NEW" "{dst} = new {class} else {skip}" {
+            dst: reg, class: src, skip: target, cache: cache
         }
         /// `obj->name(…)`: resolves the method for the call that follows
         /// into `callee` (the object), `callee+1` (the method) and

@@ -70,6 +70,10 @@ pub fn verify(code: &[Op], num_regs: usize, num_consts: usize, num_caches: u16) 
         });
         let (mut regs, mut srcs) = (Vec::new(), Vec::new());
         op.operands(|r, n| regs.push((r, n)), |s| srcs.push(s));
+        if let Op::New { dst, .. } = op {
+            // The constructor's call registers above the object.
+            regs.push((*dst, 4));
+        }
         for (r, n) in regs {
             if r.idx() + n > num_regs {
                 bad.get_or_insert_with(|| {

@@ -1033,7 +1033,6 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         Op::New {
             dst,
             class,
-            callee,
             skip,
             cache,
         } => {
@@ -1059,9 +1058,9 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                         magic_name: None,
                         closure: None,
                     };
-                    // SAFETY: `callee` is the first of three registers of
-                    // the window.
-                    unsafe { crate::objects::fill_callee(base.byte_add(callee.raw() * 8), r) };
+                    // SAFETY: the three registers above `dst` are the
+                    // call's (see `Op::New`), inside the window.
+                    unsafe { crate::objects::fill_callee(base.byte_add(dst.plus(1).raw() * 8), r) };
                 }
                 None => jump!(skip),
             }
