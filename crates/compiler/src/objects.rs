@@ -375,7 +375,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         if obj != dst {
             // Moved, not copied: the temporary must not keep the object
             // alive past its last reference (its destructor runs then).
-            self.emit(Op::Move { dst, src: Src::reg(obj) });
+            self.emit(Op::Move {
+                dst,
+                src: Src::reg(obj),
+            });
             self.emit(Op::UnsetVar { var: obj });
         }
         Ok(())
@@ -446,6 +449,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 dst,
                 obj: o,
                 name: n,
+                empty: false,
                 cache: NO_CACHE,
             });
             Ok(())
@@ -472,27 +476,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             let n = c.member_name(name)?;
             c.line = line;
-            let t = c.temp()?;
             c.emit(Op::IssetProp {
-                dst: t,
+                dst,
                 obj: o,
                 name: n,
+                empty: true,
                 cache: NO_CACHE,
             });
-            c.emit(Op::Not { dst, src: Src::reg(t) });
-            let done = c.emit(Op::JmpIf {
-                cond: Src::reg(dst),
-                target: 0,
-            });
-            c.emit(Op::FetchProp {
-                dst: t,
-                obj: o,
-                name: n,
-                quiet: true,
-                cache: NO_CACHE,
-            });
-            c.emit(Op::Not { dst, src: Src::reg(t) });
-            c.patch_here(done);
             Ok(())
         };
         if has_nullsafe(e) {

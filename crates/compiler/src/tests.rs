@@ -347,6 +347,14 @@ fn isset_and_empty_of_properties() {
     let isset = find(f, |op| matches!(op, Op::IssetProp { .. }));
     assert!(quiet < isset);
     assert_eq!(f.code.iter().filter(|op| matches!(op, Op::IssetProp { .. })).count(), 3);
+    // `empty` is one instruction, as PHP's ISSET_ISEMPTY_PROP_OBJ.
+    assert_eq!(
+        f.code
+            .iter()
+            .filter(|op| matches!(op, Op::IssetProp { empty: true, .. }))
+            .count(),
+        1
+    );
     assert!(!f.code.iter().any(|op| matches!(op, Op::FetchProp { quiet: false, .. })));
 }
 

@@ -270,7 +270,10 @@ impl Op {
             | Op::FetchStaticPropRef { mode, name, cache, .. }
             | Op::AssignStaticProp { mode, name, cache, .. }
             | Op::IncDecStaticProp { mode, name, cache, .. } => Some((named(*mode) && name.is_const(), cache)),
-            Op::FetchClassConst { mode, cache, .. } | Op::InstanceOf { mode, cache, .. } => Some((named(*mode), cache)),
+            // A class from a value is cached by its class too (the
+            // entry's `of`).
+            Op::FetchClassConst { cache, .. } => Some((true, cache)),
+            Op::InstanceOf { mode, cache, .. } => Some((named(*mode), cache)),
             Op::New { class, cache, .. } => Some((class.is_const(), cache)),
             _ => None,
         }

@@ -92,11 +92,19 @@ pub enum CacheEntry {
     },
     /// A class constant's value as `FETCH_CLASS_CONST` read it last from
     /// a frame with these scopes (a constant's value is computed once).
-    ClassConst { at: FrameScopes, value: Value },
+    /// `of`: the class id of the object the instruction's operand held
+    /// (`$obj::NAME`, PHP's polymorphic cache of one), or
+    /// [`CacheEntry::NAMED_CLASS`] for a class the instruction names.
+    ClassConst { at: FrameScopes, of: u32, value: Value },
     /// The static property a `FETCH_STATIC_PROP` reached last from a
     /// frame with these scopes.
     /// `typed`: the property has a type (writes are the general path's).
     StaticProp { at: FrameScopes, slot: PhpRef, typed: bool },
+}
+
+impl CacheEntry {
+    /// `ClassConst`'s `of` for an instruction that names its class.
+    pub const NAMED_CLASS: u32 = u32::MAX;
 }
 
 /// The scopes of a frame that decide what a class member lookup finds:

@@ -1113,8 +1113,10 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 }
                 // Object members that the instruction's runtime cache
                 // entry answers (`members.rs`).
-                Op::IssetProp { dst, obj, cache, .. } => {
-                    put_or_slow!(dst, members::isset_prop(g, arg!(obj), cache).map(Value::Bool))
+                Op::IssetProp {
+                    dst, obj, empty, cache, ..
+                } => {
+                    put_or_slow!(dst, members::isset_prop(g, arg!(obj), cache, empty).map(Value::Bool))
                 }
                 Op::FetchProp { dst, obj, cache, .. } => {
                     put_or_slow!(dst, members::fetch_prop(g, arg!(obj), cache))
@@ -1206,7 +1208,24 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         put!(dst, r);
                     }
                 }
-                Op::FetchClassConst { dst, cache, .. } => put_or_slow!(dst, members::class_const(g, cache)),
+                Op::FetchClassConst {
+                    dst,
+                    class,
+                    mode,
+                    cache,
+                    ..
+                } => {
+                    let of = if mode == minizts_core::bytecode::class_mode::VALUE {
+                        match arg!(class) {
+                            Value::Obj(o) => o.class.id,
+                            _ => slow!(),
+                        }
+                    } else {
+                        CacheEntry::NAMED_CLASS
+                    };
+                    put_or_slow!(dst, members::class_const(g, cache, of))
+                }
+                Op::FetchConst { dst, site } => put_or_slow!(dst, members::constant(g, site)),
                 Op::FetchStaticProp { dst, cache, .. } => put_or_slow!(dst, members::static_prop_value(g, cache)),
                 Op::AssignStaticProp { src, cache, .. } => match members::assign_static_prop(g, cache, arg!(src)) {
                     Some(false) => continue,
@@ -1567,7 +1586,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::BindGlobalByName { .. }
                 | Op::BindStatic { .. }
                 | Op::InitStatic { .. }
-                | Op::FetchConst { .. }
                 | Op::DeclareConst { .. }
                 | Op::FeReset { .. }
                 | Op::FeResetRef { .. }

@@ -948,13 +948,10 @@ pub fn bind_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr) -> VmResu
     Ok(r)
 }
 
-/// `isset($obj->name)`.
-pub fn isset<G: Globals>(g: G, objv: &Value, name: &PhpStr, cache: Option<u32>) -> VmResult<bool> {
-    let o = match objv {
-        Value::Obj(o) => o,
-        Value::Ref(r) => return isset(g, &r.get(), name, cache),
-        _ => return Ok(false),
-    };
+/// The value `$obj->name` has without magic (a declared property the
+/// running scope may see, or a dynamic one), behind a reference if it is
+/// one; `None` when there is none, `Undef` for an uninitialised one.
+fn plain_value<G: Globals>(g: G, o: &Obj, name: &PhpStr, cache: Option<u32>) -> Option<Value> {
     let found = match cache.and_then(|at| cached_slot(g, at, &o.class)) {
         Some(slot) => Lookup::Slot(slot),
         None => {
@@ -963,15 +960,24 @@ pub fn isset<G: Globals>(g: G, objv: &Value, name: &PhpStr, cache: Option<u32>) 
             found
         }
     };
-    let direct = match found {
+    match found {
         Lookup::Slot(slot) => Some(o.props.borrow()[slot as usize].deref_clone_keep_undef()),
         Lookup::Dynamic => o.dynamic.borrow().as_ref().and_then(|d| {
             d.get(&minizts_core::Key::from_php_str(name.clone()))
                 .map(Value::deref_clone)
         }),
         Lookup::Hidden(..) => None,
+    }
+}
+
+/// `isset($obj->name)`.
+pub fn isset<G: Globals>(g: G, objv: &Value, name: &PhpStr, cache: Option<u32>) -> VmResult<bool> {
+    let o = match objv {
+        Value::Obj(o) => o,
+        Value::Ref(r) => return isset(g, &r.get(), name, cache),
+        _ => return Ok(false),
     };
-    match direct {
+    match plain_value(g, o, name, cache) {
         Some(v) if !matches!(v, Value::Undef) => Ok(!v.is_null()),
         _ => match o.class.magic.isset.clone() {
             Some(m) => match guarded(o, || call_magic(g, o, &m, vec![Value::Str(name.clone())])) {
@@ -980,6 +986,38 @@ pub fn isset<G: Globals>(g: G, objv: &Value, name: &PhpStr, cache: Option<u32>) 
             },
             None => Ok(false),
         },
+    }
+}
+
+/// `empty($obj->name)` (PHP's `has_property` with
+/// `ZEND_PROPERTY_NOT_EMPTY`): a property with a value is empty when the
+/// value is falsy; for any other, `__isset` is asked, and only when it
+/// says yes does `__get` give the value to test (no `__get`: empty).
+pub fn empty<G: Globals>(g: G, objv: &Value, name: &PhpStr, cache: Option<u32>) -> VmResult<bool> {
+    let o = match objv {
+        Value::Obj(o) => o,
+        Value::Ref(r) => return empty(g, &r.get(), name, cache),
+        _ => return Ok(true),
+    };
+    if let Some(v) = plain_value(g, o, name, cache).filter(|v| !matches!(v, Value::Undef)) {
+        return Ok(!v.to_bool());
+    }
+    let Some(isset) = o.class.magic.isset.clone() else {
+        return Ok(true);
+    };
+    let said = match guarded(o, || call_magic(g, o, &isset, vec![Value::Str(name.clone())])) {
+        Some(r) => r?.to_bool(),
+        None => false,
+    };
+    if !said {
+        return Ok(true);
+    }
+    let Some(get) = o.class.magic.get.clone() else {
+        return Ok(true);
+    };
+    match guarded(o, || call_magic(g, o, &get, vec![Value::Str(name.clone())])) {
+        Some(v) => Ok(!v?.to_bool()),
+        None => Ok(true),
     }
 }
 
@@ -1415,8 +1453,20 @@ pub fn class_const_cached<G: Globals>(
     name: &PhpStr,
     at: Option<u32>,
 ) -> VmResult<Value> {
+    // A class from a value: an object's class keys the entry (a class
+    // name in a string is looked up each time).
+    let of = if mode == minizts_core::bytecode::class_mode::VALUE {
+        match class.deref_clone() {
+            Value::Obj(o) => Some(o.class.id),
+            _ => None,
+        }
+    } else {
+        Some(CacheEntry::NAMED_CLASS)
+    };
+    let at = at.filter(|_| of.is_some());
+    let of = of.unwrap_or(CacheEntry::NAMED_CLASS);
     let hit = cached(g, at, |e, here| match e {
-        CacheEntry::ClassConst { at, value } if *at == here => Some(value.clone()),
+        CacheEntry::ClassConst { at, of: o, value } if *at == here && *o == of => Some(value.clone()),
         _ => None,
     });
     if let Some(v) = hit {
@@ -1424,7 +1474,11 @@ pub fn class_const_cached<G: Globals>(
     }
     let cls = class_operand(g, class, mode)?;
     let v = class_const(g, &cls, name)?;
-    remember(g, at, |at| CacheEntry::ClassConst { at, value: v.clone() });
+    remember(g, at, |at| CacheEntry::ClassConst {
+        at,
+        of,
+        value: v.clone(),
+    });
     Ok(v)
 }
 

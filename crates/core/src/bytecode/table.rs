@@ -846,8 +846,12 @@ instructions! {
         CallMethod "CALL_METHOD" "{dst} = {callee}({args})" { dst: reg, callee: reg, args: regs[argc], argc: u8 }
         /// `dst = obj->name` (`quiet`: inside `isset`/`??`, no warning).
         FetchProp "FETCH_PROP" "{dst} = {obj}->{name} quiet={quiet}" { dst: reg, obj: src, name: src, quiet: bool, cache: cache }
-        /// `dst = isset(obj->name)` (with `__isset`).
-        IssetProp "ISSET_PROP" "{dst} = isset({obj}->{name})" { dst: reg, obj: src, name: src, cache: cache }
+        /// `dst = isset(obj->name)` (with `__isset`), or with `empty`
+        /// `dst = empty(obj->name)` (`__isset`, then `__get`: PHP's
+        /// `ISSET_ISEMPTY_PROP_OBJ`).
+        IssetProp "ISSET_PROP" "{dst} = isset({obj}->{name}) empty={empty}" {
+            dst: reg, obj: src, name: src, empty: bool, cache: cache
+        }
         /// `obj->name = src`
         AssignProp "ASSIGN_PROP" "{obj}->{name} = {src}" { obj: src, name: src, src: src, cache: cache }
         /// `obj->name op= src` (PHP's `ASSIGN_OBJ_OP`), the property's new

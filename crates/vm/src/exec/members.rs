@@ -36,6 +36,21 @@ fn cached_slot<G: Globals>(g: G, o: &Obj, cache: u16) -> Option<(usize, u32)> {
     })
 }
 
+/// A constant that the running function's call site `site` has cached
+/// (a constant, once defined, keeps its value for the request).
+#[inline(never)]
+pub(super) fn constant<G: Globals>(g: G, site: u16) -> Option<Value> {
+    eg!(g, |eg| {
+        // SAFETY: a frame's function is one of the request's.
+        let func = unsafe { &*eg.frames.last()?.function };
+        let slot = func.sites.get(site as usize)?.cache_slot;
+        match eg.runtime_cache.get(slot as usize)? {
+            CacheEntry::Constant(v) => Some(v.clone()),
+            _ => None,
+        }
+    })
+}
+
 /// `obj->name` through the cache: the property's value (initialised;
 /// through the reference the property is, if it is one).
 #[inline(never)]
@@ -53,20 +68,28 @@ pub(super) fn fetch_prop<G: Globals>(g: G, obj: &Value, cache: u16) -> Option<Va
     }
 }
 
-/// `isset(obj->name)` through the cache, on a property that holds a
-/// value (an unset one may have `__isset` to ask).
+/// `isset(obj->name)` (`empty(obj->name)` with `empty`) through the
+/// cache, on a property that holds a value (an unset one may have
+/// `__isset` to ask).
 #[inline(never)]
-pub(super) fn isset_prop<G: Globals>(g: G, obj: &Value, cache: u16) -> Option<bool> {
+pub(super) fn isset_prop<G: Globals>(g: G, obj: &Value, cache: u16, empty: bool) -> Option<bool> {
     let Value::Obj(o) = obj else { return None };
     let (slot, _) = cached_slot(g, o, cache)?;
     let props = o.props.try_borrow().ok()?;
+    let answer = |v: &Value| {
+        if empty {
+            super::num::truthy(v).map(|b| !b)
+        } else {
+            Some(!matches!(v, Value::Null))
+        }
+    };
     match props.get(slot)? {
         Value::Undef => None,
         Value::Ref(r) => match &*r.try_borrow().ok()? {
             Value::Undef => None,
-            v => Some(!matches!(v, Value::Null)),
+            v => answer(v),
         },
-        v => Some(!matches!(v, Value::Null)),
+        v => answer(v),
     }
 }
 
@@ -103,6 +126,8 @@ pub(super) fn assign_prop<G: Globals>(g: G, obj: &Value, cache: u16, v: &Value) 
         place => std::mem::replace(place, v.clone()),
     };
     if old.is_scalar() {
+        // Owns nothing: no drop call.
+        std::mem::forget(old);
         return Some(false);
     }
     drop(old);
@@ -251,11 +276,12 @@ pub(super) unsafe fn init_static_method<G: Globals>(g: G, cache: u16, regs: *mut
     true
 }
 
-/// `C::NAME` through the cache.
+/// `C::NAME` through the cache; `of` is the class id of the object a
+/// `$obj::NAME` operand holds, or `CacheEntry::NAMED_CLASS`.
 #[inline(never)]
-pub(super) fn class_const<G: Globals>(g: G, cache: u16) -> Option<Value> {
+pub(super) fn class_const<G: Globals>(g: G, cache: u16, of: u32) -> Option<Value> {
     top_entry(g, cache, |e, f| match e {
-        CacheEntry::ClassConst { at, value } if same_scopes(at, f) => Some(value.clone()),
+        CacheEntry::ClassConst { at, of: o, value } if *o == of && same_scopes(at, f) => Some(value.clone()),
         _ => None,
     })
 }
@@ -310,6 +336,8 @@ pub(super) fn assign_static_prop<G: Globals>(g: G, cache: u16, v: &Value) -> Opt
     let r = untyped_static(g, cache)?;
     let old = std::mem::replace(&mut *r.try_borrow_mut().ok()?, v.clone());
     if old.is_scalar() {
+        // Owns nothing: no drop call.
+        std::mem::forget(old);
         return Some(false);
     }
     drop(old);

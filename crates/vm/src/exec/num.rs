@@ -221,7 +221,8 @@ pub(crate) fn identical(a: &Value, b: &Value) -> Option<bool> {
     }
 }
 
-/// The truth value of a bool, an int, null or a float.
+/// The truth value of any value but an unset variable (which warns) or a
+/// reference (followed by the general path): `Value::to_bool`'s.
 #[inline(always)]
 pub(crate) fn truthy(v: &Value) -> Option<bool> {
     match v {
@@ -229,6 +230,9 @@ pub(crate) fn truthy(v: &Value) -> Option<bool> {
         Value::Int(n) => Some(*n != 0),
         Value::Null => Some(false),
         Value::Float(x) => Some(*x != 0.0),
+        Value::Str(s) => Some(!(s.is_empty() || s.as_bytes() == b"0")),
+        Value::Arr(a) => Some(!a.is_empty()),
+        Value::Obj(_) | Value::Closure(_) => Some(true),
         _ => None,
     }
 }

@@ -1153,15 +1153,21 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             let v = tri!(crate::objects::read(g, &objv, &name, quiet, cache_at(func, cache)));
             set!(dst, v);
         }
-        Op::IssetProp { dst, obj, name, cache } => {
+        Op::IssetProp {
+            dst,
+            obj,
+            name,
+            empty,
+            cache,
+        } => {
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let v = tri!(crate::objects::isset(
-                g,
-                &raw!(obj).deref_clone(),
-                &name,
-                cache_at(func, cache)
-            ));
+            let objv = raw!(obj).deref_clone();
+            let v = if empty {
+                tri!(crate::objects::empty(g, &objv, &name, cache_at(func, cache)))
+            } else {
+                tri!(crate::objects::isset(g, &objv, &name, cache_at(func, cache)))
+            };
             set!(dst, Value::Bool(v));
         }
         Op::AssignProp { obj, name, src, cache } => {
