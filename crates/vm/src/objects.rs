@@ -288,6 +288,30 @@ fn lookup<G: Globals>(g: G, o: &Object, name: &PhpStr, scope: Option<&Rc<Class>>
     }
 }
 
+/// A dynamic property is about to be made: an error for an enum or a
+/// readonly class (`ZEND_ACC_NO_DYNAMIC_PROPERTIES`), deprecated unless
+/// the class allows them.
+fn new_dynamic<G: Globals>(g: G, o: &Object, name: &PhpStr) -> VmResult<()> {
+    if o.class.kind == ClassKind::Enum || o.class.flags & acc::READONLY != 0 {
+        return error(format!(
+            "Cannot create dynamic property {}::${}",
+            message_name(&o.class.name),
+            name_str(name)
+        ));
+    }
+    if !o.class.allow_dynamic {
+        deprecated(
+            g,
+            &format!(
+                "Creation of dynamic property {}::${} is deprecated",
+                o.class.name,
+                name_str(name)
+            ),
+        );
+    }
+    Ok(())
+}
+
 /// A class's name as PHP's messages print it: up to its NUL byte (an
 /// anonymous class's name goes on with where it was declared).
 pub(crate) fn message_name(name: &PhpStr) -> String {
@@ -529,16 +553,7 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value, cache: Opt
                         return r.map(drop);
                     }
                 }
-                if !o.class.allow_dynamic {
-                    deprecated(
-                        g,
-                        &format!(
-                            "Creation of dynamic property {}::${} is deprecated",
-                            o.class.name,
-                            name_str(name)
-                        ),
-                    );
-                }
+                new_dynamic(g, o, name)?;
             }
             let mut d = o.dynamic.borrow_mut();
             let table = d.get_or_insert_with(Default::default);
@@ -623,16 +638,7 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
                         return Ok(crate::gc::new_ref(g, v));
                     }
                 }
-                if !o.class.allow_dynamic {
-                    deprecated(
-                        g,
-                        &format!(
-                            "Creation of dynamic property {}::${} is deprecated",
-                            o.class.name,
-                            name_str(name)
-                        ),
-                    );
-                }
+                new_dynamic(g, o, name)?;
             }
             let mut d = o.dynamic.borrow_mut();
             let table = d.get_or_insert_with(Default::default);
@@ -731,16 +737,7 @@ pub fn assign_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr, r: minizts_core
                         return r;
                     }
                 }
-                if !o.class.allow_dynamic {
-                    deprecated(
-                        g,
-                        &format!(
-                            "Creation of dynamic property {}::${} is deprecated",
-                            o.class.name,
-                            name_str(name)
-                        ),
-                    );
-                }
+                new_dynamic(g, o, name)?;
             }
             let mut d = o.dynamic.borrow_mut();
             let table = d.get_or_insert_with(Default::default);
