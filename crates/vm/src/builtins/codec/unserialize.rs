@@ -104,6 +104,9 @@ struct Frame {
     remaining: i64,
     /// The object whose properties these are (an index into `objs`).
     obj: Option<usize>,
+    /// The typed property this value is for, checked when it is read:
+    /// the object, the property's key and the cell.
+    check: Option<(usize, Key, usize)>,
 }
 
 /// An object read.
@@ -414,7 +417,27 @@ impl<'a, G: Globals> Reader<'a, G> {
         Ok(Tok::Str(s))
     }
 
-    /// Every value numbered so far, outer calls' first: the objects.
+    /// A value another call read, as a cell of this one.
+    fn outer_value(&mut self, v: Value) -> Zv {
+        match v {
+            Value::Bool(b) => Zv::Bool(b),
+            Value::Int(n) => Zv::Int(n),
+            Value::Float(f) => Zv::Float(f),
+            Value::Str(s) => Zv::Str(s),
+            Value::Obj(_) => {
+                self.objs.push(ObjRec {
+                    value: v,
+                    unserialize: false,
+                    slots: Rc::default(),
+                });
+                Zv::Obj(self.objs.len() - 1)
+            }
+            _ => Zv::Null,
+        }
+    }
+
+    /// Every value numbered so far, outer calls' first (the arrays left
+    /// out).
     fn numbered(&self) -> Vec<Option<Value>> {
         let mut out = self.base.clone();
         for &c in &self.slots {
@@ -423,8 +446,8 @@ impl<'a, G: Globals> Reader<'a, G> {
                 zv => zv,
             };
             out.push(match zv {
-                Some(Zv::Obj(i)) => self.objs.get(*i).map(|o| o.value.clone()),
-                _ => None,
+                Some(Zv::Arr(_)) | None => None,
+                Some(zv) => Some(self.probe(zv)),
             });
         }
         out
@@ -587,14 +610,7 @@ impl<'a, G: Globals> Reader<'a, G> {
                     let numbered = NESTED.with(|n| n.borrow_mut().parked.take()).unwrap_or_default();
                     for v in numbered.into_iter().skip(before) {
                         let zv = match v {
-                            Some(v) => {
-                                self.objs.push(ObjRec {
-                                    value: v,
-                                    unserialize: false,
-                                    slots: Rc::default(),
-                                });
-                                Zv::Obj(self.objs.len() - 1)
-                            }
+                            Some(v) => self.outer_value(v),
                             None => Zv::Null,
                         };
                         self.cells.push(zv);
@@ -698,8 +714,16 @@ impl<'a, G: Globals> Reader<'a, G> {
             Tok::Float(f) => Zv::Float(f),
             Tok::Str(s) => Zv::Str(s),
             Tok::BackRef(id) => {
-                // (A reference into an outer call's values is not
-                // followed.)
+                // A reference into an outer call's values is its value
+                // (the two are not bound).
+                if let Some(outer) = usize::try_from(id).ok().and_then(|i| self.base.get(i)) {
+                    let Some(v) = outer.clone() else {
+                        return Err(Stop::Fail);
+                    };
+                    let zv = self.outer_value(v);
+                    self.cells[cell] = zv;
+                    return Ok(None);
+                }
                 let own = usize::try_from(id).ok().and_then(|i| i.checked_sub(self.base.len()));
                 let target = match own.and_then(|i| self.slots.get(i)) {
                     Some(&t) if t != cell => t,
@@ -719,15 +743,11 @@ impl<'a, G: Globals> Reader<'a, G> {
             Tok::ObjRef(id) => {
                 let id = usize::try_from(id).unwrap_or(usize::MAX);
                 if let Some(outer) = self.base.get(id) {
-                    let Some(v) = outer.clone() else {
+                    let Some(v @ Value::Obj(_)) = outer.clone() else {
                         return Err(Stop::Fail);
                     };
-                    self.objs.push(ObjRec {
-                        value: v,
-                        unserialize: false,
-                        slots: Rc::default(),
-                    });
-                    self.cells[cell] = Zv::Obj(self.objs.len() - 1);
+                    let zv = self.outer_value(v);
+                    self.cells[cell] = zv;
                     return Ok(None);
                 }
                 let target = match self.slots.get(id - self.base.len()) {
@@ -779,6 +799,7 @@ impl<'a, G: Globals> Reader<'a, G> {
                     arr,
                     remaining: n,
                     obj: Some(obj),
+                    check: None,
                 }));
             }
             Tok::Array(0) => {
@@ -814,6 +835,7 @@ impl<'a, G: Globals> Reader<'a, G> {
                     arr,
                     remaining: n,
                     obj: None,
+                    check: None,
                 }));
             }
         };
@@ -850,6 +872,9 @@ impl<'a, G: Globals> Reader<'a, G> {
                 if let Some(obj) = done.obj {
                     self.completed(obj, done.arr);
                 }
+                if let Some((obj, key, cell)) = done.check {
+                    self.check_type(obj, &key, cell)?;
+                }
                 self.after_element()?;
                 continue;
             }
@@ -879,13 +904,18 @@ impl<'a, G: Globals> Reader<'a, G> {
                     c
                 }
             };
-            let frame = self.value(cell)?;
-            if let Some(obj) = owner {
-                self.check_type(obj, &key, cell)?;
-            }
-            match frame {
-                Some(frame) => self.stack.push(frame),
-                None => self.after_element()?,
+            match self.value(cell)? {
+                Some(mut frame) => {
+                    // A nested value is checked once it is read whole.
+                    frame.check = owner.map(|obj| (obj, key, cell));
+                    self.stack.push(frame);
+                }
+                None => {
+                    if let Some(obj) = owner {
+                        self.check_type(obj, &key, cell)?;
+                    }
+                    self.after_element()?
+                }
             }
         }
         Ok(())
