@@ -459,7 +459,7 @@ impl<'a, G: Globals> Reader<'a, G> {
             None => true,
             Some(list) => {
                 let lc = name.to_ascii_lowercase();
-                list.iter().any(|c| *c == lc)
+                list.contains(&lc)
             }
         }
     }
