@@ -494,7 +494,7 @@ impl Args<'_> {
             self.info.name,
             i + 1,
             self.info.param_name(i),
-            given.type_name()
+            crate::types::type_name(given)
         ))
     }
 

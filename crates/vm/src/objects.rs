@@ -288,6 +288,30 @@ fn lookup<G: Globals>(g: G, o: &Object, name: &PhpStr, scope: Option<&Rc<Class>>
     }
 }
 
+/// A dynamic property is about to be made: an error for an enum or a
+/// readonly class (`ZEND_ACC_NO_DYNAMIC_PROPERTIES`), deprecated unless
+/// the class allows them.
+fn new_dynamic<G: Globals>(g: G, o: &Object, name: &PhpStr) -> VmResult<()> {
+    if o.class.kind == ClassKind::Enum || o.class.flags & acc::READONLY != 0 {
+        return error(format!(
+            "Cannot create dynamic property {}::${}",
+            message_name(&o.class.name),
+            name_str(name)
+        ));
+    }
+    if !o.class.allow_dynamic {
+        deprecated(
+            g,
+            &format!(
+                "Creation of dynamic property {}::${} is deprecated",
+                o.class.name,
+                name_str(name)
+            ),
+        );
+    }
+    Ok(())
+}
+
 /// A class's name as PHP's messages print it: up to its NUL byte (an
 /// anonymous class's name goes on with where it was declared).
 pub(crate) fn message_name(name: &PhpStr) -> String {
@@ -529,16 +553,7 @@ pub fn write<G: Globals>(g: G, objv: &Value, name: &PhpStr, v: Value, cache: Opt
                         return r.map(drop);
                     }
                 }
-                if !o.class.allow_dynamic {
-                    deprecated(
-                        g,
-                        &format!(
-                            "Creation of dynamic property {}::${} is deprecated",
-                            o.class.name,
-                            name_str(name)
-                        ),
-                    );
-                }
+                new_dynamic(g, o, name)?;
             }
             let mut d = o.dynamic.borrow_mut();
             let table = d.get_or_insert_with(Default::default);
@@ -623,16 +638,7 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
                         return Ok(crate::gc::new_ref(g, v));
                     }
                 }
-                if !o.class.allow_dynamic {
-                    deprecated(
-                        g,
-                        &format!(
-                            "Creation of dynamic property {}::${} is deprecated",
-                            o.class.name,
-                            name_str(name)
-                        ),
-                    );
-                }
+                new_dynamic(g, o, name)?;
             }
             let mut d = o.dynamic.borrow_mut();
             let table = d.get_or_insert_with(Default::default);
@@ -731,16 +737,7 @@ pub fn assign_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr, r: minizts_core
                         return r;
                     }
                 }
-                if !o.class.allow_dynamic {
-                    deprecated(
-                        g,
-                        &format!(
-                            "Creation of dynamic property {}::${} is deprecated",
-                            o.class.name,
-                            name_str(name)
-                        ),
-                    );
-                }
+                new_dynamic(g, o, name)?;
             }
             let mut d = o.dynamic.borrow_mut();
             let table = d.get_or_insert_with(Default::default);
@@ -2225,50 +2222,4 @@ pub fn iteration_next<G: Globals>(g: G, state: &mut Value, want_key: bool) -> Vm
     let v = call(b"current")?;
     let k = if want_key { call(b"key")? } else { Value::Null };
     Ok(Some((k, v)))
-}
-
-/// An object `unserialize()` makes: of class `class` (`stdClass` where
-/// no such class exists: PHP makes a `__PHP_Incomplete_Class`, which
-/// minizts does not have), its properties set from `props` by their
-/// unmangled names, then `__unserialize($props)` or `__wakeup()`.
-pub fn from_serialized<G: Globals>(g: G, class: &PhpStr, props: minizts_core::PhpArray) -> Value {
-    let Some(c) = crate::class::lookup(g, class.as_bytes()) else {
-        return Value::Null;
-    };
-    if ensure_defaults(g, &c).is_err() {
-        return Value::Null;
-    }
-    let defaults = c.defaults.borrow().clone();
-    let store = eg!(g).objects.clone();
-    let o = store.create(c.clone(), defaults);
-    if let Some(m) = c.method(b"__unserialize").cloned() {
-        let _ = crate::call::call_method(g, &m, Some(o.clone()), c.id, vec![Value::arr(props)]);
-        return Value::Obj(o);
-    }
-    for (k, v) in props.iter() {
-        let name = match k {
-            minizts_core::KeyRef::Str(s) => s.clone(),
-            minizts_core::KeyRef::Int(n) => PhpStr::from(n.to_string().as_bytes()),
-        };
-        // "\0Class\0name" and "\0*\0name" are the name after the second NUL.
-        let bare = match name.as_bytes() {
-            [0, rest @ ..] => match rest.iter().position(|&b| b == 0) {
-                Some(i) => PhpStr::from(&rest[i + 1..]),
-                None => name.clone(),
-            },
-            _ => name.clone(),
-        };
-        match c.props.iter().position(|p| p.name == bare) {
-            Some(slot) => o.props.borrow_mut()[slot] = v.clone(),
-            None => {
-                let mut d = o.dynamic.borrow_mut();
-                d.get_or_insert_with(Default::default)
-                    .insert(minizts_core::Key::from_php_str(bare), v.clone());
-            }
-        }
-    }
-    if let Some(m) = c.method(b"__wakeup").cloned() {
-        let _ = crate::call::call_method(g, &m, Some(o.clone()), c.id, Vec::new());
-    }
-    Value::Obj(o)
 }

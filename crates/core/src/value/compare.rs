@@ -194,6 +194,12 @@ fn compare_in(a: &Value, b: &Value, path: &mut Path) -> Result<i32, NestingError
     Ok(match (a, b) {
         (Ref(r), _) => compare_in(&r.borrow(), b, path)?,
         (_, Ref(r)) => compare_in(a, &r.borrow(), path)?,
+        // An enum case is only ever equal to itself (its class's compare
+        // handler is `zend_objects_not_comparable`).
+        (Obj(x), _) | (_, Obj(x)) if x.class.kind == crate::object::ClassKind::Enum => match (a, b) {
+            (Obj(x), Obj(y)) if crate::object::Obj::ptr_eq(x, y) => 0,
+            _ => 1,
+        },
         (Int(x), Int(y)) => ord_i32(x.cmp(y)),
         (Int(x), Float(y)) => three_way_f(*x as f64, *y),
         (Float(x), Int(y)) => three_way_f(*x, *y as f64),

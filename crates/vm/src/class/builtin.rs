@@ -103,6 +103,14 @@ const SPECS: &[Spec] = &[
         kind: ClassKind::Class,
         flags: acc::FINAL,
     },
+    // What `unserialize()` makes of an object whose class is not found.
+    Spec {
+        name: "__PHP_Incomplete_Class",
+        parent: None,
+        interfaces: &[],
+        kind: ClassKind::Class,
+        flags: acc::FINAL,
+    },
 ];
 
 /// The properties every `Exception` and `Error` has (PHP declares them
@@ -248,7 +256,7 @@ pub(super) fn make<G: Globals>(g: G, lc_name: &[u8]) -> Option<Rc<Class>> {
             magic,
             enum_backing: None,
             consts_checked: std::cell::Cell::new(false),
-            allow_dynamic: spec.name == "stdClass",
+            allow_dynamic: spec.name == "stdClass" || spec.name == "__PHP_Incomplete_Class",
             native,
         }
     }))

@@ -284,11 +284,29 @@ fn bytes_case_cmp(a: &[u8], b: &[u8]) -> i32 {
     la.cmp(lb) as i32
 }
 
+/// `php_array_data_compare_unstable_i`'s special case: enum cases are
+/// uncomparable, yet a sort groups equal ones together (by address) and
+/// puts them after other values, so that `array_unique()` finds them.
+fn enum_grouped(r: i32, a: &Value, b: &Value) -> i32 {
+    let is_enum = |v: &Value| match &*v.deref() {
+        Value::Obj(o) if o.class.kind == minizts_core::object::ClassKind::Enum => Some(o.addr()),
+        _ => None,
+    };
+    if r != 1 {
+        return r;
+    }
+    match (is_enum(a), is_enum(b)) {
+        (Some(x), Some(y)) => x.cmp(&y) as i32,
+        (None, Some(_)) => -1,
+        _ => r,
+    }
+}
+
 /// Two values compared as a sort flag says (warnings for arrays turned
 /// into strings, as PHP gives).
 pub(super) fn data_compare<G: Globals>(g: G, fl: Flavor, a: &Value, b: &Value) -> VmResult<i32> {
     Ok(match fl {
-        Flavor::Regular => compare(a, b)?,
+        Flavor::Regular => enum_grouped(compare(a, b)?, a, b),
         Flavor::Numeric => three_way(a.to_float(), b.to_float()),
         Flavor::Str | Flavor::StrCase | Flavor::Natural | Flavor::NaturalCase => {
             let x = crate::ops::to_str(g, &a.deref())?;

@@ -16,19 +16,26 @@
 //! Nesting is followed with a stack of its own, never the native one,
 //! and PHP's default depth limit (4096, `unserialize_max_depth`) applies.
 //!
-//! minizts has no objects: `O:`, `C:` and `E:` are checked as PHP checks
-//! them up to the point where PHP would make an object (an enum's class
-//! is never found, since no class exists), and a string that would need
-//! one stops the request with a minizts error instead.
+//! Objects are made as they are met (PHP's `object_init_ex`, no
+//! constructor), so that `r:n;` can name them; their properties are
+//! read into the graph like an array's elements, keyed by the mangled
+//! name of the property each lands in, and stored when the values are
+//! made. A `Serializable` object's `unserialize()` runs as it is met;
+//! `__unserialize()` and `__wakeup()` calls wait until the whole string
+//! is read, in the order their objects were completed, as PHP delays
+//! them. A class that is not found (or not allowed by
+//! `allowed_classes`) gives a `__PHP_Incomplete_Class` object that
+//! keeps its name.
 
 use std::rc::Rc;
 
 use minizts_core::numfmt;
-use minizts_core::{Key, PhpArray, PhpRef, PhpStr, Value};
-use minizts_globals::Globals;
+use minizts_core::object::{acc, Class, ClassKind};
+use minizts_core::{Key, Obj, PhpArray, PhpRef, PhpStr, Value};
+use minizts_globals::{eg, Globals};
 
 use crate::builtins::Args;
-use crate::error::{fatal, notice, type_error, value_error, warning, VmError, VmResult};
+use crate::error::{notice, type_error, value_error, warning, VmError, VmResult};
 use crate::limits::Ticker;
 
 /// `HT_MAX_SIZE` on 64-bit platforms.
@@ -66,6 +73,8 @@ enum Zv {
     Arr(usize),
     /// An index into `Reader::refs`.
     Ref(usize),
+    /// An index into `Reader::objs`.
+    Obj(usize),
 }
 
 /// One token of the grammar.
@@ -79,15 +88,41 @@ enum Tok {
     Array(i64),
     /// `R:n;`, as the 0-based slot number.
     BackRef(i64),
-    /// `O:len:"Class":N:{`: an object of the class, its properties read
-    /// as an array's elements.
-    Object(PhpStr, i64),
+    /// `O:len:"Class":N:{`: the object made, its property count, and
+    /// whether its properties go to `__unserialize()`.
+    Object(Obj, i64, bool),
+    /// `r:n;`, as the 0-based slot number.
+    ObjRef(i64),
+    /// A value made at once: an enum case (`E:`), a `Serializable`
+    /// object (`C:`).
+    Made(Value),
 }
 
 /// An array whose elements are still being read.
 struct Frame {
     arr: usize,
     remaining: i64,
+    /// The object whose properties these are (an index into `objs`).
+    obj: Option<usize>,
+    /// The typed property this value is for, checked when it is read:
+    /// the object, the property's key and the cell.
+    check: Option<(usize, Key, usize)>,
+}
+
+/// An object read.
+struct ObjRec {
+    value: Value,
+    /// Its properties go to `__unserialize()` as an array.
+    unserialize: bool,
+    /// The mangled name of each declared property, with its slot.
+    slots: Rc<hashbrown::HashMap<Vec<u8>, u32>>,
+}
+
+/// A call that waits until the whole string is read.
+enum Delayed {
+    Wakeup(usize),
+    /// The object, and the array of its properties.
+    Unserialize(usize, usize),
 }
 
 struct Reader<'a, G> {
@@ -101,9 +136,19 @@ struct Reader<'a, G> {
     cells: Vec<Zv>,
     /// Each array's keys, in order, mapped to their cells (as ints).
     arrays: Vec<PhpArray>,
-    /// For each of `arrays`, the class of the object it is the
-    /// properties of (`None`: an array).
-    classes: Vec<Option<PhpStr>>,
+    /// For each of `arrays`, the object it is the properties of
+    /// (`None`: an array).
+    owners: Vec<Option<usize>>,
+    objs: Vec<ObjRec>,
+    delayed: Vec<Delayed>,
+    /// `allowed_classes`, lower-cased (`None`: every class).
+    allowed: Option<Vec<Vec<u8>>>,
+    /// The values an outer `unserialize()` numbered before this one (a
+    /// call from a `Serializable::unserialize()` goes on with its
+    /// numbering): the objects among them.
+    base: Vec<Option<Value>>,
+    /// Whether nested calls go on with this numbering.
+    shared: bool,
     /// What each reference holds.
     refs: Vec<Zv>,
     /// `var_hash`: the cell of each numbered value.
@@ -134,7 +179,12 @@ impl<'a, G: Globals> Reader<'a, G> {
             depth: 0,
             cells: vec![Zv::Null],
             arrays: Vec::new(),
-            classes: Vec::new(),
+            owners: Vec::new(),
+            objs: Vec::new(),
+            delayed: Vec::new(),
+            allowed: None,
+            base: Vec::new(),
+            shared: false,
             refs: Vec::new(),
             slots: Vec::new(),
             stack: Vec::new(),
@@ -235,11 +285,11 @@ impl<'a, G: Globals> Reader<'a, G> {
                     return Err(Stop::Fail);
                 }
                 self.p = d + 1;
-                // `r:` names an object, and there are none.
-                if !hashed || c0 == b'r' {
+                if !hashed {
                     return Err(Stop::Fail);
                 }
-                Ok(Tok::BackRef((self.parse_uiv(start + 2) as i64).wrapping_sub(1)))
+                let id = (self.parse_uiv(start + 2) as i64).wrapping_sub(1);
+                Ok(if c0 == b'r' { Tok::ObjRef(id) } else { Tok::BackRef(id) })
             }
             (b'N', b';') => {
                 self.p = start + 2;
@@ -367,10 +417,58 @@ impl<'a, G: Globals> Reader<'a, G> {
         Ok(Tok::Str(s))
     }
 
-    /// `O:len:"Class":n:{…}` and `C:len:"Class":n:{…}`, checked as far
-    /// as PHP checks them before it makes the object; `cursor` is past
-    /// the opening quote.
+    /// A value another call read, as a cell of this one.
+    fn outer_value(&mut self, v: Value) -> Zv {
+        match v {
+            Value::Bool(b) => Zv::Bool(b),
+            Value::Int(n) => Zv::Int(n),
+            Value::Float(f) => Zv::Float(f),
+            Value::Str(s) => Zv::Str(s),
+            Value::Obj(_) => {
+                self.objs.push(ObjRec {
+                    value: v,
+                    unserialize: false,
+                    slots: Rc::default(),
+                });
+                Zv::Obj(self.objs.len() - 1)
+            }
+            _ => Zv::Null,
+        }
+    }
+
+    /// Every value numbered so far, outer calls' first (the arrays left
+    /// out).
+    fn numbered(&self) -> Vec<Option<Value>> {
+        let mut out = self.base.clone();
+        for &c in &self.slots {
+            let zv = match self.cells.get(c) {
+                Some(Zv::Ref(r)) => self.refs.get(*r),
+                zv => zv,
+            };
+            out.push(match zv {
+                Some(Zv::Arr(_)) | None => None,
+                Some(zv) => Some(self.probe(zv)),
+            });
+        }
+        out
+    }
+
+    /// `unserialize_allowed_class`.
+    fn allowed(&self, name: &[u8]) -> bool {
+        match &self.allowed {
+            None => true,
+            Some(list) => {
+                let lc = name.to_ascii_lowercase();
+                list.contains(&lc)
+            }
+        }
+    }
+
+    /// `O:len:"Class":n:{…}` and `C:len:"Class":n:{…}`: the class is
+    /// found (autoloaded), and the object made; `cursor` is past the
+    /// opening quote.
     fn object(&mut self, start: usize, cursor: usize) -> Read<Tok> {
+        let g = self.g;
         let custom = self.at(start) == b'C';
         let len = self.parse_uiv(start + 2);
         if ((self.buf.len() - cursor) as u64) < len || len == 0 {
@@ -387,70 +485,149 @@ impl<'a, G: Globals> Reader<'a, G> {
             return Err(Stop::Fail);
         }
         let name = &self.buf[cursor..end];
-        // Whether or not `allowed_classes` lets the class in, a name that
-        // cannot be a class fails, and any other is a class that does not
-        // exist: PHP makes a `__PHP_Incomplete_Class` of it.
-        if name[0] == 0 || name[0] == b'\\' || !valid_class_name(name) {
+        if name[0] == 0 || name[0] == b'\\' {
             return Err(Stop::Fail);
         }
-        let name = c_str(name);
-        self.p = end;
-        let quote = end;
-        if custom {
-            let (datalen, q) = self.parse_iv2(self.p + 2);
-            self.p = q;
-            if self.buf.len().saturating_sub(self.p) < 2 || self.at(self.p) != b':' {
-                return Err(Stop::Fail);
-            }
-            if self.at(self.p + 1) != b'{' {
-                self.p += 1;
-                return Err(Stop::Fail);
-            }
-            self.p += 2;
-            let present = (self.buf.len() - self.p) as i64;
-            if datalen < 0 || present <= datalen {
-                warning(
-                    self.g,
-                    &format!("Insufficient data for unserializing - {datalen} required, {present} present"),
-                );
-                return Err(Stop::Fail);
-            }
-            if self.at(self.p + datalen as usize) != b'}' {
-                self.p += datalen as usize;
-                return Err(Stop::Fail);
-            }
-            warning(self.g, "Class __PHP_Incomplete_Class has no unserializer");
+        let name = PhpStr::from(name);
+        let class = if !self.allowed(name.as_bytes()) {
+            None
+        } else if let Some(c) = crate::class::lookup(g, name.as_bytes()) {
+            Some(c)
         } else {
-            if self.p + 2 >= self.buf.len() {
-                warning(self.g, "Bad unserialize data");
+            if !valid_class_name(name.as_bytes()) {
                 return Err(Stop::Fail);
             }
-            let (elements, q) = self.parse_iv2(self.p + 2);
-            self.p = q;
-            if elements < 0 || elements > (self.buf.len() - quote) as i64 / 2 || self.at(self.p) != b':' {
-                return Err(Stop::Fail);
-            }
-            if self.at(self.p + 1) != b'{' {
-                self.p += 1;
-                return Err(Stop::Fail);
-            }
-        }
-        if custom {
-            return fatal(format!(
-                "minizts: unserialize() cannot read C: (Serializable) data (class \"{name}\")"
-            ))
+            crate::builtins::codec::serialize::locked(|| crate::class::load(g, name.as_bytes()))?
+        };
+        let incomplete = class.is_none();
+        let class = match class {
+            Some(c) => c,
+            None => crate::class::find(g, crate::builtins::codec::serialize::INCOMPLETE)?,
+        };
+        self.p = end;
+        if crate::builtins::codec::serialize::not_serializable(&class) {
+            return crate::error::throw(
+                "Exception",
+                format!(
+                    "Unserialization of '{}' is not allowed",
+                    crate::objects::message_name(&class.name)
+                ),
+            )
             .map_err(Stop::Vm);
         }
-        let (elements, _) = self.parse_iv2(quote + 2);
+        if custom {
+            return self.custom(&class, incomplete.then_some(&name));
+        }
+        if self.p + 2 >= self.buf.len() {
+            warning(g, "Bad unserialize data");
+            return Err(Stop::Fail);
+        }
+        let (elements, q) = self.parse_iv2(self.p + 2);
+        self.p = q;
+        if elements < 0 || elements > (self.buf.len() - end) as i64 / 2 || self.at(self.p) != b':' {
+            return Err(Stop::Fail);
+        }
+        if self.at(self.p + 1) != b'{' {
+            self.p += 1;
+            return Err(Stop::Fail);
+        }
         self.p += 2;
-        // The class is looked up (autoloaded) as the object is met.
-        crate::class::load(self.g, name.as_bytes())?;
-        Ok(Tok::Object(PhpStr::from(name.as_bytes()), elements))
+        let has_unserialize = !incomplete && class.magic.unserialize.is_some();
+        if custom_unserializer(&class).is_some() && !has_unserialize {
+            warning(
+                g,
+                &format!(
+                    "Erroneous data format for unserializing '{}'",
+                    crate::objects::message_name(&class.name)
+                ),
+            );
+            return Err(Stop::Fail);
+        }
+        let o = crate::objects::instantiate(g, &class)?;
+        if incomplete {
+            store_class_name(&o, &name);
+        }
+        Ok(Tok::Object(o, elements, has_unserialize))
     }
 
-    /// `E:len:"Enum:Case";`: checked as PHP does; since no class exists,
-    /// a well-formed one always names a class that is not found.
+    /// `object_custom`: `C:len:"Class":n:{data}`, `p` at the closing
+    /// quote of the name.
+    fn custom(&mut self, class: &Rc<Class>, incomplete: Option<&PhpStr>) -> Read<Tok> {
+        let g = self.g;
+        let (datalen, q) = self.parse_iv2(self.p + 2);
+        self.p = q;
+        if self.buf.len().saturating_sub(self.p) < 2 || self.at(self.p) != b':' {
+            return Err(Stop::Fail);
+        }
+        if self.at(self.p + 1) != b'{' {
+            self.p += 1;
+            return Err(Stop::Fail);
+        }
+        self.p += 2;
+        let present = (self.buf.len() - self.p) as i64;
+        if datalen < 0 || present <= datalen {
+            warning(
+                g,
+                &format!("Insufficient data for unserializing - {datalen} required, {present} present"),
+            );
+            return Err(Stop::Fail);
+        }
+        let datalen = datalen as usize;
+        if self.at(self.p + datalen) != b'}' {
+            self.p += datalen;
+            return Err(Stop::Fail);
+        }
+        let data = PhpStr::from(&self.buf[self.p..self.p + datalen]);
+        let v = match custom_unserializer(class) {
+            None => {
+                warning(
+                    g,
+                    &format!(
+                        "Class {} has no unserializer",
+                        crate::objects::message_name(&class.name)
+                    ),
+                );
+                let o = crate::objects::instantiate(g, class)?;
+                if let Some(name) = incomplete {
+                    store_class_name(&o, name);
+                }
+                Value::Obj(o)
+            }
+            Some(m) => {
+                let o = crate::objects::instantiate(g, class)?;
+                let before = self.base.len() + self.slots.len();
+                if self.shared {
+                    let mut numbered = self.numbered();
+                    // This object has the number the reader gave it.
+                    if let Some(last) = numbered.last_mut() {
+                        *last = Some(Value::Obj(o.clone()));
+                    }
+                    NESTED.with(|n| n.borrow_mut().parked = Some(numbered));
+                }
+                let r = crate::call::call_method(g, &m, Some(o.clone()), class.id, vec![Value::Str(data)]);
+                if self.shared {
+                    // What the nested calls numbered counts here too.
+                    let numbered = NESTED.with(|n| n.borrow_mut().parked.take()).unwrap_or_default();
+                    for v in numbered.into_iter().skip(before) {
+                        let zv = match v {
+                            Some(v) => self.outer_value(v),
+                            None => Zv::Null,
+                        };
+                        self.cells.push(zv);
+                        self.slots.push(self.cells.len() - 1);
+                    }
+                }
+                r?;
+                Value::Obj(o)
+            }
+        };
+        self.p += datalen + 1;
+        Ok(Tok::Made(v))
+    }
+
+    /// `E:len:"Enum:Case";`.
     fn enum_case(&mut self, start: usize, cursor: usize) -> Read<Tok> {
+        let g = self.g;
         let len = self.parse_uiv(start + 2);
         if ((self.buf.len() - cursor) as u64) < len || len == 0 {
             self.p = start + 2;
@@ -468,16 +645,52 @@ impl<'a, G: Globals> Reader<'a, G> {
         let text = &self.buf[cursor..end];
         let Some(colon) = text.iter().position(|&c| c == b':') else {
             warning(
-                self.g,
+                g,
                 &format!("unserialize(): Invalid enum name '{}' (missing colon)", c_str(text)),
             );
             return Err(Stop::Fail);
         };
-        let class = &text[..colon];
-        if valid_class_name(class) {
-            warning(self.g, &format!("unserialize(): Class '{}' not found", c_str(class)));
+        let (enum_name, case) = (&text[..colon], PhpStr::from(&text[colon + 1..]));
+        if !self.allowed(enum_name) {
+            return Err(Stop::Fail);
         }
-        Err(Stop::Fail)
+        let class = if valid_class_name(enum_name) {
+            crate::class::load(g, enum_name)?
+        } else {
+            None
+        };
+        let Some(class) = class else {
+            if valid_class_name(enum_name) {
+                warning(g, &format!("unserialize(): Class '{}' not found", c_str(enum_name)));
+            }
+            return Err(Stop::Fail);
+        };
+        if class.kind != ClassKind::Enum {
+            warning(
+                g,
+                &format!("unserialize(): Class '{}' is not an enum", c_str(enum_name)),
+            );
+            return Err(Stop::Fail);
+        }
+        self.p = end + 2;
+        let case_text = String::from_utf8_lossy(case.as_bytes()).into_owned();
+        match class.consts.get(&case) {
+            None => {
+                warning(
+                    g,
+                    &format!("unserialize(): Undefined constant {}::{case_text}", c_str(enum_name)),
+                );
+                Err(Stop::Fail)
+            }
+            Some(c) if !c.is_case => {
+                warning(
+                    g,
+                    &format!("unserialize(): {}::{case_text} is not an enum case", c_str(enum_name)),
+                );
+                Err(Stop::Fail)
+            }
+            Some(_) => Ok(Tok::Made(crate::objects::class_const(g, &class, &case)?)),
+        }
     }
 
     /// The value of a cell, moved out (each cell is made once).
@@ -501,7 +714,18 @@ impl<'a, G: Globals> Reader<'a, G> {
             Tok::Float(f) => Zv::Float(f),
             Tok::Str(s) => Zv::Str(s),
             Tok::BackRef(id) => {
-                let target = match usize::try_from(id).ok().and_then(|i| self.slots.get(i)) {
+                // A reference into an outer call's values is its value
+                // (the two are not bound).
+                if let Some(outer) = usize::try_from(id).ok().and_then(|i| self.base.get(i)) {
+                    let Some(v) = outer.clone() else {
+                        return Err(Stop::Fail);
+                    };
+                    let zv = self.outer_value(v);
+                    self.cells[cell] = zv;
+                    return Ok(None);
+                }
+                let own = usize::try_from(id).ok().and_then(|i| i.checked_sub(self.base.len()));
+                let target = match own.and_then(|i| self.slots.get(i)) {
                     Some(&t) if t != cell => t,
                     _ => return Err(Stop::Fail),
                 };
@@ -516,23 +740,70 @@ impl<'a, G: Globals> Reader<'a, G> {
                 };
                 Zv::Ref(r)
             }
-            Tok::Object(class, n) => {
-                self.arrays.push(PhpArray::new());
-                self.classes.push(Some(class));
-                let arr = self.arrays.len() - 1;
-                self.cells[cell] = Zv::Arr(arr);
-                if n == 0 {
-                    if self.at(self.p) != b'}' || self.p >= self.buf.len() {
+            Tok::ObjRef(id) => {
+                let id = usize::try_from(id).unwrap_or(usize::MAX);
+                if let Some(outer) = self.base.get(id) {
+                    let Some(v @ Value::Obj(_)) = outer.clone() else {
                         return Err(Stop::Fail);
-                    }
-                    self.p += 1;
+                    };
+                    let zv = self.outer_value(v);
+                    self.cells[cell] = zv;
                     return Ok(None);
                 }
+                let target = match self.slots.get(id - self.base.len()) {
+                    Some(&t) if t != cell => t,
+                    _ => return Err(Stop::Fail),
+                };
+                let held = match &self.cells[target] {
+                    Zv::Ref(r) => self.refs.get(*r),
+                    zv => Some(zv),
+                };
+                match held {
+                    Some(Zv::Obj(i)) => Zv::Obj(*i),
+                    _ => return Err(Stop::Fail),
+                }
+            }
+            Tok::Made(v) => {
+                self.objs.push(ObjRec {
+                    value: v,
+                    unserialize: false,
+                    slots: Rc::default(),
+                });
+                Zv::Obj(self.objs.len() - 1)
+            }
+            Tok::Object(o, n, unserialize) => {
+                let slots = slot_names(self.g, &o.class);
+                self.objs.push(ObjRec {
+                    value: Value::Obj(o),
+                    unserialize,
+                    slots,
+                });
+                let obj = self.objs.len() - 1;
+                self.cells[cell] = Zv::Obj(obj);
+                self.arrays.push(PhpArray::new());
+                self.owners.push(Some(obj));
+                let arr = self.arrays.len() - 1;
+                if self.max_depth > 0 && self.depth >= self.max_depth {
+                    warning(
+                        self.g,
+                        &format!(
+                            "unserialize(): Maximum depth of {} exceeded. The depth limit can be changed using \
+                             the max_depth unserialize() option or the unserialize_max_depth ini setting",
+                            self.max_depth
+                        ),
+                    );
+                    return Err(Stop::Fail);
+                }
                 self.depth += 1;
-                return Ok(Some(Frame { arr, remaining: n }));
+                return Ok(Some(Frame {
+                    arr,
+                    remaining: n,
+                    obj: Some(obj),
+                    check: None,
+                }));
             }
             Tok::Array(0) => {
-                self.classes.push(None);
+                self.owners.push(None);
                 self.arrays.push(PhpArray::new());
                 self.cells[cell] = Zv::Arr(self.arrays.len() - 1);
                 if self.at(self.p) != b'}' || self.p >= self.buf.len() {
@@ -544,7 +815,7 @@ impl<'a, G: Globals> Reader<'a, G> {
             Tok::Array(n) => {
                 // PHP sizes the array for its count at once.
                 crate::limits::reserve(self.g, crate::limits::hash_bytes(n as u64))?;
-                self.classes.push(None);
+                self.owners.push(None);
                 self.arrays.push(PhpArray::new());
                 let arr = self.arrays.len() - 1;
                 self.cells[cell] = Zv::Arr(arr);
@@ -560,7 +831,12 @@ impl<'a, G: Globals> Reader<'a, G> {
                     return Err(Stop::Fail);
                 }
                 self.depth += 1;
-                return Ok(Some(Frame { arr, remaining: n }));
+                return Ok(Some(Frame {
+                    arr,
+                    remaining: n,
+                    obj: None,
+                    check: None,
+                }));
             }
         };
         self.cells[cell] = v;
@@ -587,21 +863,32 @@ impl<'a, G: Globals> Reader<'a, G> {
         }
         while let Some(top) = self.stack.last_mut() {
             if top.remaining == 0 {
-                self.stack.pop();
+                let Some(done) = self.stack.pop() else { break };
                 self.depth -= 1;
                 if self.p >= self.buf.len() || self.at(self.p) != b'}' {
                     return Err(Stop::Fail);
                 }
                 self.p += 1;
+                if let Some(obj) = done.obj {
+                    self.completed(obj, done.arr);
+                }
+                if let Some((obj, key, cell)) = done.check {
+                    self.check_type(obj, &key, cell)?;
+                }
                 self.after_element()?;
                 continue;
             }
             top.remaining -= 1;
             let arr = top.arr;
+            let owner = top.obj.filter(|&o| !self.objs[o].unserialize);
             let key = match self.token(false)? {
                 Tok::Int(n) => Key::Int(n),
                 Tok::Str(s) => Key::from_php_str(s),
                 _ => return Err(Stop::Fail),
+            };
+            let key = match owner {
+                Some(obj) => self.prop_key(obj, arr, key)?,
+                None => key,
             };
             // A key met again reuses its element, emptied.
             let cell = match self.arrays[arr].get(&key) {
@@ -613,26 +900,177 @@ impl<'a, G: Globals> Reader<'a, G> {
                 _ => {
                     self.cells.push(Zv::Null);
                     let c = self.cells.len() - 1;
-                    self.arrays[arr].insert(key, Value::Int(c as i64));
+                    self.arrays[arr].insert(key.clone(), Value::Int(c as i64));
                     c
                 }
             };
             match self.value(cell)? {
-                Some(frame) => self.stack.push(frame),
-                None => self.after_element()?,
+                Some(mut frame) => {
+                    // A nested value is checked once it is read whole.
+                    frame.check = owner.map(|obj| (obj, key, cell));
+                    self.stack.push(frame);
+                }
+                None => {
+                    if let Some(obj) = owner {
+                        self.check_type(obj, &key, cell)?;
+                    }
+                    self.after_element()?
+                }
             }
         }
         Ok(())
     }
 
-    /// Makes the values of the graph read.
-    fn finish(mut self) -> Value {
+    /// An object's properties are all read: its `__wakeup()` or
+    /// `__unserialize()` call waits for the end.
+    fn completed(&mut self, obj: usize, arr: usize) {
+        let rec = &self.objs[obj];
+        if rec.unserialize {
+            self.delayed.push(Delayed::Unserialize(obj, arr));
+        } else if let Value::Obj(o) = &rec.value {
+            if o.class.method(b"__wakeup").is_some()
+                && !o
+                    .class
+                    .name
+                    .as_bytes()
+                    .eq_ignore_ascii_case(crate::builtins::codec::serialize::INCOMPLETE)
+            {
+                self.delayed.push(Delayed::Wakeup(obj));
+            }
+        }
+    }
+
+    /// The property a key of an object's data lands in, as its mangled
+    /// name (`process_nested_object_data` with
+    /// `is_property_visibility_changed`): a declared property's, or the
+    /// key itself for a dynamic one (deprecated, or an error, where the
+    /// class takes none).
+    fn prop_key(&mut self, obj: usize, arr: usize, key: Key) -> Read<Key> {
+        let g = self.g;
+        let key = match key {
+            Key::Int(n) => Key::from_bytes(n.to_string().as_bytes()),
+            k => k,
+        };
+        let Value::Obj(o) = self.objs[obj].value.clone() else {
+            return Ok(key);
+        };
+        let text = key_text(&key);
+        let bytes = &text[..];
+        if self.objs[obj].slots.contains_key(bytes) || self.arrays[arr].get(&key).is_some() {
+            return Ok(key);
+        }
+        let class = o.class.clone();
+        if !class.props.is_empty() {
+            let (owner, name) = match bytes {
+                [0, rest @ ..] => {
+                    if bytes.len() < 3 || rest[0] == 0 {
+                        notice(g, "Illegal member variable name");
+                        return Err(Stop::Fail);
+                    }
+                    match rest[..rest.len() - 1].iter().position(|&c| c == 0) {
+                        Some(i) => (Some(&rest[..i]), &rest[i + 1..]),
+                        None => {
+                            notice(g, "Corrupt member variable name");
+                            return Err(Stop::Fail);
+                        }
+                    }
+                }
+                _ => (None, bytes),
+            };
+            let reachable = match owner {
+                None => true,
+                Some(c) => c == b"*" || c.eq_ignore_ascii_case(class.name.as_bytes()),
+            };
+            if reachable {
+                // The most derived declaration of the name.
+                if let Some(p) = class.props.iter().rev().find(|p| p.name.as_bytes() == name) {
+                    let declaring = eg!(g).classes.get(p.declaring).name.clone();
+                    return Ok(Key::from_bytes(&mangle(p.flags, declaring.as_bytes(), name)));
+                }
+            }
+        }
+        if !class.allow_dynamic
+            && !class
+                .name
+                .as_bytes()
+                .eq_ignore_ascii_case(crate::builtins::codec::serialize::INCOMPLETE)
+        {
+            let shown = unmangled(bytes);
+            if class.flags & acc::READONLY != 0 {
+                return crate::error::error(format!(
+                    "Cannot create dynamic property {}::${}",
+                    crate::objects::message_name(&class.name),
+                    String::from_utf8_lossy(shown)
+                ))
+                .map_err(Stop::Vm);
+            }
+            crate::error::deprecated(
+                g,
+                &format!(
+                    "Creation of dynamic property {}::${} is deprecated",
+                    crate::objects::message_name(&class.name),
+                    String::from_utf8_lossy(shown)
+                ),
+            );
+        }
+        Ok(key)
+    }
+
+    /// What a cell holds, as far as a type check needs: an array's
+    /// elements and a reference's other holders do not matter.
+    fn probe(&self, zv: &Zv) -> Value {
+        match zv {
+            Zv::Null => Value::Null,
+            Zv::Bool(b) => Value::Bool(*b),
+            Zv::Int(n) => Value::Int(*n),
+            Zv::Float(f) => Value::Float(*f),
+            Zv::Str(s) => Value::Str(s.clone()),
+            Zv::Arr(_) => Value::empty_array(),
+            Zv::Ref(r) => self.refs.get(*r).map_or(Value::Null, |z| self.probe(z)),
+            Zv::Obj(i) => self.objs.get(*i).map_or(Value::Null, |o| o.value.clone()),
+        }
+    }
+
+    /// A typed property's value is checked strictly, as it is read.
+    fn check_type(&mut self, obj: usize, key: &Key, cell: usize) -> Read<()> {
+        let Value::Obj(o) = &self.objs[obj].value else {
+            return Ok(());
+        };
+        let Some(&slot) = self.objs[obj].slots.get(&key_text(key)) else {
+            return Ok(());
+        };
+        let Some(p) = o.class.props.get(slot as usize) else {
+            return Ok(());
+        };
+        let Some(ty) = p.ty.clone() else {
+            return Ok(());
+        };
+        let v = self.probe(&self.cells[cell]);
+        if crate::types::check(self.g, &ty, &v, true).is_ok() {
+            return Ok(());
+        }
+        let declaring = eg!(self.g).classes.get(p.declaring).name.clone();
+        type_error(format!(
+            "Cannot assign {} to property {}::${} of type {}",
+            crate::types::type_name(&v),
+            crate::objects::message_name(&declaring),
+            String::from_utf8_lossy(p.name.as_bytes()),
+            ty.to_php_string()
+        ))
+        .map_err(Stop::Vm)
+    }
+
+    /// Makes the values of the graph read, and stores the objects'
+    /// properties; with the calls that wait for the end, in order (an
+    /// object, and for `__unserialize()` its data).
+    fn finish(mut self) -> (Value, Vec<(Obj, Option<Value>)>) {
         let g = self.g;
         let refs: Vec<PhpRef> = (0..self.refs.len())
             .map(|_| crate::gc::new_ref(g, Value::Null))
             .collect();
         let mut made: Vec<Option<Value>> = vec![None; self.arrays.len()];
-        fn make(zv: Zv, made: &mut [Option<Value>], refs: &[PhpRef]) -> Value {
+        let objs: Vec<Value> = self.objs.iter().map(|o| o.value.clone()).collect();
+        fn make(zv: Zv, made: &mut [Option<Value>], refs: &[PhpRef], objs: &[Value]) -> Value {
             match zv {
                 Zv::Null => Value::Null,
                 Zv::Bool(b) => Value::Bool(b),
@@ -644,10 +1082,12 @@ impl<'a, G: Globals> Reader<'a, G> {
                     None => Value::empty_array(),
                 },
                 Zv::Ref(r) => refs.get(r).map_or(Value::Null, |r| Value::Ref(r.clone())),
+                Zv::Obj(i) => objs.get(i).cloned().unwrap_or(Value::Null),
             }
         }
         // An array nested directly in another was read after it: making
         // them from the last, each finds its elements made.
+        let mut data: Vec<Option<Value>> = vec![None; self.arrays.len()];
         for a in (0..self.arrays.len()).rev() {
             let index = std::mem::take(&mut self.arrays[a]);
             let mut arr = PhpArray::with_capacity(index.len());
@@ -657,37 +1097,147 @@ impl<'a, G: Globals> Reader<'a, G> {
                     _ => continue,
                 };
                 let zv = self.take(cell);
-                arr.insert(key.to_key(), make(zv, &mut made, &refs));
+                arr.insert(key.to_key(), make(zv, &mut made, &refs, &objs));
             }
-            made[a] = Some(match self.classes.get(a).cloned().flatten() {
-                Some(class) => crate::objects::from_serialized(g, &class, arr),
-                None => Value::Arr(Rc::new(arr)),
-            });
+            match self.owners.get(a).copied().flatten() {
+                Some(o) if self.objs[o].unserialize => data[a] = Some(Value::Arr(Rc::new(arr))),
+                Some(o) => store_props(g, &self.objs[o], arr),
+                None => made[a] = Some(Value::Arr(Rc::new(arr))),
+            }
         }
         for (r, slot) in refs.iter().enumerate() {
             let zv = std::mem::take(&mut self.refs[r]);
-            slot.set(make(zv, &mut made, &refs));
+            slot.set(make(zv, &mut made, &refs, &objs));
         }
         let root = self.take(0);
-        // The result is never a reference itself (zend_unwrap_reference).
-        match make(root, &mut made, &refs) {
-            Value::Ref(r) => r.get(),
-            v => v,
+        let root = make(root, &mut made, &refs, &objs);
+        let mut calls = Vec::new();
+        for d in std::mem::take(&mut self.delayed) {
+            let (o, arr) = match d {
+                Delayed::Wakeup(o) => (o, None),
+                Delayed::Unserialize(o, a) => (o, Some(data[a].take().unwrap_or_else(Value::empty_array))),
+            };
+            if let Value::Obj(o) = &self.objs[o].value {
+                calls.push((o.clone(), arr));
+            }
+        }
+        (root, calls)
+    }
+}
+
+/// Stores an object's properties as read: each key is a declared
+/// property's mangled name or a dynamic property's name.
+fn store_props<G: Globals>(g: G, rec: &ObjRec, props: PhpArray) {
+    let Value::Obj(o) = &rec.value else { return };
+    for (k, v) in props.iter() {
+        if let Some(&slot) = rec.slots.get(&key_text(&k.to_key())) {
+            if let (Value::Ref(r), Some(p)) = (v, o.class.props.get(slot as usize)) {
+                if let Some(ty) = &p.ty {
+                    r.add_type_source(minizts_core::value::TypeSource {
+                        ty: ty.clone(),
+                        class: p.declaring,
+                        name: p.name.clone(),
+                    });
+                }
+            }
+            if let Some(s) = o.props.borrow_mut().get_mut(slot as usize) {
+                *s = v.clone();
+            }
+        } else {
+            let _ = g;
+            o.dynamic
+                .borrow_mut()
+                .get_or_insert_with(Default::default)
+                .insert(k.to_key(), v.clone());
         }
     }
 }
 
-/// The `options` array: `max_depth`, and `allowed_classes` (checked and
-/// converted as PHP does; with no classes it changes nothing).
-fn read_options<G: Globals>(g: G, options: &PhpArray) -> VmResult<i64> {
+/// The mangled name of each declared property of `class`, with its slot.
+fn slot_names<G: Globals>(g: G, class: &Rc<Class>) -> Rc<hashbrown::HashMap<Vec<u8>, u32>> {
+    let mut m = hashbrown::HashMap::with_capacity(class.props.len());
+    for (i, p) in class.props.iter().enumerate() {
+        let declaring = eg!(g).classes.get(p.declaring).name.clone();
+        m.insert(mangle(p.flags, declaring.as_bytes(), p.name.as_bytes()), i as u32);
+    }
+    Rc::new(m)
+}
+
+/// A property's mangled name: `"\0Class\0name"` for a private one,
+/// `"\0*\0name"` for a protected one.
+fn mangle(flags: u16, class: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(name.len() + class.len() + 3);
+    if flags & acc::PRIVATE != 0 {
+        out.push(0);
+        out.extend_from_slice(class);
+        out.push(0);
+    } else if flags & acc::PROTECTED != 0 {
+        out.extend_from_slice(b"\0*\0");
+    }
+    out.extend_from_slice(name);
+    out
+}
+
+/// A key as a property name.
+fn key_text(k: &Key) -> Vec<u8> {
+    match k {
+        Key::Int(n) => n.to_string().into_bytes(),
+        Key::Str(s) => s.as_bytes().to_vec(),
+    }
+}
+
+/// The property name of a mangled name (after its second NUL).
+fn unmangled(name: &[u8]) -> &[u8] {
+    match name {
+        [0, rest @ ..] => match rest.iter().position(|&c| c == 0) {
+            Some(i) => &rest[i + 1..],
+            None => name,
+        },
+        _ => name,
+    }
+}
+
+/// The `unserialize()` method of a class that implements `Serializable`
+/// (PHP's `ce->unserialize`).
+fn custom_unserializer(class: &Class) -> Option<Rc<minizts_core::object::Method>> {
+    if !class
+        .interfaces
+        .iter()
+        .any(|i| i.name.as_bytes().eq_ignore_ascii_case(b"Serializable"))
+    {
+        return None;
+    }
+    class
+        .method(b"unserialize")
+        .filter(|m| crate::objects::is_user(m))
+        .cloned()
+}
+
+/// `php_store_class_name`: an incomplete object keeps the name of the
+/// class it was serialized as.
+fn store_class_name(o: &Obj, name: &PhpStr) {
+    o.dynamic.borrow_mut().get_or_insert_with(Default::default).insert(
+        Key::from_bytes(crate::builtins::codec::serialize::INCOMPLETE_MEMBER),
+        Value::Str(name.clone()),
+    );
+}
+
+/// The `options` array: `max_depth`, and `allowed_classes` (lower-cased;
+/// `None`: every class).
+#[allow(clippy::type_complexity)]
+fn read_options<G: Globals>(g: G, options: &PhpArray) -> VmResult<(i64, Option<Vec<Vec<u8>>>)> {
+    let mut allowed = None;
     if let Some(classes) = options.get_str(b"allowed_classes") {
         let classes = classes.deref();
         match &*classes {
-            Value::Bool(_) => {}
+            Value::Bool(true) => {}
+            Value::Bool(false) => allowed = Some(Vec::new()),
             Value::Arr(list) => {
+                let mut names = Vec::new();
                 for v in list.values() {
-                    crate::ops::to_str(g, &v.deref())?;
+                    names.push(crate::ops::to_str(g, &v.deref())?.as_bytes().to_ascii_lowercase());
                 }
+                allowed = Some(names);
             }
             other => {
                 return type_error(format!(
@@ -697,19 +1247,50 @@ fn read_options<G: Globals>(g: G, options: &PhpArray) -> VmResult<i64> {
             }
         }
     }
-    match options.get_str(b"max_depth").map(Value::deref) {
-        None => Ok(DEFAULT_MAX_DEPTH),
+    let depth = match options.get_str(b"max_depth").map(Value::deref) {
+        None => DEFAULT_MAX_DEPTH,
         Some(v) => match &*v {
             Value::Int(n) if *n < 0 => {
-                value_error("unserialize(): Option \"max_depth\" must be greater than or equal to 0")
+                return value_error("unserialize(): Option \"max_depth\" must be greater than or equal to 0")
             }
-            Value::Int(n) => Ok(*n),
-            other => type_error(format!(
-                "unserialize(): Option \"max_depth\" must be of type int, {} given",
-                other.type_name()
-            )),
+            Value::Int(n) => *n,
+            other => {
+                return type_error(format!(
+                    "unserialize(): Option \"max_depth\" must be of type int, {} given",
+                    other.type_name()
+                ))
+            }
         },
+    };
+    Ok((depth, allowed))
+}
+
+/// PHP's `BG(unserialize)`: the numbering a nested call goes on with.
+#[derive(Default)]
+struct Nesting {
+    /// How many calls share the numbering now.
+    level: u32,
+    /// The numbered values, while a `Serializable::unserialize()` runs.
+    parked: Option<Vec<Option<Value>>>,
+}
+
+thread_local! {
+    static NESTED: std::cell::RefCell<Nesting> = std::cell::RefCell::new(Nesting::default());
+}
+
+/// The delayed `__wakeup()` and `__unserialize()` calls (PHP's
+/// `var_destroy`): after one fails, the others are not made.
+fn delayed_calls<G: Globals>(g: G, calls: Vec<(Obj, Option<Value>)>) -> VmResult<()> {
+    for (o, data) in calls {
+        let class = o.class.clone();
+        let (m, args) = match data {
+            Some(d) => (class.magic.unserialize.clone(), vec![d]),
+            None => (class.method(b"__wakeup").cloned(), Vec::new()),
+        };
+        let Some(m) = m else { continue };
+        crate::builtins::codec::serialize::locked(|| crate::call::call_method(g, &m, Some(o.clone()), class.id, args))?;
     }
+    Ok(())
 }
 
 pub(in crate::builtins) fn unserialize<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
@@ -718,19 +1299,54 @@ pub(in crate::builtins) fn unserialize<G: Globals>(g: G, a: &mut Args) -> VmResu
     if data.is_empty() {
         return Ok(Value::Bool(false));
     }
-    let max_depth = match &options {
+    let (max_depth, allowed) = match &options {
         Some(o) => read_options(g, o)?,
-        None => DEFAULT_MAX_DEPTH,
+        None => (DEFAULT_MAX_DEPTH, None),
     };
     let mut reader = Reader::new(g, &data, max_depth);
-    match reader.run() {
-        Ok(()) => Ok(reader.finish()),
+    reader.allowed = allowed;
+    // PHP_VAR_UNSERIALIZE_INIT: a call outside `__wakeup()` and the
+    // like shares the numbering of the call it is nested in.
+    reader.shared = !crate::builtins::codec::serialize::lock_raised();
+    if reader.shared {
+        let outer = NESTED.with(|n| {
+            let mut n = n.borrow_mut();
+            n.level += 1;
+            n.parked.take()
+        });
+        reader.base = outer.unwrap_or_default();
+    }
+    let r = reader.run();
+    if reader.shared {
+        let numbered = reader.numbered();
+        NESTED.with(|n| {
+            let mut n = n.borrow_mut();
+            n.level -= 1;
+            n.parked = (n.level > 0).then_some(numbered);
+        });
+    }
+    match r {
+        Ok(()) => {
+            let (v, calls) = reader.finish();
+            delayed_calls(g, calls)?;
+            // The result is never a reference itself (zend_unwrap_reference).
+            Ok(match v {
+                Value::Ref(r) => r.get(),
+                v => v,
+            })
+        }
         Err(Stop::Vm(e)) => Err(e),
         Err(Stop::Fail) => {
             notice(
                 g,
                 &format!("unserialize(): Error at offset {} of {} bytes", reader.p, data.len()),
             );
+            // The objects completed before the failure still get their
+            // calls.
+            if !reader.delayed.is_empty() {
+                let (_, calls) = reader.finish();
+                delayed_calls(g, calls)?;
+            }
             Ok(Value::Bool(false))
         }
     }

@@ -47,6 +47,7 @@ const ERROR_DEPTH: u32 = 1;
 const ERROR_UTF8: u32 = 5;
 const ERROR_RECURSION: u32 = 6;
 const ERROR_INF_OR_NAN: u32 = 7;
+const ERROR_NON_BACKED_ENUM: u32 = 11;
 
 /// `php_json_get_error_msg()`.
 fn error_message(code: u32) -> &'static str {
@@ -62,7 +63,7 @@ fn error_message(code: u32) -> &'static str {
         8 => "Type is not supported",
         9 => "The decoded property name is invalid",
         10 => "Single unpaired UTF-16 surrogate in unicode escape",
-        11 => "Non-backed enums have no value",
+        11 => "Non-backed enums have no default serialization",
         _ => "Unknown error",
     }
 }
@@ -182,6 +183,20 @@ impl<G: Globals> Encoder<G> {
                             }
                         }
                     }
+                }
+                // A backed enum's case is its value; a pure one has none.
+                if o.class.kind == minizts_core::object::ClassKind::Enum {
+                    let value = o.class.prop_index.get(&PhpStr::from(&b"value"[..])).copied();
+                    let v = match (o.class.enum_backing, value) {
+                        (Some(_), Some(slot)) => o.props.borrow().get(slot as usize).cloned(),
+                        _ => None,
+                    };
+                    let Some(v) = v else {
+                        self.error = ERROR_NON_BACKED_ENUM;
+                        self.out.push(b'0');
+                        return false;
+                    };
+                    return self.encode(&v);
                 }
                 // An object is its public properties.
                 let props = crate::objects::props_array(self.g, o, None);
