@@ -140,6 +140,18 @@ impl<G: Globals> Serializer<G> {
                 }
             }
             Value::Closure(_) => return throw("Exception", "Serialization of 'Closure' is not allowed"),
+            Value::Obj(o)
+                if o.class.native == Some(minizts_core::object::NativeKind::Sealed)
+                    || o.class.name.as_bytes().windows(11).any(|w| w == b"@anonymous\0") =>
+            {
+                return throw(
+                    "Exception",
+                    format!(
+                        "Serialization of '{}' is not allowed",
+                        crate::objects::message_name(&o.class.name)
+                    ),
+                );
+            }
             Value::Obj(o) => {
                 // `__serialize` gives the array to store; otherwise every
                 // property, private and protected ones under PHP's
