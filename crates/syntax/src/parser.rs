@@ -399,15 +399,6 @@ pub struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    /// The source text between two offsets (a keyword used as a name,
-    /// as written).
-    pub fn text(&self, l: usize, r: usize) -> &'a str {
-        self.src
-            .get(l..r)
-            .and_then(|t| std::str::from_utf8(t).ok())
-            .unwrap_or("")
-    }
-
     fn new(arena: &'a Bump, src: &'a [u8]) -> Builder<'a> {
         Builder {
             arena,

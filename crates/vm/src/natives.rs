@@ -257,10 +257,32 @@ fn construct_throwable<G: Globals>(
     if is_error_exception {
         // ($message, $code, $severity, $filename, $line, $previous)
         ex::set(o, "severity", Value::Int(a.opt_int(g, 2, 1)?));
+        // `?string $filename`, `?int $line`: what no scalar conversion
+        // takes is refused with the nullable type's name.
+        let refuse = |i: usize, ty: &str| -> VmResult<()> {
+            let v = a.get(i);
+            let convertible = match &v {
+                Value::Obj(o) => ty == "?string" && o.class.magic.to_string.is_some(),
+                Value::Arr(_) | Value::Closure(_) => false,
+                _ => true,
+            };
+            if convertible {
+                return Ok(());
+            }
+            crate::error::type_error(format!(
+                "{}(): Argument #{} (${}) must be of type {ty}, {} given",
+                info.name,
+                i + 1,
+                info.params[i],
+                crate::types::type_name(&v)
+            ))
+        };
         if a.has(3) && !a.get(3).is_null() {
+            refuse(3, "?string")?;
             ex::set(o, "file", Value::Str(a.str(g, 3)?));
         }
         if a.has(4) && !a.get(4).is_null() {
+            refuse(4, "?int")?;
             ex::set(o, "line", Value::Int(a.int(g, 4)?));
         }
         if let Some(p) = previous(5)? {

@@ -86,7 +86,7 @@ fn is_null<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
 }
 
 fn is_object<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
-    Ok(Value::Bool(matches!(*a.value(0), Value::Closure(_))))
+    Ok(Value::Bool(matches!(*a.value(0), Value::Closure(_) | Value::Obj(_))))
 }
 
 fn is_numeric<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
