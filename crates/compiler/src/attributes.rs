@@ -43,6 +43,16 @@ fn target_names(bits: u32) -> String {
 impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// Checks the internal attributes among those of one declaration, in
     /// order, as PHP does once it has collected them all.
+    /// Whether a parameter's attributes include `SensitiveParameter`.
+    pub(crate) fn is_sensitive(&self, attributes: &[Attribute<'a>]) -> Result<bool> {
+        for a in attributes {
+            if self.class_name(a.name)?.eq_ignore_ascii_case("SensitiveParameter") {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     pub(crate) fn check_attributes(&self, attributes: &[Attribute<'a>], target: Target) -> Result<()> {
         // Attribute names are class names, resolved in the namespace.
         let names: Vec<String> = attributes

@@ -263,6 +263,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                                 ));
                             }
                         }
+                        if let (Some(d), Some(t)) = (item.default, &ty) {
+                            self.check_property_default(t, d, name, item.name)?;
+                        }
                         if let Some(d) = item.default {
                             self.check_const_expr(d)?;
                             defaults.push(d);
@@ -568,6 +571,31 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ));
         }
         Ok(ty)
+    }
+
+    /// PHP's check that a literal default value fits the property's type
+    /// (`zend_compile_prop_decl`).
+    fn check_property_default(&self, ty: &TypeDecl, d: &'a Expr<'a>, class: &str, prop: &str) -> Result<()> {
+        use minizts_core::bytecode::type_bits as bits;
+        let Some((given, bit)) = crate::types::literal_kind(d) else {
+            return Ok(());
+        };
+        if crate::types::literal_fits(ty, bit) {
+            return Ok(());
+        }
+        if bit == bits::NULL && !ty.intersection {
+            let mut nullable = ty.clone();
+            nullable.mask |= bits::NULL;
+            return self.error(format!(
+                "Default value for property of type {} may not be null. Use the nullable type {} to allow null default value",
+                ty.to_php_string(),
+                nullable.to_php_string()
+            ));
+        }
+        self.error(format!(
+            "Cannot use {given} as default value for property {class}::${prop} of type {}",
+            ty.to_php_string()
+        ))
     }
 
     /// PHP's compile-time checks of a magic method's signature

@@ -784,6 +784,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 variadic: p.variadic,
                 ty,
                 default: p.default.map(|d| self.default_text(d).into()),
+                sensitive: self.is_sensitive(p.attributes)?,
             });
         }
         builder.required = required as u16;

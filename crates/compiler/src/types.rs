@@ -271,22 +271,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     ) -> Result<TypeDecl> {
         let mut ty = self.type_decl(hint, Place::Param, closure)?;
         let Some(default) = default else { return Ok(ty) };
-        let (given, bit) = match &default.kind {
-            ExprKind::Int(_) => ("int", bits::INT),
-            ExprKind::Float(_) => ("float", bits::FLOAT),
-            ExprKind::Str(_) => ("string", bits::STRING),
-            ExprKind::Array(_, _) => ("array", bits::ARRAY),
-            ExprKind::Const(c) if c.eq_ignore_ascii_case("null") => {
-                ty.mask |= bits::NULL;
-                return Ok(ty);
-            }
-            ExprKind::Const(c) if c.eq_ignore_ascii_case("true") => ("bool", bits::TRUE),
-            ExprKind::Const(c) if c.eq_ignore_ascii_case("false") => ("bool", bits::FALSE),
-            // Constant expressions are checked when they are evaluated.
-            _ => return Ok(ty),
+        let Some((given, bit)) = literal_kind(default) else {
+            return Ok(ty);
         };
-        let fits = ty.mask & bit != 0 || (bit == bits::INT && ty.mask & bits::FLOAT != 0);
-        if !fits {
+        if bit == bits::NULL {
+            ty.mask |= bits::NULL;
+            return Ok(ty);
+        }
+        if !literal_fits(&ty, bit) {
             return self.error(format!(
                 "Cannot use {given} as default value for parameter ${name} of type {}",
                 ty.to_php_string()
@@ -344,4 +336,34 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             _ => Ok(v),
         }
     }
+}
+
+/// The type name and bit of a default value that is a literal (`-1`
+/// too), as PHP's compile-time checks of defaults see it; `None` for a
+/// constant expression, checked when it is evaluated.
+pub(crate) fn literal_kind(e: &Expr<'_>) -> Option<(&'static str, u16)> {
+    Some(match &e.kind {
+        ExprKind::Int(_) => ("int", bits::INT),
+        ExprKind::Float(_) => ("float", bits::FLOAT),
+        ExprKind::Unary {
+            op: minizts_syntax::ast::UnaryOp::Neg | minizts_syntax::ast::UnaryOp::Plus,
+            expr,
+        } => match expr.kind {
+            ExprKind::Int(_) => ("int", bits::INT),
+            ExprKind::Float(_) => ("float", bits::FLOAT),
+            _ => return None,
+        },
+        ExprKind::Str(_) => ("string", bits::STRING),
+        ExprKind::Array(_, _) => ("array", bits::ARRAY),
+        ExprKind::Const(c) if c.eq_ignore_ascii_case("null") => ("null", bits::NULL),
+        ExprKind::Const(c) if c.eq_ignore_ascii_case("true") => ("bool", bits::TRUE),
+        ExprKind::Const(c) if c.eq_ignore_ascii_case("false") => ("bool", bits::FALSE),
+        _ => return None,
+    })
+}
+
+/// Whether a literal of type `bit` is a valid default for `ty`
+/// (`zend_is_valid_default_value`: an int also for a float).
+pub(crate) fn literal_fits(ty: &TypeDecl, bit: u16) -> bool {
+    ty.mask & bit != 0 || (bit == bits::INT && ty.mask & bits::FLOAT != 0)
 }

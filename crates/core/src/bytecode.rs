@@ -379,6 +379,9 @@ pub struct ParamInfo {
     /// (`zend_get_function_declaration`: `'abc'`, `[]`, `null`,
     /// `self::A`, `<expression>`), when there is one.
     pub default: Option<Box<str>>,
+    /// Marked `#[SensitiveParameter]`: stack traces show its value
+    /// wrapped in a `SensitiveParameterValue`.
+    pub sensitive: bool,
 }
 
 /// The constant pool of a function: scalars and interned strings only,

@@ -239,6 +239,10 @@ pub enum NativeKind {
     Closure,
     /// `Generator` and other classes that cannot be made with `new`.
     NotInstantiable,
+    /// A class that refuses dynamic properties and serialization
+    /// (`SensitiveParameterValue`: PHP's `ZEND_ACC_NO_DYNAMIC_PROPERTIES`
+    /// and `ZEND_ACC_NOT_SERIALIZABLE`).
+    Sealed,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -536,6 +536,8 @@ impl Args<'_> {
                 self.null_deprecated(g, i, "string");
                 Ok(PhpStr::empty())
             }
+            // A Stringable object converts (`zend_parse_arg_str_weak`).
+            Value::Obj(o) if o.class.magic.to_string.is_some() => crate::ops::object_to_str(g, &v),
             other => self.type_error(i, "string", other),
         }
     }
@@ -698,7 +700,7 @@ impl Args<'_> {
                 info.name,
                 i + 1,
                 info.param_name(i),
-                slot.type_name()
+                crate::types::type_name(slot)
             )),
         })
     }

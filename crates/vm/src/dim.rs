@@ -248,10 +248,32 @@ fn walk<G: Globals, R>(
         [] => unreachable!("a dimension write has at least one key"),
         [key] => last(slot, key),
         [key, rest @ ..] => {
+            if let Value::Obj(o) = &*slot {
+                let o = o.clone();
+                let mut child = overloaded_element(g, &o, key)?;
+                return walk(g, &mut child, rest, rw, last);
+            }
             let child = element(g, slot, key, rw)?;
             walk(g, child, rest, rw, last)
         }
     }
+}
+
+/// `$obj[key]` where a write goes on below it (PHP's `read_dimension`
+/// for writing): `offsetGet`'s result, written through when it is a
+/// reference or an object; anything else is a copy, with PHP's notice.
+fn overloaded_element<G: Globals>(g: G, o: &minizts_core::Obj, key: &Value) -> VmResult<Value> {
+    let v = crate::objects::offset_get(g, o, key, false)?;
+    if !matches!(v, Value::Ref(_) | Value::Obj(_) | Value::Closure(_)) {
+        crate::error::notice(
+            g,
+            &format!(
+                "Indirect modification of overloaded element of {} has no effect",
+                crate::objects::message_name(&o.class.name)
+            ),
+        );
+    }
+    Ok(v)
 }
 
 /// `slot[k1]…[kn] = v`. When the last container is a string, returns
@@ -341,6 +363,11 @@ fn assign_in<G: Globals>(
     let mut v = Some(v);
     walk(g, slot, keys, false, &mut |container, key| {
         let v = v.take().expect("assigned once");
+        if let Value::Obj(o) = container {
+            let o = o.clone();
+            crate::objects::offset_set(g, &o, key, v)?;
+            return Ok(None);
+        }
         if let Value::Str(s) = container {
             let written = assign_string_offset(g, s, key, &v)?;
             return Ok(Some(written.map_or(Value::Null, |c| Value::str(&[c][..]))));
@@ -429,6 +456,13 @@ pub fn assign_op<G: Globals>(g: G, slot: &mut Value, keys: &[Value], op: BinOp, 
         if let Value::Str(_) = container {
             return wrong_string_offset(g, key, false, "Cannot use assign-op operators with string offsets");
         }
+        if let Value::Obj(o) = container {
+            // `zend_binary_assign_op_obj_dim`: read, operate, write back.
+            let o = o.clone();
+            let mut elem = crate::objects::offset_get(g, &o, key, false)?.deref_clone();
+            apply_op(g, &mut elem, op, v)?;
+            return crate::objects::offset_set(g, &o, key, elem);
+        }
         let elem = element(g, container, key, true)?;
         apply_op(g, elem, op, v)
     })
@@ -483,6 +517,11 @@ pub fn inc_dec<G: Globals>(g: G, slot: &mut Value, keys: &[Value], kind: IncDec)
         if let Value::Str(_) = container {
             return wrong_string_offset(g, key, false, "Cannot increment/decrement string offsets");
         }
+        if let Value::Obj(o) = container {
+            let o = o.clone();
+            let mut elem = overloaded_element(g, &o, key)?;
+            return inc_dec_slot(g, &mut elem, kind);
+        }
         let elem = element(g, container, key, true)?;
         inc_dec_slot(g, elem, kind)
     })
@@ -511,6 +550,11 @@ pub fn make_ref<G: Globals>(g: G, slot: &mut Value, keys: &[Value]) -> VmResult<
     walk(g, slot, keys, false, &mut |container, key| {
         if let Value::Str(_) = container {
             return wrong_string_offset(g, key, false, "Cannot create references to/from string offsets");
+        }
+        if let Value::Obj(o) = container {
+            let o = o.clone();
+            let mut elem = overloaded_element(g, &o, key)?;
+            return Ok(crate::gc::slot_ref(g, &mut elem));
         }
         let elem = element(g, container, key, false)?;
         Ok(crate::gc::slot_ref(g, elem))

@@ -519,7 +519,10 @@ pub(crate) enum FrameKind {
 /// comes from "[internal function]", followed by the builtin's own call
 /// when the instruction that called it shows which builtin it was.
 pub(crate) fn trace_frames<G: Globals>(g: G) -> Vec<TraceFrame> {
-    eg!(g, |eg| {
+    // (frame, argument) of each `#[SensitiveParameter]` argument, wrapped
+    // once the engine's state is no longer borrowed.
+    let mut sensitive: Vec<(usize, usize)> = Vec::new();
+    let mut out = eg!(g, |eg| {
         let mut out = Vec::new();
         // Frame i was called from frame i-1 at that frame's saved pc.
         for i in (1..eg.frames.len()).rev() {
@@ -561,10 +564,14 @@ pub(crate) fn trace_frames<G: Globals>(g: G) -> Vec<TraceFrame> {
                 // SAFETY: the frame's window is live (its frame is on the
                 // stack) and holds at least its parameters.
                 let v = unsafe { &*callee.base.add(a) };
+                let from = args.len();
                 match v {
                     // A variadic parameter's values, as they were passed.
                     Value::Arr(rest) if p.variadic => args.extend(rest.values().map(Value::deref_clone)),
                     v => args.push(v.deref_clone()),
+                }
+                if p.sensitive {
+                    sensitive.extend((from..args.len()).map(|j| (out.len(), j)));
                 }
             }
             // Those past the parameters, where the function keeps them.
@@ -611,7 +618,12 @@ pub(crate) fn trace_frames<G: Globals>(g: G) -> Vec<TraceFrame> {
             }
         }
         out
-    })
+    });
+    for (f, a) in sensitive {
+        let v = std::mem::take(&mut out[f].args[a]);
+        out[f].args[a] = crate::natives::sensitive_value(g, v);
+    }
+    out
 }
 
 /// PHP's stack trace lines for the frames below the current one:

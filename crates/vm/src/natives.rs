@@ -36,6 +36,9 @@ pub const NATIVES: &[(&str, &str, u16)] = &[
     ("Error", "__toString", acc::PUBLIC),
     ("ErrorException", "__construct", acc::PUBLIC),
     ("ErrorException", "getSeverity", acc::PUBLIC | acc::FINAL),
+    ("SensitiveParameterValue", "__construct", acc::PUBLIC),
+    ("SensitiveParameterValue", "getValue", acc::PUBLIC),
+    ("SensitiveParameterValue", "__debugInfo", acc::PUBLIC),
     // An enum's own copies are its implementations (see `class::link`).
     ("UnitEnum", "cases", acc::PUBLIC | acc::STATIC | acc::ABSTRACT),
     ("BackedEnum", "from", acc::PUBLIC | acc::STATIC | acc::ABSTRACT),
@@ -137,6 +140,7 @@ pub fn call<G: Globals>(
     };
     match class {
         "Closure" => return closure::call_static(g, method, args),
+        "SensitiveParameterValue" => return sensitive_call(method, this, args),
         "ArrayIterator" | "ArrayObject" => return spl_array::call(g, class, method, this, args),
         _ => {}
     }
@@ -147,37 +151,11 @@ pub fn call<G: Globals>(
     let Some(o) = this else {
         return error(format!("Non-static method {method}() cannot be called statically"));
     };
-    let arg = |i: usize| args.get(i).map(Value::deref_clone);
     Ok(match method {
         "__construct" => {
             let is_error_exception = o.class.native == Some(minizts_core::object::NativeKind::Throwable)
                 && NATIVES[id as usize].0 == "ErrorException";
-            if let Some(m) = arg(0) {
-                ex::set(o, "message", Value::Str(crate::ops::to_str(g, &m)?));
-            }
-            if is_error_exception {
-                // ($message, $code, $severity, $filename, $line, $previous)
-                if let Some(c) = arg(1) {
-                    ex::set(o, "code", Value::Int(c.to_int()));
-                }
-                ex::set(o, "severity", Value::Int(arg(2).map_or(1, |v| v.to_int())));
-                if let Some(f) = arg(3).filter(|v| !v.is_null()) {
-                    ex::set(o, "file", f);
-                }
-                if let Some(l) = arg(4).filter(|v| !v.is_null()) {
-                    ex::set(o, "line", Value::Int(l.to_int()));
-                }
-                if let Some(p) = arg(5) {
-                    ex::set(o, "previous", p);
-                }
-            } else {
-                if let Some(c) = arg(1) {
-                    ex::set(o, "code", Value::Int(c.to_int()));
-                }
-                if let Some(p) = arg(2) {
-                    ex::set(o, "previous", p);
-                }
-            }
+            construct_throwable(g, o, class, is_error_exception, args)?;
             Value::Null
         }
         "getMessage" => ex::get(o, "message"),
@@ -204,5 +182,150 @@ pub fn call_on_closure<G: Globals>(
     match NATIVES.get(id as usize) {
         Some(&(_, method, _)) => closure::call_on(g, method, c, args),
         None => error("minizts: unknown native method"),
+    }
+}
+
+static EXCEPTION_CTOR: crate::builtins::BuiltinInfo = crate::builtins::BuiltinInfo {
+    name: "Exception::__construct",
+    params: &["message", "code", "previous"],
+    min: 0,
+    by_ref: 0,
+    variadic: false,
+};
+
+static ERROR_CTOR: crate::builtins::BuiltinInfo = crate::builtins::BuiltinInfo {
+    name: "Error::__construct",
+    params: &["message", "code", "previous"],
+    min: 0,
+    by_ref: 0,
+    variadic: false,
+};
+
+static ERROR_EXCEPTION_CTOR: crate::builtins::BuiltinInfo = crate::builtins::BuiltinInfo {
+    name: "ErrorException::__construct",
+    params: &["message", "code", "severity", "filename", "line", "previous"],
+    min: 0,
+    by_ref: 0,
+    variadic: false,
+};
+
+/// `Exception::__construct` and its siblings, with their parameters'
+/// declared types checked as an internal function's are.
+fn construct_throwable<G: Globals>(
+    g: G,
+    o: &Obj,
+    class: &str,
+    is_error_exception: bool,
+    mut args: Vec<Value>,
+) -> VmResult<()> {
+    let info = if is_error_exception {
+        &ERROR_EXCEPTION_CTOR
+    } else if class == "Error" {
+        &ERROR_CTOR
+    } else {
+        &EXCEPTION_CTOR
+    };
+    let a = crate::builtins::Args {
+        v: &mut args,
+        info,
+        from_script: true,
+    };
+    // A `?Throwable` parameter.
+    let previous = |i: usize| -> VmResult<Option<Value>> {
+        if !a.has(i) {
+            return Ok(None);
+        }
+        match a.get(i) {
+            Value::Null => Ok(Some(Value::Null)),
+            Value::Obj(o) if o.class.interfaces.iter().any(|i| i.name.as_bytes() == b"Throwable") => {
+                Ok(Some(Value::Obj(o)))
+            }
+            v => crate::error::type_error(format!(
+                "{}(): Argument #{} ($previous) must be of type ?Throwable, {} given",
+                info.name,
+                i + 1,
+                crate::types::type_name(&v)
+            )),
+        }
+    };
+    if a.has(0) {
+        ex::set(o, "message", Value::Str(a.str(g, 0)?));
+    }
+    if a.has(1) {
+        ex::set(o, "code", Value::Int(a.int(g, 1)?));
+    }
+    if is_error_exception {
+        // ($message, $code, $severity, $filename, $line, $previous)
+        ex::set(o, "severity", Value::Int(a.opt_int(g, 2, 1)?));
+        // `?string $filename`, `?int $line`: what no scalar conversion
+        // takes is refused with the nullable type's name.
+        let refuse = |i: usize, ty: &str| -> VmResult<()> {
+            let v = a.get(i);
+            let convertible = match &v {
+                Value::Obj(o) => ty == "?string" && o.class.magic.to_string.is_some(),
+                Value::Arr(_) | Value::Closure(_) => false,
+                _ => true,
+            };
+            if convertible {
+                return Ok(());
+            }
+            crate::error::type_error(format!(
+                "{}(): Argument #{} (${}) must be of type {ty}, {} given",
+                info.name,
+                i + 1,
+                info.params[i],
+                crate::types::type_name(&v)
+            ))
+        };
+        if a.has(3) && !a.get(3).is_null() {
+            refuse(3, "?string")?;
+            ex::set(o, "file", Value::Str(a.str(g, 3)?));
+        }
+        if a.has(4) && !a.get(4).is_null() {
+            refuse(4, "?int")?;
+            ex::set(o, "line", Value::Int(a.int(g, 4)?));
+        }
+        if let Some(p) = previous(5)? {
+            ex::set(o, "previous", p);
+        }
+    } else if let Some(p) = previous(2)? {
+        ex::set(o, "previous", p);
+    }
+    Ok(())
+}
+
+/// `SensitiveParameterValue`'s methods: it holds its value in its one
+/// property, which `var_dump` and friends do not show.
+fn sensitive_call(method: &str, this: Option<&Obj>, args: Vec<Value>) -> VmResult<Value> {
+    let Some(o) = this else {
+        return error(format!(
+            "Non-static method SensitiveParameterValue::{method}() cannot be called statically"
+        ));
+    };
+    match method {
+        "__construct" => {
+            let Some(v) = args.first() else {
+                return crate::call::builtin_arity("SensitiveParameterValue::__construct", 1, Some(1), 0);
+            };
+            ex::set(o, "value", v.deref_clone());
+            Ok(Value::Null)
+        }
+        "getValue" => Ok(ex::get(o, "value")),
+        _ => Ok(Value::empty_array()),
+    }
+}
+
+/// `v` wrapped in a new `SensitiveParameterValue` (how a stack trace
+/// shows a `#[SensitiveParameter]` argument).
+pub(crate) fn sensitive_value<G: Globals>(g: G, v: Value) -> Value {
+    let Some(class) = crate::class::lookup(g, b"SensitiveParameterValue") else {
+        return v;
+    };
+    match crate::objects::instantiate(g, &class) {
+        Ok(o) => {
+            ex::set(&o, "value", v);
+            Value::Obj(o)
+        }
+        Err(_) => v,
     }
 }

@@ -199,10 +199,22 @@ pub fn ensure_defaults<G: Globals>(g: G, class: &Rc<Class>) -> VmResult<()> {
         if let Value::Arr(a) = list {
             for (target, v) in targets.iter().zip(a.values()) {
                 match target {
-                    DefaultTarget::Slot(s) => class.defaults.borrow_mut()[*s as usize] = v.deref_clone(),
+                    DefaultTarget::Slot(s) => {
+                        let mut v = v.deref_clone();
+                        if let Some(p) = class.props.get(*s as usize) {
+                            if let Some(ty) = &p.ty {
+                                v = crate::types::check_default(g, ty, v, p.declaring, &p.name)?;
+                            }
+                        }
+                        class.defaults.borrow_mut()[*s as usize] = v;
+                    }
                     DefaultTarget::Static(name) => {
                         if let Some(sp) = class.statics.get(name) {
-                            sp.slot.set(v.deref_clone());
+                            let mut v = v.deref_clone();
+                            if let Some(ty) = &sp.ty {
+                                v = crate::types::check_default(g, ty, v, sp.declaring, &sp.name)?;
+                            }
+                            sp.slot.set(v);
                         }
                     }
                     DefaultTarget::Skip => {}
@@ -292,7 +304,10 @@ fn lookup<G: Globals>(g: G, o: &Object, name: &PhpStr, scope: Option<&Rc<Class>>
 /// readonly class (`ZEND_ACC_NO_DYNAMIC_PROPERTIES`), deprecated unless
 /// the class allows them.
 fn new_dynamic<G: Globals>(g: G, o: &Object, name: &PhpStr) -> VmResult<()> {
-    if o.class.kind == ClassKind::Enum || o.class.flags & acc::READONLY != 0 {
+    if o.class.kind == ClassKind::Enum
+        || o.class.flags & acc::READONLY != 0
+        || o.class.native == Some(minizts_core::object::NativeKind::Sealed)
+    {
         return error(format!(
             "Cannot create dynamic property {}::${}",
             message_name(&o.class.name),
@@ -1103,12 +1118,37 @@ fn find_method(class: &Rc<Class>, lc: &[u8], scope: Option<&Rc<Class>>) -> Resul
         return Err(Some(m.clone()));
     }
     if m.flags & acc::PROTECTED != 0 {
-        let ok = scope.is_some_and(|s| s.is_subclass_of(class) || class.is_subclass_of(s) || s.id == m.declaring);
+        let ok = scope.is_some_and(|s| {
+            let root = method_root(class, m, lc);
+            s.id == m.declaring || s.is_subclass_of(&root) || root.is_subclass_of(s)
+        });
         if !ok {
             return Err(Some(m.clone()));
         }
     }
     Ok(m.clone())
+}
+
+/// The class whose declaration of method `m` (found on `class`) the
+/// others override (PHP's `zend_get_function_root_class`): protected
+/// access is checked against it, so sibling classes may call a method
+/// their common ancestor declared.
+fn method_root(class: &Rc<Class>, m: &Method, lc: &[u8]) -> Rc<Class> {
+    let mut root = class.clone();
+    while root.id != m.declaring {
+        match root.parent.clone() {
+            Some(p) => root = p,
+            None => return class.clone(),
+        }
+    }
+    while let Some(p) = root.parent.clone() {
+        match p.methods.get(lc) {
+            // A private method is no prototype.
+            Some(pm) if pm.flags & acc::PRIVATE == 0 => root = p,
+            _ => break,
+        }
+    }
+    root
 }
 
 fn scope_words(scope: Option<&Rc<Class>>) -> String {

@@ -207,9 +207,36 @@ pub(crate) fn check<G: Globals>(g: G, ty: &TypeDecl, v: &Value, strict: bool) ->
 /// an object by its class.
 pub(crate) fn type_name(v: &Value) -> std::borrow::Cow<'static, str> {
     match v {
-        Value::Obj(o) => String::from_utf8_lossy(o.class.name.as_bytes()).into_owned().into(),
+        // As a C string: an anonymous class's name ends at its NUL.
+        Value::Obj(o) => crate::objects::message_name(&o.class.name).into(),
         Value::Ref(r) => type_name(&r.get()),
         v => v.type_name().into(),
+    }
+}
+
+/// Checks a typed property's evaluated default (a constant expression's
+/// value), as PHP's `zend_update_class_constants` does: strictly, so
+/// that only an int becomes a float.
+pub(crate) fn check_default<G: Globals>(
+    g: G,
+    ty: &TypeDecl,
+    v: Value,
+    declaring: u32,
+    name: &PhpStr,
+) -> crate::error::VmResult<Value> {
+    match check(g, ty, &v, true) {
+        Ok(None) => Ok(v),
+        Ok(Some(c)) => Ok(c),
+        Err(()) => {
+            let declaring = crate::objects::message_name(&minizts_globals::eg!(g).classes.get(declaring).name);
+            crate::error::type_error(format!(
+                "Cannot assign {} to property {}::${} of type {}",
+                type_name(&v),
+                declaring,
+                String::from_utf8_lossy(name.as_bytes()),
+                ty.to_php_string()
+            ))
+        }
     }
 }
 
@@ -266,6 +293,16 @@ fn resolved_type<G: Globals>(g: G, ty: &TypeDecl) -> String {
             if let Some(p) = &scope.parent {
                 *c = String::from_utf8_lossy(p.name.as_bytes()).into();
             }
+        }
+    }
+    // `static` names the called class, after the class names as PHP
+    // prints it.
+    if ty.mask & bits::STATIC != 0 {
+        if let Some(called) = crate::objects::called(g) {
+            ty.mask &= !bits::STATIC;
+            let mut classes = ty.classes.into_vec();
+            classes.push(crate::objects::message_name(&called.name).into());
+            ty.classes = classes.into();
         }
     }
     ty.to_php_string()
@@ -331,7 +368,7 @@ pub(crate) fn return_error<G: Globals>(
             "{}(): Return value must be of type {}, {} returned",
             function_name(g, f),
             resolved_type(g, ty),
-            given.map_or("none", Value::type_name)
+            given.map_or("none".into(), type_name)
         )
     };
     crate::error::type_error::<()>(message).unwrap_err()

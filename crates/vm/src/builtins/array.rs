@@ -162,7 +162,7 @@ fn variadic_array(a: &Args, i: usize) -> VmResult<Rc<PhpArray>> {
             "{}(): Argument #{} must be of type array, {} given",
             a.name(),
             i + 1,
-            other.type_name()
+            crate::types::type_name(other)
         )),
     }
 }

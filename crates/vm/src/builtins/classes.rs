@@ -73,7 +73,7 @@ fn get_class<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         Some(c) => Ok(Value::Str(c.name.clone())),
         None => type_error(format!(
             "get_class(): Argument #1 ($object) must be of type object, {} given",
-            v.type_name()
+            crate::types::type_name(&v)
         )),
     }
 }
@@ -106,7 +106,7 @@ fn method_exists<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         }
         return type_error(format!(
             "method_exists(): Argument #1 ($object_or_class) must be of type object|string, {} given",
-            v.type_name()
+            crate::types::type_name(&v)
         ));
     };
     Ok(Value::Bool(
@@ -167,7 +167,7 @@ fn get_object_vars<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
         Value::Closure(_) => Ok(Value::empty_array()),
         v => type_error(format!(
             "get_object_vars(): Argument #1 ($object) must be of type object, {} given",
-            v.type_name()
+            crate::types::type_name(&v)
         )),
     }
 }
@@ -177,7 +177,7 @@ fn get_class_methods<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
     let Some(c) = class_arg_load(g, &v)? else {
         return type_error(format!(
             "get_class_methods(): Argument #1 ($object_or_class) must be an object or a valid class name, {} given",
-            v.type_name()
+            crate::types::type_name(&v)
         ));
     };
     let scope = crate::objects::scope(g);
@@ -230,7 +230,7 @@ fn spl_object_id<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
         Value::Closure(c) => Ok(Value::Int(c.handle as i64)),
         v => type_error(format!(
             "spl_object_id(): Argument #1 ($object) must be of type object, {} given",
-            v.type_name()
+            crate::types::type_name(&v)
         )),
     }
 }
@@ -242,7 +242,7 @@ fn spl_object_hash<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
         v => {
             return type_error(format!(
                 "spl_object_hash(): Argument #1 ($object) must be of type object, {} given",
-                v.type_name()
+                crate::types::type_name(&v)
             ))
         }
     };

@@ -496,7 +496,7 @@ fn arg_type_error<T>(a: &Args, i: usize, param: &str, ty: &str) -> VmResult<T> {
         "{}(): Argument #{} (${param}) must be of type {ty}, {} given",
         a.name(),
         i + 1,
-        a.value(i).type_name()
+        crate::types::type_name(&a.value(i))
     ))
 }
 

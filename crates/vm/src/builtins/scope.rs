@@ -62,7 +62,7 @@ fn compact_one<G: Globals>(g: G, name: &Value, arg: usize, out: &mut PhpArray, d
             &format!(
                 "compact(): Argument #{} must be string or array of strings, {} given",
                 arg + 1,
-                other.type_name()
+                crate::types::type_name(other)
             ),
         ),
     }

@@ -243,7 +243,7 @@ fn each<G: Globals>(
                 a.name(),
                 i + 1,
                 "iterator",
-                other.type_name()
+                crate::types::type_name(other)
             ))
         }
     }
@@ -318,7 +318,7 @@ pub(super) fn class_of_arg<G: Globals>(g: G, a: &Args) -> VmResult<Option<Rc<Cla
         other => type_error(format!(
             "{}(): Argument #1 ($object_or_class) must be of type object|string, {} given",
             a.name(),
-            other.type_name()
+            crate::types::type_name(other)
         )),
     }
 }

@@ -156,7 +156,7 @@ fn arg_type_error<T>(a: &Args, i: usize, expected: &str, given: &Value) -> VmRes
         a.name(),
         i + 1,
         param_name(a, i),
-        given.type_name()
+        crate::types::type_name(given)
     ))
 }
 

@@ -56,7 +56,7 @@ fn gettype<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
 
 fn get_debug_type<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
     // The names of type declarations, which are also those of messages.
-    Ok(Value::str(a.value(0).type_name()))
+    Ok(Value::str(&*crate::types::type_name(&a.value(0))))
 }
 
 fn is_int<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
@@ -86,7 +86,7 @@ fn is_null<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
 }
 
 fn is_object<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {
-    Ok(Value::Bool(matches!(*a.value(0), Value::Closure(_))))
+    Ok(Value::Bool(matches!(*a.value(0), Value::Closure(_) | Value::Obj(_))))
 }
 
 fn is_numeric<G: Globals>(_g: G, a: &mut Args) -> VmResult<Value> {

@@ -97,6 +97,20 @@ const SPECS: &[Spec] = &[
         &["IteratorAggregate", "ArrayAccess", "Serializable", "Countable"],
     ),
     Spec {
+        name: "SensitiveParameter",
+        parent: None,
+        interfaces: &[],
+        kind: ClassKind::Class,
+        flags: acc::FINAL,
+    },
+    Spec {
+        name: "SensitiveParameterValue",
+        parent: None,
+        interfaces: &[],
+        kind: ClassKind::Class,
+        flags: acc::FINAL,
+    },
+    Spec {
         name: "Closure",
         parent: None,
         interfaces: &[],
@@ -179,6 +193,16 @@ pub(super) fn make<G: Globals>(g: G, lc_name: &[u8]) -> Option<Rc<Class>> {
                 defaults.push(v);
             }
         }
+        if spec.name == "SensitiveParameterValue" {
+            props.push(PropInfo {
+                name: PhpStr::from(&b"value"[..]),
+                flags: acc::PRIVATE | acc::READONLY,
+                declaring: id,
+                ty: None,
+                has_default: false,
+            });
+            defaults.push(Value::Undef);
+        }
         if spec.name == "ErrorException" {
             props.push(PropInfo {
                 name: PhpStr::from(&b"severity"[..]),
@@ -225,6 +249,8 @@ pub(super) fn make<G: Globals>(g: G, lc_name: &[u8]) -> Option<Rc<Class>> {
         let magic = super::magic_of(&methods);
         let native = if is_root_throwable {
             Some(NativeKind::Throwable)
+        } else if spec.name == "SensitiveParameterValue" {
+            Some(NativeKind::Sealed)
         } else if spec.name == "Closure" {
             Some(NativeKind::Closure)
         } else if matches!(spec.name, "ArrayIterator" | "ArrayObject") {

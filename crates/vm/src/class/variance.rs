@@ -233,6 +233,7 @@ fn parse_param(text: &str) -> ParamInfo {
         ty,
         // Internal functions print their stub's default as written.
         default: default.map(Into::into),
+        sensitive: false,
     }
 }
 

@@ -1488,6 +1488,9 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 Value::Obj(o) if o.class.interfaces.iter().any(|i| i.name.as_bytes() == b"Throwable") => {
                     return Err(Box::new(crate::error::VmError::Thrown(o)));
                 }
+                Value::Obj(_) | Value::Closure(_) => tri!(crate::error::error::<()>(
+                    "Cannot throw objects that do not implement Throwable"
+                )),
                 _ => tri!(crate::error::error::<()>("Can only throw objects")),
             }
         }

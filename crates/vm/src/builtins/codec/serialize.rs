@@ -140,7 +140,11 @@ pub(crate) const INCOMPLETE_MEMBER: &[u8] = b"__PHP_Incomplete_Class_Name";
 /// (`ZEND_ACC_NOT_SERIALIZABLE`): anonymous classes and the builtin
 /// classes that hold engine state.
 pub(crate) fn not_serializable(c: &minizts_core::object::Class) -> bool {
-    c.name.as_bytes().contains(&0) || matches!(c.native, Some(NativeKind::NotInstantiable) | Some(NativeKind::Closure))
+    c.name.as_bytes().contains(&0)
+        || matches!(
+            c.native,
+            Some(NativeKind::NotInstantiable) | Some(NativeKind::Closure) | Some(NativeKind::Sealed)
+        )
 }
 
 impl<G: Globals> Serializer<G> {
