@@ -515,10 +515,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         let callee = self.temps(3)?;
         self.line = line;
+        let tmp = self.is_temp(o);
         self.emit(Op::InitMethod {
             callee,
             obj: o,
             name: n,
+            tmp,
             cache: NO_CACHE,
         });
         let start = self.method_args(callee, args)?;

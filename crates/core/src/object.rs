@@ -341,9 +341,12 @@ impl Drop for Object {
     fn drop(&mut self) {
         // A reference one of its typed properties held outlives it: the
         // property stops constraining what the reference holds.
-        for (v, p) in self.props.get_mut().iter().zip(self.class.props.iter()) {
-            if let (Value::Ref(r), Some(_)) = (v, &p.ty) {
-                r.remove_type_source(p.declaring, &p.name);
+        let props = self.props.get_mut();
+        if props.iter().any(|v| matches!(v, Value::Ref(_))) {
+            for (v, p) in props.iter().zip(self.class.props.iter()) {
+                if let (Value::Ref(r), Some(_)) = (v, &p.ty) {
+                    r.remove_type_source(p.declaring, &p.name);
+                }
             }
         }
         self.store.release(self.handle);

@@ -645,8 +645,11 @@ pub struct ExecutorGlobals {
     pub objects: std::rc::Rc<minizts_core::ObjectStore>,
     /// The request's classes (PHP's `EG(class_table)`).
     pub classes: ClassTable,
-    /// The exception a `catch` clause is deciding on (PHP's
-    /// `EG(exception)` as `ZEND_CATCH` reads it).
+    /// The pending exception (PHP's `EG(exception)`): what a builtin
+    /// threw, until the VM's test after the call takes it to its handler,
+    /// and what the handler search (`ZEND_HANDLE_EXCEPTION`) carries,
+    /// until a `catch` clause takes it or a `finally` puts it aside.
+    /// `None` everywhere else.
     pub exception: Option<Value>,
     /// The watchdog timer of the request's time limit, if one is armed
     /// (`vm::timer`).

@@ -258,6 +258,24 @@ pub fn cannot_pass_by_reference<G: Globals, T>(g: G, callee: &Callee, i: usize) 
     ))
 }
 
+/// Puts closure `c`'s bound values (`use`) and its `$this` into the
+/// variables of its function `f`'s new window at `base`.
+///
+/// # Safety
+/// `base` is the window of a frame of `f` being entered, which nothing
+/// else refers to.
+#[inline]
+pub(crate) unsafe fn enter_closure(c: &Closure, f: &Function, base: *mut Value) {
+    for (&cv, v) in f.bound_cvs.iter().zip(c.bound.iter()) {
+        // SAFETY: bound CVs are registers of the window.
+        unsafe { *base.add(cv as usize) = v.clone() };
+    }
+    if let (Some(this), Some(cv)) = (&c.this, f.this_cv) {
+        // SAFETY: a CV of the window.
+        unsafe { *base.add(cv as usize) = Value::Obj(this.clone()) };
+    }
+}
+
 /// Pushes a frame for user function `func`, whose `argc` arguments are the
 /// values at `args` (in the stack chunk that ends at `chunk`). The
 /// caller's current instruction must be saved in its frame (for messages).
@@ -348,19 +366,10 @@ pub unsafe fn push_frame<G: Globals>(
     }
     let (mut scope, mut called) = (0, 0);
     if let Some(c) = &closure {
-        for (i, &cv) in f.bound_cvs.iter().enumerate() {
-            if let Some(v) = c.bound.get(i) {
-                // SAFETY: bound CVs are registers of the window.
-                unsafe { *base.add(cv as usize) = v.clone() };
-            }
-        }
-        // A closure runs in the scope it was made in (or bound to), with
-        // its `$this`.
+        // SAFETY: `base` is the new window of `f`.
+        unsafe { enter_closure(c, f, base) };
+        // A closure runs in the scope it was made in (or bound to).
         (scope, called) = (c.scope, c.called);
-        if let (Some(this), Some(cv)) = (&c.this, f.this_cv) {
-            // SAFETY: a CV of the window.
-            unsafe { *base.add(cv as usize) = Value::Obj(this.clone()) };
-        }
     }
     eg!(g).frames.push(Frame {
         func,

@@ -112,6 +112,36 @@ pub fn materialize<G: Globals>(g: G, e: &VmError) -> Option<Obj> {
     }
 }
 
+/// Makes an exception error the pending exception, PHP's
+/// `EG(exception)` (`zend_throw_exception_internal`): an engine error
+/// becomes its object here, where it happened. Any other error (an exit,
+/// a fatal error: PHP's bailout) is given back.
+pub fn raise<G: Globals>(g: G, e: Box<VmError>) -> Result<(), Box<VmError>> {
+    let o = match *e {
+        VmError::Thrown(o) => o,
+        VmError::Uncaught { .. } => {
+            let e = crate::error::locate(g, e);
+            match materialize(g, &e) {
+                Some(o) => o,
+                None => return Err(e),
+            }
+        }
+        _ => return Err(e),
+    };
+    eg!(g).exception = Some(Value::Obj(o));
+    Ok(())
+}
+
+/// Takes the pending exception out of `EG(exception)`, as the error that
+/// carries it through Rust code (out of a native frame's call, or to the
+/// end of the request).
+pub fn take_pending<G: Globals>(g: G) -> Option<Box<VmError>> {
+    match eg!(g).exception.take() {
+        Some(Value::Obj(o)) => Some(Box::new(VmError::Thrown(o))),
+        _ => None,
+    }
+}
+
 /// Finds where the error `e`, raised by the current frame's instruction,
 /// goes (PHP's `ZEND_HANDLE_EXCEPTION`): the innermost `try` around it
 /// in this frame or, popping frames, in a caller. `Ok` is the
@@ -119,12 +149,31 @@ pub fn materialize<G: Globals>(g: G, e: &VmError) -> Option<Obj> {
 /// error back when nothing in the script frames down to the next native
 /// one handles it (that native frame is popped too, unless it is the
 /// main script's).
+///
+/// While the handler is looked for the exception is pending in
+/// `EG(exception)`, and a `catch` finds it there (`ZEND_CATCH` takes it);
+/// a `finally` takes it into its slot. An engine error the VM raised
+/// itself becomes its object only when a `try` needs it or its frame is
+/// left, so that an error that ends the request in the main script's
+/// frame is reported from the error as it is.
 pub fn unwind<G: Globals>(g: G, e: Box<VmError>) -> Result<*const Op, Box<VmError>> {
     if !matches!(*e, VmError::Thrown(_) | VmError::Uncaught { .. }) {
         return Err(e);
     }
     let e = crate::error::locate(g, e);
-    let mut exception: Option<Obj> = None;
+    let mut engine_error = match *e {
+        VmError::Thrown(o) => {
+            eg!(g).exception = Some(Value::Obj(o));
+            None
+        }
+        _ => Some(e),
+    };
+    // The error that leaves the script frames: the pending exception, or
+    // the engine error that has not needed its object yet.
+    let leave = |g: G, engine_error: Option<Box<VmError>>| match engine_error {
+        Some(e) => e,
+        None => take_pending(g).unwrap_or_else(|| Box::new(VmError::Exit)),
+    };
     loop {
         // (A destructor run once the main frame has returned throws with
         // no frame left to look in.)
@@ -133,10 +182,7 @@ pub fn unwind<G: Globals>(g: G, e: Box<VmError>) -> Result<*const Op, Box<VmErro
             Some((f.function, f.base, f.pc, f.native, eg.frames.len() == 1 && f.func == 0))
         });
         let Some((function, base, pc, native, is_main)) = top else {
-            return Err(match exception {
-                Some(o) => Box::new(VmError::Thrown(o)),
-                None => e,
-            });
+            return Err(leave(g, engine_error));
         };
         // SAFETY: a frame's function is one of the request's.
         let func = unsafe { &*function };
@@ -155,18 +201,13 @@ pub fn unwind<G: Globals>(g: G, e: Box<VmError>) -> Result<*const Op, Box<VmErro
             let Some((target, is_catch)) = target else {
                 continue;
             };
-            let obj = match exception.take() {
-                Some(o) => o,
-                None => match materialize(g, &e) {
-                    Some(o) => o,
-                    None => return Err(e),
-                },
-            };
-            if is_catch {
-                eg!(g).exception = Some(Value::Obj(obj));
-            } else {
+            if let Some(e) = engine_error.take() {
+                raise(g, e)?;
+            }
+            if !is_catch {
+                let exception = eg!(g).exception.take().unwrap_or(Value::Null);
                 // SAFETY: the slot is a register of the frame's window.
-                unsafe { *base.byte_add(r.slot.raw() * 8) = Value::Obj(obj) };
+                unsafe { *base.byte_add(r.slot.raw() * 8) = exception };
             }
             // SAFETY: try ranges point into the function's code.
             return Ok(unsafe { func.code.as_ptr().add(target as usize) });
@@ -175,18 +216,12 @@ pub fn unwind<G: Globals>(g: G, e: Box<VmError>) -> Result<*const Op, Box<VmErro
             if !is_main {
                 pop_frame(g, func.num_regs as usize, base);
             }
-            return Err(match exception {
-                Some(o) => Box::new(VmError::Thrown(o)),
-                None => e,
-            });
+            return Err(leave(g, engine_error));
         }
         // The exception outlives the frames it leaves: an engine error
         // is made into its object while its frames are still there.
-        if exception.is_none() {
-            exception = materialize(g, &e);
-            if exception.is_none() {
-                return Err(e);
-            }
+        if let Some(e) = engine_error.take() {
+            raise(g, e)?;
         }
         pop_frame(g, func.num_regs as usize, base);
     }
@@ -264,6 +299,15 @@ pub fn trace_string(o: &Obj) -> String {
 /// `zend_exception_error` ("Uncaught " and the exception as a string,
 /// then where it was thrown).
 pub fn uncaught_report<G: Globals>(g: G, o: &Obj) -> String {
+    // A parse error reads as the compile-time one.
+    if o.class.name.as_bytes() == b"ParseError" {
+        let text = |name| {
+            let v = get(o, name);
+            String::from_utf8_lossy(v.to_php_str(14).unwrap_or_default().as_bytes()).into_owned()
+        };
+        let line = get(o, "line").to_int();
+        return format!("Parse error: {} in {} on line {line}\n", text("message"), text("file"));
+    }
     let text = match o.class.magic.to_string.clone() {
         Some(m) if crate::objects::is_user(&m) => {
             match crate::call::call_method(g, &m, Some(o.clone()), o.class.id, Vec::new()) {

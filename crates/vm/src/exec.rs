@@ -163,6 +163,24 @@ fn release_window(regs: &mut [Value]) {
     }
 }
 
+/// Moves the closure out of register `r`, leaving it empty.
+///
+/// # Safety
+/// `r` is a live register that nothing else refers to.
+#[inline(always)]
+unsafe fn take_closure(r: *mut Value) -> Option<Rc<minizts_core::value::Closure>> {
+    // SAFETY: the caller's; the register is left empty (`Undef` owns
+    // nothing), so the value read out is owned once.
+    match unsafe { std::ptr::replace(r, Value::Undef) } {
+        Value::Closure(c) => Some(c),
+        // SAFETY: as above: put back as it was.
+        other => {
+            unsafe { std::ptr::write(r, other) };
+            None
+        }
+    }
+}
+
 /// Drops the counted value a register held (the cold half of `put!`);
 /// `true` when that left the interrupt flag up — an object whose last
 /// holder this was has a destructor due — so that the run loop goes to
@@ -583,7 +601,15 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
         // and the register holding `$this` (moved into the callee's
         // `$this` variable; the lookup makes sure that dropping it instead,
         // when the body has none, releases nothing).
-        ($eg:ident => $lookup:expr, $dst:expr, $args:expr, $argc:expr, $scope:expr, $called:expr, $this:expr) => {{
+        ($eg:ident => $lookup:expr, $dst:expr, $args:expr, $argc:expr, $scope:expr, $called:expr, $this:expr) => {
+            fast_enter!($eg => $lookup, $dst, $args, $argc, $scope, $called, $this, None)
+        };
+        // A closure's: the register holding the closure, which the frame
+        // takes (the call consumes it, as PHP's call frame holds the
+        // closure until the call ends), and whose bound values and `$this`
+        // go into the callee's variables.
+        ($eg:ident => $lookup:expr, $dst:expr, $args:expr, $argc:expr, $scope:expr, $called:expr, $this:expr, $closure:expr) => {{
+            let closure_reg: Option<*mut Value> = $closure;
             // SAFETY: until the block ends, nothing in it reaches EG but
             // through `eg`: the guard is named only because a closure could
             // not leave the loop.
@@ -632,6 +658,13 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 // SAFETY: a scalar owns nothing.
                 unsafe { std::ptr::write(v, Value::Undef) };
             }
+            // SAFETY: the register holds a closure (the arm checked).
+            let closure = closure_reg.and_then(|r| unsafe { take_closure(r) });
+            if let Some(c) = &closure {
+                // SAFETY: `at` is the callee's window, its variables
+                // cleared above.
+                unsafe { crate::call::enter_closure(c, callee, at) };
+            }
             let pc = cur!();
             caller.pc = pc;
             // SAFETY: slot `n` is below the capacity (checked above) and
@@ -645,7 +678,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     pc: callee.code.as_ptr(),
                     ret: $dst,
                     argc: argc as u16,
-                    closure: None,
+                    closure,
                     native: false,
                     scope: $scope,
                     called: $called,
@@ -1126,12 +1159,24 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     Some(true) => safe_point!(),
                     None => slow!(),
                 },
-                Op::InitMethod { callee, obj, cache, .. } => {
-                    let obj = arg!(obj);
+                Op::InitMethod {
+                    callee,
+                    obj,
+                    tmp,
+                    cache,
+                    ..
+                } => {
                     let regs: *mut Value = slot!(callee);
+                    // A temporary is reached without a reference, as it is
+                    // written; any other operand is only read.
+                    let from: *mut Value = match obj.as_reg() {
+                        // SAFETY: a register of the window.
+                        Some(r) if tmp => unsafe { base.byte_add(r.raw() * 8) },
+                        _ => std::ptr::from_ref(arg!(obj)).cast_mut(),
+                    };
                     // SAFETY: `callee` is the first of three registers of
-                    // the window.
-                    if !unsafe { members::init_method(g, obj, cache, regs) } {
+                    // the window; `from` as just said.
+                    if !unsafe { members::init_method(g, from, tmp, cache, regs) } {
                         slow!();
                     }
                 }
@@ -1298,6 +1343,8 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     let frames = eg.frames.as_mut_ptr();
                     // SAFETY: the running frame is the top one.
                     let top = unsafe { &*frames.add(n - 1) };
+                    // (A closure's frame releases its closure on the
+                    // general path.)
                     if top.native || top.closure.is_some() {
                         bail!(access);
                     }
@@ -1536,6 +1583,47 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 // Every other kind, named rather than `_`: with a catch-all
                 // arm LLVM checks the kind's range before the jump table on
                 // every dispatch.
+                // A closure literal called through a variable (PHP's
+                // `INIT_DYNAMIC_CALL` of a `Closure`, then `DO_UCALL`), its
+                // function taking the arguments plainly and none of them
+                // sent as a value to a by-reference parameter.
+                Op::CallValue {
+                    dst,
+                    callee,
+                    args,
+                    argc,
+                    vals,
+                } => {
+                    let reg: *mut Value = slot!(callee);
+                    // SAFETY: a register of the window.
+                    let (fid, scope, called) = match unsafe { &*reg } {
+                        Value::Closure(c) if c.kind == minizts_core::value::ClosureKind::Literal => {
+                            (c.func, c.scope, c.called)
+                        }
+                        _ => slow!(),
+                    };
+                    fast_enter!(eg => eg
+                        .code
+                        .get(fid)
+                        .filter(|f| {
+                            f.takes_plainly(argc as usize)
+                                && (vals == 0 || !(0..argc as usize).any(|i| vals & (1 << i) != 0 && f.param_by_ref(i)))
+                        })
+                        .map(|f| (fid, f)), dst, args, argc, scope, called, None::<*mut Value>, Some(reg))
+                }
+                Op::New { dst, skip, cache, .. } => {
+                    let regs: *mut Value = slot!(dst);
+                    // SAFETY: `dst` and the constructor call's three
+                    // registers above it are the window's (see `Op::New`).
+                    match unsafe { members::new_object(g, cache, regs) } {
+                        Some(true) => {}
+                        // No constructor: past its call (a forward jump,
+                        // which needs no interrupt check).
+                        // SAFETY: jump targets are inside the code.
+                        Some(false) => ip = unsafe { code.add(skip as usize) },
+                        None => slow!(),
+                    }
+                }
                 Op::AssignRef { .. }
                 | Op::Neg { .. }
                 | Op::Plus { .. }
@@ -1563,7 +1651,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::IncJmpLe { .. }
                 | Op::DecJmpGt { .. }
                 | Op::DecJmpGe { .. }
-                | Op::CallValue { .. }
                 | Op::CallSpread { .. }
                 | Op::SendVarEx { .. }
                 | Op::AssignDimResult { .. }
@@ -1598,7 +1685,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::Unsilence { .. }
                 | Op::JmpArgByVal { .. }
                 | Op::DeclareClass { .. }
-                | Op::New { .. }
                 | Op::FetchPropRef { .. }
                 | Op::AssignPropRef { .. }
                 | Op::AssignStaticPropOp { .. }
@@ -1753,13 +1839,33 @@ pub(super) unsafe fn call_builtin_with<G: Globals>(
     save_pc(g, at);
     let r = crate::builtins::call(g, id, args);
     clear_args(args);
-    let r = r?;
-    // PHP checks EG(exception) after every internal call; the state a
-    // builtin can leave here is the interrupt flag (a memory limit it
-    // crossed), so the fatal error names the builtin's line.
-    check_limits(g)?;
-    // SAFETY: `dst` is a register of the window (the caller's contract).
-    unsafe { &mut *base.byte_add(dst.raw() * 8) }.overwrite(r);
+    match r {
+        // SAFETY: `dst` is a register of the window (the caller's
+        // contract).
+        Ok(v) => unsafe { &mut *base.byte_add(dst.raw() * 8) }.overwrite(v),
+        // What the builtin threw is the pending exception from here on, as
+        // PHP's internal functions leave theirs in EG(exception).
+        Err(e) => crate::exceptions::raise(g, e)?,
+    }
+    after_internal_call(g)
+}
+
+/// PHP's test after every internal call (`if (EG(exception))` in
+/// `ZEND_DO_ICALL`), with the interrupt flag (a memory limit the builtin
+/// crossed, a destructor made due), read in the same access: the pending
+/// exception goes to its handler, the interrupt to the safe point, whose
+/// fatal error names the builtin's line.
+#[inline(always)]
+pub(super) fn after_internal_call<G: Globals>(g: G) -> VmResult<()> {
+    let (thrown, interrupted) = eg!(g, |eg| {
+        (eg.exception.is_some(), eg.interrupt.pending.load(Ordering::Relaxed))
+    });
+    if let Some(e) = thrown.then(|| crate::exceptions::take_pending(g)).flatten() {
+        return Err(e);
+    }
+    if interrupted {
+        return crate::limits::interrupted_at_safe_point(g);
+    }
     Ok(())
 }
 

@@ -833,8 +833,10 @@ instructions! {
         /// `obj->name(…)`: resolves the method for the call that follows
         /// into `callee` (the object), `callee+1` (the method) and
         /// `callee+2` (the class the call is made on, or the name for
-        /// `__call`).
-        InitMethod "INIT_METHOD" "{callee} = {obj}->{name}" { callee: reg, obj: src, name: src, cache: cache }
+        /// `__call`). With `tmp`, `obj` is a temporary that the call
+        /// consumes: the object moves into `callee`, so that it goes when
+        /// the call ends (PHP releases a `TMP` object with its call frame).
+        InitMethod "INIT_METHOD" "{callee} = {obj}->{name}" { callee: reg, obj: src, name: src, tmp: bool, cache: cache }
         /// `C::name(…)`, `parent::name(…)`, …: the same for a static call
         /// (which keeps `$this` when the method is an instance method of
         /// the caller's class hierarchy).

@@ -168,13 +168,19 @@ pub(super) fn verify_return<G: Globals>(g: G, v: &Value) -> bool {
 
 /// `obj->name(…)`'s method through the cache, into the callee registers
 /// `regs..regs+3` (as `objects::fill_callee` writes them), which hold
-/// nothing counted.
+/// nothing counted; with `take`, the object moves out of `obj` (a
+/// temporary the call consumes) instead of being shared.
 ///
 /// # Safety
-/// `regs..regs+3` are registers of the running frame's window.
+/// `regs..regs+3` are registers of the running frame's window; `obj` is
+/// the operand's value, and with `take` a register of the window that
+/// nothing else refers to (it is only read otherwise).
 #[inline(never)]
-pub(super) unsafe fn init_method<G: Globals>(g: G, obj: &Value, cache: u16, regs: *mut Value) -> bool {
-    let Value::Obj(o) = obj else { return false };
+pub(super) unsafe fn init_method<G: Globals>(g: G, obj: *mut Value, take: bool, cache: u16, regs: *mut Value) -> bool {
+    // SAFETY: the caller's.
+    let Value::Obj(o) = (unsafe { &*obj }) else {
+        return false;
+    };
     if cache == NO_CACHE {
         return false;
     }
@@ -198,9 +204,15 @@ pub(super) unsafe fn init_method<G: Globals>(g: G, obj: &Value, cache: u16, regs
         if !(*regs).is_scalar() || !(*regs.add(1)).is_scalar() || !(*regs.add(2)).is_scalar() {
             return false;
         }
-        regs.write(Value::Obj(o.clone()));
+        let class = i64::from(o.class.id);
+        let this = if take {
+            std::ptr::replace(obj, Value::Undef)
+        } else {
+            Value::Obj(o.clone())
+        };
+        regs.write(this);
         regs.add(1).write(Value::Int(desc));
-        regs.add(2).write(Value::Int(i64::from(o.class.id)));
+        regs.add(2).write(Value::Int(class));
     }
     true
 }
@@ -420,4 +432,73 @@ pub(super) fn assign_prop_op<G: Globals>(g: G, obj: &Value, cache: u16, op: BinO
     }
     *place = new.clone();
     Some(new)
+}
+
+/// `new C` of the class that the running function's cache entry `cache`
+/// names for the frame's scopes (PHP's `ZEND_NEW` on a `CACHED_PTR`
+/// hit), when it is an ordinary class whose defaults are evaluated and
+/// whose constructor, if it has one, is a public script method: the new
+/// object goes into `regs` and the constructor's call into the three
+/// registers above it, as `objects::fill_callee` writes them.
+/// `Some(true)` when there is a constructor to call, `Some(false)` when
+/// there is none; `None`, with nothing done, for everything else (an
+/// abstract or builtin class, defaults not yet evaluated, a constructor
+/// that is native or not public, a register holding a counted value).
+///
+/// # Safety
+/// `regs..regs+4` are registers of the running frame's window.
+#[inline(never)]
+pub(super) unsafe fn new_object<G: Globals>(g: G, cache: u16, regs: *mut Value) -> Option<bool> {
+    if cache == NO_CACHE {
+        return None;
+    }
+    // SAFETY: the caller's.
+    if !unsafe { std::slice::from_raw_parts(regs, 4) }
+        .iter()
+        .all(Value::is_scalar)
+    {
+        return None;
+    }
+    let (o, construct) = eg!(g, |eg| {
+        let f = eg.frames.last()?;
+        // SAFETY: a frame's function is one of the request's.
+        let at = unsafe { &*f.function }.cache_base + u32::from(cache);
+        let CacheEntry::Class { at, class } = eg.runtime_cache.get(at as usize)? else {
+            return None;
+        };
+        if at.scope != f.scope
+            || at.called != f.called
+            || class.kind != minizts_core::object::ClassKind::Class
+            || class.is_abstract()
+            || class.native.is_some()
+            || !class.defaults_ready.get()
+        {
+            return None;
+        }
+        let construct = match &class.magic.construct {
+            None => None,
+            Some(m) => match m.body {
+                MethodBody::User(func) if m.flags & (acc::PRIVATE | acc::PROTECTED) == 0 => {
+                    Some((i64::from(m.declaring) << 32) | i64::from(func))
+                }
+                _ => return None,
+            },
+        };
+        let props = class.defaults.try_borrow().ok()?.clone();
+        Some((eg.objects.create(class.clone(), props), construct))
+    })?;
+    // SAFETY: the caller's; the registers hold scalars (checked above).
+    unsafe {
+        match construct {
+            None => regs.write(Value::Obj(o)),
+            Some(desc) => {
+                let called = i64::from(o.class.id);
+                regs.write(Value::Obj(o.clone()));
+                regs.add(1).write(Value::Obj(o));
+                regs.add(2).write(Value::Int(desc));
+                regs.add(3).write(Value::Int(called));
+            }
+        }
+    }
+    Some(construct.is_some())
 }

@@ -748,7 +748,12 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             vals,
         } => {
             save_pc(g, cur!());
-            let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
+            // The call consumes its callee register (the frame holds a
+            // closure, a method's frame its `$this`), so that what it held
+            // goes when the call ends, as PHP frees its call frame.
+            let callee_value = std::mem::take(reg!(callee));
+            let target = tri!(call::resolve_callable(g, &callee_value));
+            drop(callee_value);
             if vals != 0 && !builtins::prefers_ref(&target) {
                 for i in (0..16).filter(|i| vals & (1 << i) != 0) {
                     if call::param_by_ref(g, &target, i) {
@@ -771,9 +776,11 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                     let slice = unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) };
                     let r = builtins::call_at(g, id, slice, builtins::CallSite::Dynamic);
                     clear_args(slice);
-                    let r = tri!(r);
-                    tri!(check_limits(g));
-                    set!(dst, r);
+                    match r {
+                        Ok(v) => set!(dst, v),
+                        Err(e) => tri!(crate::exceptions::raise(g, e)),
+                    }
+                    tri!(super::after_internal_call(g));
                 }
                 Callee::Method(ref m) => match target.user_function() {
                     Some(fid) => {
@@ -1069,6 +1076,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             callee,
             obj,
             name,
+            tmp,
             cache,
         } => {
             save_pc(g, cur!());
@@ -1081,6 +1089,11 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             ));
             // SAFETY: as for `New`.
             unsafe { crate::objects::fill_callee(base.byte_add(callee.raw() * 8), r) };
+            // A temporary object goes with the call (which holds it, or,
+            // for a static method, does not need it).
+            if let (true, Some(o)) = (tmp, obj.as_reg()) {
+                *reg!(o) = Value::Undef;
+            }
         }
         Op::InitStaticMethod {
             callee,
