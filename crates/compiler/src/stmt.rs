@@ -126,7 +126,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     None => self.temp()?,
                 };
                 match e.kind {
-                    ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } => self.reference_into(e, t)?,
+                    ExprKind::Var(_)
+                    | ExprKind::VarVar { .. }
+                    | ExprKind::Index { .. }
+                    | ExprKind::Prop { .. }
+                    | ExprKind::StaticProp { .. } => self.reference_into(e, t)?,
                     _ => self.expr_into(e, t)?,
                 }
                 self.at(e.pos);

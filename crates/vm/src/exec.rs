@@ -953,7 +953,12 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         slow!();
                     }
                 }
-                Op::AssignDimOp1 { op, var, key, src } => {
+                Op::AssignDimOp1 { op, var, key, src, dst } => {
+                    // (The expression's value is read: rare, left to the
+                    // slow path.)
+                    if !dst.is_none() {
+                        slow!();
+                    }
                     // `$a[$k] <op>= n` on a number element of an unshared
                     // array, in place, the array directly in the variable or
                     // behind a reference (dereferenced once). The operands are
@@ -1485,9 +1490,10 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     keys,
                     depth,
                     src,
+                    dst,
                 } => {
                     let n = raw!(src);
-                    if !matches!(n, Value::Int(_) | Value::Float(_)) {
+                    if !dst.is_none() || !matches!(n, Value::Int(_) | Value::Float(_)) {
                         slow!();
                     }
                     // SAFETY: a number owns nothing; copied before the variable

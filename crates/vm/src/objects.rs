@@ -641,15 +641,23 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
             if !exists {
                 if let Some(get) = o.class.magic.get.clone() {
                     if let Some(r) = guarded(o, || call_magic(g, o, &get, vec![Value::Str(name.clone())])) {
-                        let v = r?;
-                        warning(
-                            g,
-                            &format!(
-                                "Indirect modification of overloaded property {}::${} has no effect",
-                                o.class.name,
-                                name_str(name)
-                            ),
-                        );
+                        // A `&__get`'s reference is the property's; any
+                        // other value is a copy, which PHP notices unless
+                        // it is an object (its handle is shared).
+                        let v = match r? {
+                            Value::Ref(r) => return Ok(r),
+                            v => v,
+                        };
+                        if !matches!(v, Value::Obj(_) | Value::Closure(_)) {
+                            notice(
+                                g,
+                                &format!(
+                                    "Indirect modification of overloaded property {}::${} has no effect",
+                                    o.class.name,
+                                    name_str(name)
+                                ),
+                            );
+                        }
                         return Ok(crate::gc::new_ref(g, v));
                     }
                 }

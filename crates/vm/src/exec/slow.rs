@@ -469,15 +469,25 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             tri!(dim::assign(g, reg!(var), std::slice::from_ref(&k), v));
             k.release();
         }
-        Op::AssignDimOp1 { op, var, key, src } => {
+        Op::AssignDimOp1 { op, var, key, src, dst } => {
             let v = opnd!(src).clone();
             let k = opnd!(key).clone();
             save_pc(g, cur!());
             if let Value::Undef = reg!(var) {
                 undefined_variable(g, var.idx());
             }
-            tri!(dim::assign_op(g, reg!(var), std::slice::from_ref(&k), op, &v));
+            let r = tri!(dim::assign_op(
+                g,
+                reg!(var),
+                std::slice::from_ref(&k),
+                op,
+                &v,
+                !dst.is_none()
+            ));
             v.release();
+            if !dst.is_none() {
+                set!(dst, r);
+            }
         }
         Op::AssignDimRef { var, keys, depth, src } => {
             let r = match std::mem::take(reg!(src)) {
@@ -494,6 +504,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             keys,
             depth,
             src,
+            dst,
         } => {
             let v = opnd!(src).clone();
             save_pc(g, cur!());
@@ -501,8 +512,11 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 undefined_variable(g, var.idx());
             }
             let keys = keys!(keys, depth);
-            tri!(dim::assign_op(g, reg!(var), keys, op, &v));
+            let r = tri!(dim::assign_op(g, reg!(var), keys, op, &v, !dst.is_none()));
             v.release();
+            if !dst.is_none() {
+                set!(dst, r);
+            }
         }
         Op::IncDecDim {
             var,
