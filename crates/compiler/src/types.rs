@@ -309,6 +309,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             if let Some(t) = builtin {
                 return self.error(format!("Type {t} cannot be part of an intersection type"));
             }
+            if one_of(name, &["self", "parent"]) {
+                return self.error(format!("Type {name} cannot be part of an intersection type"));
+            }
             if classes.iter().any(|c| c.eq_ignore_ascii_case(name)) {
                 return self.error(format!("Duplicate type {name} is redundant"));
             }
@@ -336,6 +339,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             return Ok(ty);
         };
         if bit == bits::NULL {
+            // An intersection made nullable is the DNF type `(A&B)|null`.
+            if ty.intersection {
+                ty.classes = Box::new([ty.classes.join("&").into()]);
+                ty.intersection = false;
+            }
             ty.mask |= bits::NULL;
             return Ok(ty);
         }

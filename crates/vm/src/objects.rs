@@ -681,6 +681,23 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
     }
 }
 
+/// `foreach ($obj as &$v)`'s reference to property `name` of `o` (PHP's
+/// `zend_fe_fetch_object_helper`): as [`make_ref`], but a readonly
+/// property (the loop sees only initialized ones) is PHP's error.
+pub fn foreach_ref<G: Globals>(g: G, o: &Obj, name: &PhpStr) -> VmResult<minizts_core::PhpRef> {
+    if let Lookup::Slot(slot) = lookup(g, o, name, scope(g).as_ref()) {
+        let p = &o.class.props[slot as usize];
+        if p.flags & acc::READONLY != 0 {
+            return error(format!(
+                "Cannot acquire reference to readonly property {}::${}",
+                eg!(g).classes.get(p.declaring).name,
+                name_str(name)
+            ));
+        }
+    }
+    make_ref(g, &Value::Obj(o.clone()), name)
+}
+
 /// What a `__get` that PHP's by-reference fetch fell back to gives:
 /// PHP's notice unless it returned a reference or an object, then the
 /// error every reference assignment to an overloaded property ends in.

@@ -1951,6 +1951,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                     foreach::not_an_array(g, cur!(), t);
                     goto!(end);
                 }
+                foreach::RefStep::Error(e) => tri!(Err::<(), _>(e)),
             }
         }
         Op::FeFree { iter } => {
