@@ -191,6 +191,7 @@ fn compile_ast<'a, G: Globals>(
         in_chain: false,
         anonymous_classes: 0,
         const_expr: false,
+        const_operand: false,
         finally_bodies: Vec::new(),
         ns: Default::default(),
         warnings: Default::default(),
@@ -402,6 +403,10 @@ struct Compiler<'a, 'l, G: Globals> {
     /// Compiling a constant expression of a class (a constant's value, a
     /// property's default), which PHP resolves lazily.
     const_expr: bool,
+    /// Compiling a constant expression (a constant's value, a property's
+    /// or a parameter's default): a property is read only from an enum
+    /// case.
+    const_operand: bool,
     /// The finally blocks being compiled in the current function,
     /// innermost last: their `try`'s id and how many loops enclose them
     /// (no jump may leave one).
@@ -957,7 +962,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     {
                         self.const_float(*n as f64)?
                     }
-                    _ => self.expr(default)?,
+                    _ => {
+                        let saved = std::mem::replace(&mut self.const_operand, true);
+                        let v = self.expr(default);
+                        self.const_operand = saved;
+                        v?
+                    }
                 };
                 self.emit(Op::Move { dst: reg, src: v });
                 if ty.is_some() && !types::literal_default(default) {

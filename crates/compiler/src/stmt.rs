@@ -240,7 +240,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     let full = self.ns.prefixed(name);
                     self.check_declaration(UseKind::Const, name, &full)?;
                     let mark = self.mark();
-                    let v = self.expr(e)?;
+                    let saved = std::mem::replace(&mut self.const_operand, true);
+                    let v = self.expr(e);
+                    self.const_operand = saved;
+                    let v = v?;
                     let k = self.const_str_index(&names::to_bytes(&full))?;
                     self.emit(Op::DeclareConst { name: k, src: v });
                     self.release(mark);

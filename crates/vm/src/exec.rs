@@ -1600,6 +1600,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::FeFree { .. }
                 | Op::Exit { .. }
                 | Op::MatchError { .. }
+                | Op::EnumProp { .. }
                 | Op::Silence { .. }
                 | Op::Unsilence { .. }
                 | Op::JmpArgByVal { .. }

@@ -932,6 +932,11 @@ instructions! {
         /// A `match` without a `default` arm found no identical
         /// condition: throws `UnhandledMatchError` naming `src`.
         MatchError "MATCH_ERROR" "{src}" { src: src }
+        /// In a constant expression, property `name` is read from `src`:
+        /// once the name is a string, an object must be an enum case
+        /// (PHP's "Fetching properties on non-enums in constant
+        /// expressions is not allowed").
+        EnumProp "ENUM_PROP" "{src}->{name}" { src: src, name: src }
         /// Starts `@expr`: saves the error reporting level in `save`, sets
         /// 0.
         Silence "SILENCE" "{save}" { save: reg }

@@ -1981,6 +1981,20 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             }
             return Err(Box::new(VmError::Exit));
         }
+        Op::EnumProp { src, name } => {
+            let name = opnd!(name).deref_clone();
+            if let Value::Obj(_) = name {
+                save_pc(g, cur!());
+                tri!(crate::ops::to_str(g, &name));
+            }
+            if let Value::Obj(o) = opnd!(src).deref_clone() {
+                if o.class.kind != minizts_core::object::ClassKind::Enum {
+                    tri!(error(
+                        "Fetching properties on non-enums in constant expressions is not allowed"
+                    ));
+                }
+            }
+        }
         Op::MatchError { src } => {
             save_pc(g, cur!());
             let v = opnd!(src).clone();
