@@ -192,6 +192,7 @@ fn compile_ast<'a, G: Globals>(
         anonymous_classes: 0,
         const_expr: false,
         const_operand: false,
+        no_this: false,
         finally_bodies: Vec::new(),
         ns: Default::default(),
         warnings: Default::default(),
@@ -407,6 +408,9 @@ struct Compiler<'a, 'l, G: Globals> {
     /// or a parameter's default): a property is read only from an enum
     /// case.
     const_operand: bool,
+    /// Compiling a named function or a static method, whose `$this` is
+    /// never set: reading it is PHP's error.
+    no_this: bool,
     /// The finally blocks being compiled in the current function,
     /// innermost last: their `try`'s id and how many loops enclose them
     /// (no jump may leave one).
@@ -890,9 +894,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             _ => None,
         };
         let saved_method_name = std::mem::replace(&mut self.method_name, method_name);
+        let no_this = !closure && method.is_none_or(|(flags, _)| flags & minizts_core::object::acc::STATIC != 0);
+        let saved_no_this = std::mem::replace(&mut self.no_this, no_this);
         let saved_line = self.line;
         self.line = start;
         let result = self.function_body(f).and_then(|()| self.resolve_gotos());
+        self.no_this = saved_no_this;
         self.loops = saved_loops;
         self.labels = saved_labels;
         self.plain_vars = saved_plain;
