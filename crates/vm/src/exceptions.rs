@@ -205,6 +205,16 @@ pub fn unwind<G: Globals>(g: G, e: Box<VmError>) -> Result<*const Op, Box<VmErro
                 return Err(e);
             }
         }
+        // A constructor the exception leaves: its object is never
+        // destructed (PHP's `zend_object_store_ctor_failed`).
+        if !func.is_closure && func.name.eq_ignore_ascii_case("__construct") {
+            if let Some(cv) = func.this_cv {
+                // SAFETY: the CV is a register of the frame's window.
+                if let Value::Obj(o) = unsafe { &*base.add(cv as usize) } {
+                    o.set_flag(minizts_core::object::Object::DESTRUCTED, true);
+                }
+            }
+        }
         pop_frame(g, func.num_regs as usize, base);
     }
 }
