@@ -98,6 +98,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.emit(Op::ThrowError { message });
                 self.const_null()
             }
+            ExprKind::Var("this") if !self.in_function => {
+                let var = self.cv("this")?;
+                self.at(e.pos);
+                self.emit(Op::CheckThis { var });
+                Ok(Src::reg(var))
+            }
             ExprKind::Var(name) => Ok(Src::reg(self.cv(name)?)),
             // The line of the token itself, not of the instruction being
             // emitted (an element of a multi-line array literal).

@@ -1601,6 +1601,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::Exit { .. }
                 | Op::MatchError { .. }
                 | Op::EnumProp { .. }
+                | Op::CheckThis { .. }
                 | Op::Silence { .. }
                 | Op::Unsilence { .. }
                 | Op::JmpArgByVal { .. }

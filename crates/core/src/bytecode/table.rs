@@ -937,6 +937,10 @@ instructions! {
         /// (PHP's "Fetching properties on non-enums in constant
         /// expressions is not allowed").
         EnumProp "ENUM_PROP" "{src}->{name}" { src: src, name: src }
+        /// Top-level code reads `$this` (in `var`), which only the scope
+        /// of an include or eval run by a method gives it: unset, PHP's
+        /// "Using $this when not in object context".
+        CheckThis "CHECK_THIS" "{var}" { var: reg }
         /// Starts `@expr`: saves the error reporting level in `save`, sets
         /// 0.
         Silence "SILENCE" "{save}" { save: reg }

@@ -1981,6 +1981,11 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             }
             return Err(Box::new(VmError::Exit));
         }
+        Op::CheckThis { var } => {
+            if let Value::Undef | Value::Null = reg!(var) {
+                tri!(error("Using $this when not in object context"));
+            }
+        }
         Op::EnumProp { src, name } => {
             let name = opnd!(name).deref_clone();
             if let Value::Obj(_) = name {
