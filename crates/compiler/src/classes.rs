@@ -832,6 +832,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let saved_in_chain = std::mem::replace(&mut self.in_chain, false);
         let saved_method_name = self.method_name.take();
         let saved_const_expr = std::mem::replace(&mut self.const_expr, true);
+        let saved_const_operand = std::mem::replace(&mut self.const_operand, true);
         let saved_line = self.line;
         self.line = line;
         let result = body(self).map(|v| {
@@ -848,6 +849,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         self.in_chain = saved_in_chain;
         self.method_name = saved_method_name;
         self.const_expr = saved_const_expr;
+        self.const_operand = saved_const_operand;
         self.line = saved_line;
         let mut builder = cg!(self.g).active.pop().expect("initialiser op array");
         result?;

@@ -91,6 +91,19 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 self.emit(Op::FetchGlobals { dst });
                 Ok(Src::reg(dst))
             }
+            ExprKind::Var("this") if self.no_this => {
+                // (PHP's `FETCH_THIS` in code that never has an object.)
+                self.at(e.pos);
+                let message = self.const_str_index(b"Using $this when not in object context")?;
+                self.emit(Op::ThrowError { message });
+                self.const_null()
+            }
+            ExprKind::Var("this") if !self.in_function => {
+                let var = self.cv("this")?;
+                self.at(e.pos);
+                self.emit(Op::CheckThis { var });
+                Ok(Src::reg(var))
+            }
             ExprKind::Var(name) => Ok(Src::reg(self.cv(name)?)),
             // The line of the token itself, not of the instruction being
             // emitted (an element of a multi-line array literal).

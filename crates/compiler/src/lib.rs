@@ -191,6 +191,8 @@ fn compile_ast<'a, G: Globals>(
         in_chain: false,
         anonymous_classes: 0,
         const_expr: false,
+        const_operand: false,
+        no_this: false,
         finally_bodies: Vec::new(),
         ns: Default::default(),
         warnings: Default::default(),
@@ -402,6 +404,13 @@ struct Compiler<'a, 'l, G: Globals> {
     /// Compiling a constant expression of a class (a constant's value, a
     /// property's default), which PHP resolves lazily.
     const_expr: bool,
+    /// Compiling a constant expression (a constant's value, a property's
+    /// or a parameter's default): a property is read only from an enum
+    /// case.
+    const_operand: bool,
+    /// Compiling a named function or a static method, whose `$this` is
+    /// never set: reading it is PHP's error.
+    no_this: bool,
     /// The finally blocks being compiled in the current function,
     /// innermost last: their `try`'s id and how many loops enclose them
     /// (no jump may leave one).
@@ -885,9 +894,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             _ => None,
         };
         let saved_method_name = std::mem::replace(&mut self.method_name, method_name);
+        let no_this = !closure && method.is_none_or(|(flags, _)| flags & minizts_core::object::acc::STATIC != 0);
+        let saved_no_this = std::mem::replace(&mut self.no_this, no_this);
         let saved_line = self.line;
         self.line = start;
         let result = self.function_body(f).and_then(|()| self.resolve_gotos());
+        self.no_this = saved_no_this;
         self.loops = saved_loops;
         self.labels = saved_labels;
         self.plain_vars = saved_plain;
@@ -957,7 +969,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     {
                         self.const_float(*n as f64)?
                     }
-                    _ => self.expr(default)?,
+                    _ => {
+                        let saved = std::mem::replace(&mut self.const_operand, true);
+                        let v = self.expr(default);
+                        self.const_operand = saved;
+                        v?
+                    }
                 };
                 self.emit(Op::Move { dst: reg, src: v });
                 if ty.is_some() && !types::literal_default(default) {

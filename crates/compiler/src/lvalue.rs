@@ -852,11 +852,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             ExprKind::Index { .. } if one_key(target).is_some() => {
                 let (var, key, v) = self.one_key_operands(target, value)?;
-                self.emit(Op::AssignDimOp1 { op, var, key, src: v });
-                if !dst.is_none() {
-                    let r = self.quiet(target)?;
-                    self.emit(Op::Move { dst, src: r });
-                }
+                self.emit(Op::AssignDimOp1 {
+                    op,
+                    var,
+                    key,
+                    src: v,
+                    dst,
+                });
             }
             ExprKind::Index { .. } => {
                 let path = self.dim_path(target)?;
@@ -869,12 +871,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     keys,
                     depth,
                     src: v,
+                    dst,
                 });
                 self.release_root(path.root, var);
-                if !dst.is_none() {
-                    let r = self.quiet(target)?;
-                    self.emit(Op::Move { dst, src: r });
-                }
             }
             _ => return self.error("Cannot assign to this expression"),
         }

@@ -405,6 +405,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         }
         let n = self.member_name(name)?;
         self.line = line;
+        if self.const_operand {
+            self.emit(Op::EnumProp { src: o, name: n });
+        }
         self.emit(Op::FetchProp {
             dst,
             obj: o,

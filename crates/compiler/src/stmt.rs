@@ -126,7 +126,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     None => self.temp()?,
                 };
                 match e.kind {
-                    ExprKind::Var(_) | ExprKind::VarVar { .. } | ExprKind::Index { .. } => self.reference_into(e, t)?,
+                    ExprKind::Var(_)
+                    | ExprKind::VarVar { .. }
+                    | ExprKind::Index { .. }
+                    | ExprKind::Prop { .. }
+                    | ExprKind::StaticProp { .. } => self.reference_into(e, t)?,
                     _ => self.expr_into(e, t)?,
                 }
                 self.at(e.pos);
@@ -236,7 +240,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     let full = self.ns.prefixed(name);
                     self.check_declaration(UseKind::Const, name, &full)?;
                     let mark = self.mark();
-                    let v = self.expr(e)?;
+                    let saved = std::mem::replace(&mut self.const_operand, true);
+                    let v = self.expr(e);
+                    self.const_operand = saved;
+                    let v = v?;
                     let k = self.const_str_index(&names::to_bytes(&full))?;
                     self.emit(Op::DeclareConst { name: k, src: v });
                     self.release(mark);

@@ -154,9 +154,19 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         // `iterable`'s `Traversable` does not count as a class type next
         // to `object`.
         let mut from_iterable = 0;
-        let union = hint.names.len() > 1;
-        for name in hint.names.iter() {
-            let name = self.type_name(name, closure)?;
+        // A DNF type's members, or a union's names as one-name members.
+        let members: Vec<&'a [&'a str]> = if hint.dnf.is_empty() {
+            hint.names.iter().map(std::slice::from_ref).collect()
+        } else {
+            hint.dnf.to_vec()
+        };
+        let union = members.len() > 1;
+        for member in members {
+            if member.len() > 1 {
+                classes.push(self.dnf_intersection(member, &classes, closure)?);
+                continue;
+            }
+            let name = self.type_name(member[0], closure)?;
             let name = &*name;
             let (single, class): (u16, Option<&str>) = match name.to_ascii_lowercase().as_str() {
                 // PHP 8.2 compiles `iterable` to `Traversable|array`.
@@ -186,8 +196,15 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             mask |= single;
             if let Some(class) = class {
-                if classes.iter().any(|c| c.eq_ignore_ascii_case(class)) {
-                    return self.error(format!("Duplicate type {class} is redundant"));
+                for c in classes.iter() {
+                    if c.eq_ignore_ascii_case(class) {
+                        return self.error(format!("Duplicate type {class} is redundant"));
+                    }
+                    if c.contains('&') && c.split('&').any(|n| n.eq_ignore_ascii_case(class)) {
+                        return self.error(format!(
+                            "Type {c} is redundant as it is more restrictive than type {class}"
+                        ));
+                    }
                 }
                 classes.push(class.into());
             }
@@ -228,6 +245,50 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         Ok(ty)
     }
 
+    /// An intersection member of a DNF type, as [`TypeDecl::classes`]
+    /// keeps it (its names joined by `&`), after PHP's checks against
+    /// the members before it (`zend_are_intersection_types_redundant`,
+    /// `zend_is_intersection_type_redundant_by_single_type`).
+    fn dnf_intersection(&self, names: &'a [&'a str], before: &[Box<str>], closure: bool) -> Result<Box<str>> {
+        let hint = TypeHint {
+            nullable: false,
+            intersection: true,
+            names,
+            dnf: &[],
+        };
+        let group = self.intersection_type(&hint, closure)?;
+        let text = group.classes.join("&");
+        let has = |list: &[&str], name: &str| list.iter().any(|n| n.eq_ignore_ascii_case(name));
+        let mine: Vec<&str> = group.classes.iter().map(|c| &**c).collect();
+        for other in before {
+            let other_names: Vec<&str> = other.split('&').collect();
+            if other_names.len() == 1 {
+                if has(&mine, other) {
+                    return self.error(format!(
+                        "Type {text} is redundant as it is more restrictive than type {other}"
+                    ));
+                }
+                continue;
+            }
+            // The smaller list against the larger, as PHP compares them.
+            let (smaller, larger, smaller_text, larger_text) = if other_names.len() < mine.len() {
+                (&other_names, &mine, &**other, &*text)
+            } else {
+                (&mine, &other_names, &*text, &**other)
+            };
+            if smaller.iter().all(|n| has(larger, n)) {
+                return if smaller.len() == larger.len() {
+                    self.error(format!("Type {smaller_text} is redundant with type {larger_text}"))
+                } else {
+                    self.error(format!(
+                        "Type {larger_text} is redundant as it is more restrictive than type {smaller_text}"
+                    ))
+                };
+            }
+        }
+        Ok(text.into())
+    }
+
     /// `A&B`: class types only.
     fn intersection_type(&self, hint: &TypeHint<'a>, closure: bool) -> Result<TypeDecl> {
         let mut classes: Vec<Box<str>> = Vec::new();
@@ -247,6 +308,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             };
             if let Some(t) = builtin {
                 return self.error(format!("Type {t} cannot be part of an intersection type"));
+            }
+            if one_of(name, &["self", "parent"]) {
+                return self.error(format!("Type {name} cannot be part of an intersection type"));
             }
             if classes.iter().any(|c| c.eq_ignore_ascii_case(name)) {
                 return self.error(format!("Duplicate type {name} is redundant"));
@@ -275,6 +339,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             return Ok(ty);
         };
         if bit == bits::NULL {
+            // An intersection made nullable is the DNF type `(A&B)|null`.
+            if ty.intersection {
+                ty.classes = Box::new([ty.classes.join("&").into()]);
+                ty.intersection = false;
+            }
             ty.mask |= bits::NULL;
             return Ok(ty);
         }

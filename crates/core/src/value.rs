@@ -299,6 +299,9 @@ pub enum ClosureKind {
 pub struct RefIter {
     pub array: PhpRef,
     pub pos: Option<IterPos>,
+    /// Over an object (which `array` then holds): the names of the
+    /// properties the loop has given (`None` before the first step).
+    pub props: Option<Vec<Value>>,
 }
 
 /// The result of a conversion to string that cannot go through silently.

@@ -383,8 +383,13 @@ pub struct TypeHint<'a> {
     /// `A&B` rather than `A|B`.
     pub intersection: bool,
     /// The names as written: `\int` keeps its backslash, `a\b` its
-    /// namespace (PHP's checks tell them apart).
+    /// namespace (PHP's checks tell them apart). Every name of a DNF
+    /// type, its intersections' too.
     pub names: &'a [&'a str],
+    /// A union with an intersection member (`(A&B)|C`, PHP 8.2's DNF
+    /// types): its members in source order, each an intersection's names
+    /// or a single name; empty for the other forms.
+    pub dnf: &'a [&'a [&'a str]],
 }
 
 #[derive(Debug)]

@@ -420,6 +420,36 @@ impl<'a> Builder<'a> {
         self.arena.alloc_slice_fill_iter(items)
     }
 
+    /// `A|B` or, with an intersection among its members, a DNF type
+    /// (`(A&B)|C`); a lone `(A&B)` is the intersection `A&B`.
+    pub fn union_type(&self, first: Vec<&'a str>, rest: Vec<Vec<&'a str>>) -> &'a TypeHint<'a> {
+        let grouped = first.len() > 1 || rest.iter().any(|m| m.len() > 1);
+        let names: Vec<&'a str> = first.iter().chain(rest.iter().flatten()).copied().collect();
+        if !grouped {
+            return self.alloc(TypeHint {
+                nullable: false,
+                intersection: false,
+                names: self.slice(names),
+                dnf: &[],
+            });
+        }
+        if rest.is_empty() {
+            return self.alloc(TypeHint {
+                nullable: false,
+                intersection: true,
+                names: self.slice(names),
+                dnf: &[],
+            });
+        }
+        let members: Vec<&'a [&'a str]> = std::iter::once(first).chain(rest).map(|m| self.slice(m)).collect();
+        self.alloc(TypeHint {
+            nullable: false,
+            intersection: false,
+            names: self.slice(names),
+            dnf: self.slice(members),
+        })
+    }
+
     pub fn expr(&self, pos: usize, kind: ExprKind<'a>) -> &'a Expr<'a> {
         self.arena.alloc(Expr { pos: pos as u32, kind })
     }

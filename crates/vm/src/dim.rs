@@ -428,14 +428,24 @@ fn assign_string_offset<G: Globals>(g: G, s: &mut PhpStr, key: &Value, v: &Value
 }
 
 /// `slot[k1]…[kn] <op>= v`
-pub fn assign_op<G: Globals>(g: G, slot: &mut Value, keys: &[Value], op: BinOp, v: &Value) -> VmResult<()> {
+pub fn assign_op<G: Globals>(
+    g: G,
+    slot: &mut Value,
+    keys: &[Value],
+    op: BinOp,
+    v: &Value,
+    want: bool,
+) -> VmResult<Value> {
     if let Value::Ref(r) = slot {
         let r = r.clone();
         let Ok(mut inner) = r.try_borrow_mut() else {
             return fatal("minizts: a reference cycle was written through itself");
         };
-        return assign_op(g, &mut inner, keys, op, v);
+        return assign_op(g, &mut inner, keys, op, v, want);
     }
+    // The element's new value, when the expression's value is read (a
+    // typed reference's, converted).
+    let result = |elem: &Value| if want { elem.deref_clone() } else { Value::Null };
     // The common case: one int or string key of an existing element of an
     // unshared array (`$a[$i] += 1`, `$s[$k] .= "x"`).
     if let (Value::Arr(a), [key]) = (&mut *slot, keys) {
@@ -447,7 +457,8 @@ pub fn assign_op<G: Globals>(g: G, slot: &mut Value, keys: &[Value], op: BinOp, 
         if let Some(k) = k {
             if let Some(elem) = Rc::make_mut(a).get_mut(&k) {
                 if !matches!(elem, Value::Ref(_)) {
-                    return apply_op(g, elem, op, v);
+                    apply_op(g, elem, op, v)?;
+                    return Ok(result(elem));
                 }
             }
         }
@@ -461,10 +472,13 @@ pub fn assign_op<G: Globals>(g: G, slot: &mut Value, keys: &[Value], op: BinOp, 
             let o = o.clone();
             let mut elem = crate::objects::offset_get(g, &o, key, false)?.deref_clone();
             apply_op(g, &mut elem, op, v)?;
-            return crate::objects::offset_set(g, &o, key, elem);
+            let r = result(&elem);
+            crate::objects::offset_set(g, &o, key, elem)?;
+            return Ok(r);
         }
         let elem = element(g, container, key, true)?;
-        apply_op(g, elem, op, v)
+        apply_op(g, elem, op, v)?;
+        Ok(result(elem))
     })
 }
 

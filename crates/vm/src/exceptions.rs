@@ -196,6 +196,23 @@ pub fn unwind<G: Globals>(g: G, e: Box<VmError>) -> Result<*const Op, Box<VmErro
             } else if r.finally != 0 && at < r.finally {
                 Some((r.finally, false))
             } else {
+                if r.finally != 0 && at < r.finally_end {
+                    // Thrown out of a finally block run for an exception:
+                    // that one becomes the new one's previous.
+                    // SAFETY: the slot is a register of the frame's window.
+                    let slot = unsafe { &mut *base.byte_add(r.slot.raw() * 8) };
+                    if let Value::Obj(unwound) = slot {
+                        let unwound = unwound.clone();
+                        *slot = Value::Null;
+                        if exception.is_none() {
+                            exception = materialize(g, &e);
+                        }
+                        match &exception {
+                            Some(o) => set_previous(o, unwound),
+                            None => return Err(e),
+                        }
+                    }
+                }
                 None
             };
             let Some((target, is_catch)) = target else {
@@ -223,7 +240,42 @@ pub fn unwind<G: Globals>(g: G, e: Box<VmError>) -> Result<*const Op, Box<VmErro
         if let Some(e) = engine_error.take() {
             raise(g, e)?;
         }
+        // A constructor the exception leaves: its object is never
+        // destructed (PHP's `zend_object_store_ctor_failed`).
+        if !func.is_closure && func.name.eq_ignore_ascii_case("__construct") {
+            if let Some(cv) = func.this_cv {
+                // SAFETY: the CV is a register of the frame's window.
+                if let Value::Obj(o) = unsafe { &*base.add(cv as usize) } {
+                    o.set_flag(minizts_core::object::Object::DESTRUCTED, true);
+                }
+            }
+        }
         pop_frame(g, func.num_regs as usize, base);
+    }
+}
+
+/// `zend_exception_set_previous`: `add` at the end of `o`'s chain of
+/// previous exceptions, unless one chain already holds the other.
+pub fn set_previous(o: &Obj, add: Obj) {
+    if Obj::ptr_eq(o, &add) {
+        return;
+    }
+    let mut ex = o.clone();
+    // (Bounded: a chain made circular elsewhere must not hang.)
+    for _ in 0..10_000 {
+        let mut ancestor = get(&add, "previous");
+        for _ in 0..10_000 {
+            let Value::Obj(a) = ancestor else { break };
+            if Obj::ptr_eq(&a, &ex) {
+                return;
+            }
+            ancestor = get(&a, "previous");
+        }
+        match get(&ex, "previous") {
+            Value::Obj(p) if Obj::ptr_eq(&p, &add) => return,
+            Value::Obj(p) => ex = p,
+            _ => return set(&ex, "previous", Value::Obj(add)),
+        }
     }
 }
 

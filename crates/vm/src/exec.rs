@@ -986,7 +986,12 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         slow!();
                     }
                 }
-                Op::AssignDimOp1 { op, var, key, src } => {
+                Op::AssignDimOp1 { op, var, key, src, dst } => {
+                    // (The expression's value is read: rare, left to the
+                    // slow path.)
+                    if !dst.is_none() {
+                        slow!();
+                    }
                     // `$a[$k] <op>= n` on a number element of an unshared
                     // array, in place, the array directly in the variable or
                     // behind a reference (dereferenced once). The operands are
@@ -1532,9 +1537,10 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     keys,
                     depth,
                     src,
+                    dst,
                 } => {
                     let n = raw!(src);
-                    if !matches!(n, Value::Int(_) | Value::Float(_)) {
+                    if !dst.is_none() || !matches!(n, Value::Int(_) | Value::Float(_)) {
                         slow!();
                     }
                     // SAFETY: a number owns nothing; copied before the variable
@@ -1681,6 +1687,8 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::FeFree { .. }
                 | Op::Exit { .. }
                 | Op::MatchError { .. }
+                | Op::EnumProp { .. }
+                | Op::CheckThis { .. }
                 | Op::Silence { .. }
                 | Op::Unsilence { .. }
                 | Op::JmpArgByVal { .. }

@@ -641,15 +641,23 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
             if !exists {
                 if let Some(get) = o.class.magic.get.clone() {
                     if let Some(r) = guarded(o, || call_magic(g, o, &get, vec![Value::Str(name.clone())])) {
-                        let v = r?;
-                        warning(
-                            g,
-                            &format!(
-                                "Indirect modification of overloaded property {}::${} has no effect",
-                                o.class.name,
-                                name_str(name)
-                            ),
-                        );
+                        // A `&__get`'s reference is the property's; any
+                        // other value is a copy, which PHP notices unless
+                        // it is an object (its handle is shared).
+                        let v = match r? {
+                            Value::Ref(r) => return Ok(r),
+                            v => v,
+                        };
+                        if !matches!(v, Value::Obj(_) | Value::Closure(_)) {
+                            notice(
+                                g,
+                                &format!(
+                                    "Indirect modification of overloaded property {}::${} has no effect",
+                                    o.class.name,
+                                    name_str(name)
+                                ),
+                            );
+                        }
                         return Ok(crate::gc::new_ref(g, v));
                     }
                 }
@@ -671,6 +679,23 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
         }
         Lookup::Hidden(declaring, flags) => hidden_error(&declaring, flags, name),
     }
+}
+
+/// `foreach ($obj as &$v)`'s reference to property `name` of `o` (PHP's
+/// `zend_fe_fetch_object_helper`): as [`make_ref`], but a readonly
+/// property (the loop sees only initialized ones) is PHP's error.
+pub fn foreach_ref<G: Globals>(g: G, o: &Obj, name: &PhpStr) -> VmResult<minizts_core::PhpRef> {
+    if let Lookup::Slot(slot) = lookup(g, o, name, scope(g).as_ref()) {
+        let p = &o.class.props[slot as usize];
+        if p.flags & acc::READONLY != 0 {
+            return error(format!(
+                "Cannot acquire reference to readonly property {}::${}",
+                eg!(g).classes.get(p.declaring).name,
+                name_str(name)
+            ));
+        }
+    }
+    make_ref(g, &Value::Obj(o.clone()), name)
 }
 
 /// What a `__get` that PHP's by-reference fetch fell back to gives:

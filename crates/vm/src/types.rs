@@ -90,7 +90,9 @@ fn accepts<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> bool {
             if ty.intersection {
                 !ty.classes.is_empty() && ty.classes.iter().all(|c| is(c))
             } else {
-                ty.classes.iter().any(|c| is(c)) || (m & bits::CALLABLE != 0 && o.class.magic.invoke.is_some())
+                // (A DNF type's intersection member: `A&B`.)
+                let member = |c: &str| c.split('&').all(is);
+                ty.classes.iter().any(|c| member(c)) || (m & bits::CALLABLE != 0 && o.class.magic.invoke.is_some())
             }
         }
         Value::Closure(_) => m & bits::CALLABLE != 0 || ty.classes.iter().any(|c| c.eq_ignore_ascii_case("Closure")),
@@ -286,14 +288,21 @@ fn resolved_type<G: Globals>(g: G, ty: &TypeDecl) -> String {
         return ty.to_php_string();
     };
     let mut ty = ty.clone();
-    for c in ty.classes.iter_mut() {
+    let resolve = |c: &str| -> String {
         if c.eq_ignore_ascii_case("self") {
-            *c = String::from_utf8_lossy(scope.name.as_bytes()).into();
+            String::from_utf8_lossy(scope.name.as_bytes()).into()
         } else if c.eq_ignore_ascii_case("parent") {
-            if let Some(p) = &scope.parent {
-                *c = String::from_utf8_lossy(p.name.as_bytes()).into();
+            match &scope.parent {
+                Some(p) => String::from_utf8_lossy(p.name.as_bytes()).into(),
+                None => c.into(),
             }
+        } else {
+            c.into()
         }
+    };
+    for c in ty.classes.iter_mut() {
+        // (Each name of a DNF type's intersection member too.)
+        *c = c.split('&').map(resolve).collect::<Vec<_>>().join("&").into();
     }
     // `static` names the called class, after the class names as PHP
     // prints it.

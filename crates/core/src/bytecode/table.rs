@@ -586,13 +586,15 @@ instructions! {
         /// when the instruction runs (no copy into a key register; PHP
         /// also reads a variable key at the assignment).
         AssignDim1 "ASSIGN_DIM1" "{var}[{key}] = {src}" { var: reg, key: src, src: src }
-        /// `var[key] <op>= src`, one dimension.
-        AssignDimOp1 "ASSIGN_DIM_OP1" "{var}[{key}] {op}= {src}" { op: BinOp, var: reg, key: src, src: src }
+        /// `var[key] <op>= src`, one dimension; `dst` gets the element's
+        /// new value unless NONE.
+        AssignDimOp1 "ASSIGN_DIM_OP1" "{var}[{key}] {op}= {src} -> {dst}" { op: BinOp, var: reg, key: src, src: src, dst: reg }
         /// `var[k1]…[kn] = &…`: stores the reference held in `src`.
         AssignDimRef "ASSIGN_DIM_REF" "{var}[{keys}] = &{src}" { var: reg, keys: regs[depth], depth: u8, src: reg }
-        /// `var[k1]…[kn] <op>= src`
-        AssignDimOp "ASSIGN_DIM_OP" "{var}[{keys}] {op}= {src}" {
-            op: BinOp, var: reg, keys: regs[depth], depth: u8, src: src
+        /// `var[k1]…[kn] <op>= src`; `dst` gets the element's new value
+        /// unless NONE.
+        AssignDimOp "ASSIGN_DIM_OP" "{var}[{keys}] {op}= {src} -> {dst}" {
+            op: BinOp, var: reg, keys: regs[depth], depth: u8, src: src, dst: reg
         }
         /// `++var[k1]…[kn]` and the others; `dst` gets the value unless
         /// NONE.
@@ -932,6 +934,15 @@ instructions! {
         /// A `match` without a `default` arm found no identical
         /// condition: throws `UnhandledMatchError` naming `src`.
         MatchError "MATCH_ERROR" "{src}" { src: src }
+        /// In a constant expression, property `name` is read from `src`:
+        /// once the name is a string, an object must be an enum case
+        /// (PHP's "Fetching properties on non-enums in constant
+        /// expressions is not allowed").
+        EnumProp "ENUM_PROP" "{src}->{name}" { src: src, name: src }
+        /// Top-level code reads `$this` (in `var`), which only the scope
+        /// of an include or eval run by a method gives it: unset, PHP's
+        /// "Using $this when not in object context".
+        CheckThis "CHECK_THIS" "{var}" { var: reg }
         /// Starts `@expr`: saves the error reporting level in `save`, sets
         /// 0.
         Silence "SILENCE" "{save}" { save: reg }

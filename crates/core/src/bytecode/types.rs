@@ -30,7 +30,9 @@ pub struct TypeDecl {
     /// The builtin types it takes ([`bits`]).
     pub mask: u16,
     /// The class and interface names, as written (`iterable` adds
-    /// `Traversable`, as PHP 8.2 compiles it).
+    /// `Traversable`, as PHP 8.2 compiles it). In a union, an entry may
+    /// be an intersection, its names joined by `&` (a DNF type's
+    /// `(A&B)`: no class name has a `&`); [`TypeDecl::group`] reads it.
     pub classes: Box<[Box<str>]>,
     /// The classes are an intersection (`A&B`), not a union.
     pub intersection: bool,
@@ -41,16 +43,33 @@ impl TypeDecl {
         self.mask & bits::NULL != 0
     }
 
+    /// The intersection a DNF type's class entry stands for (`A&B`), or
+    /// `None` for a class name.
+    pub fn group(entry: &str) -> Option<TypeDecl> {
+        entry.contains('&').then(|| TypeDecl {
+            mask: 0,
+            classes: entry.split('&').map(Into::into).collect(),
+            intersection: true,
+        })
+    }
+
     /// The type as PHP's messages print it (`?array`, `int|float`,
     /// `Traversable|array|null`).
     pub fn to_php_string(&self) -> String {
         if self.intersection {
             return self.classes.join("&");
         }
-        let mut parts: Vec<&str> = self.classes.iter().map(|c| &**c).collect();
+        let mut parts: Vec<std::borrow::Cow<'_, str>> = self
+            .classes
+            .iter()
+            .map(|c| match c.contains('&') {
+                true => format!("({c})").into(),
+                false => (&**c).into(),
+            })
+            .collect();
         let m = self.mask;
         if m & bits::MIXED != 0 {
-            parts.push("mixed");
+            parts.push("mixed".into());
             return parts.join("|");
         }
         for (bit, name) in [
@@ -63,26 +82,26 @@ impl TypeDecl {
             (bits::FLOAT, "float"),
         ] {
             if m & bit != 0 {
-                parts.push(name);
+                parts.push(name.into());
             }
         }
         if m & bits::BOOL == bits::BOOL {
-            parts.push("bool");
+            parts.push("bool".into());
         } else if m & bits::FALSE != 0 {
-            parts.push("false");
+            parts.push("false".into());
         } else if m & bits::TRUE != 0 {
-            parts.push("true");
+            parts.push("true".into());
         }
         if m & bits::VOID != 0 {
-            parts.push("void");
+            parts.push("void".into());
         }
         if m & bits::NEVER != 0 {
-            parts.push("never");
+            parts.push("never".into());
         }
         let text = parts.join("|");
         if m & bits::NULL == 0 {
             text
-        } else if parts.len() == 1 {
+        } else if parts.len() == 1 && !text.starts_with('(') {
             format!("?{text}")
         } else if parts.is_empty() {
             "null".into()
@@ -118,6 +137,11 @@ mod tests {
             "object|array|string|int|float|bool|null"
         );
         assert_eq!(ty(bits::NULL, &[]).to_php_string(), "null");
+        assert_eq!(
+            ty(bits::NULL | bits::INT, &["A&B", "C"]).to_php_string(),
+            "(A&B)|C|int|null"
+        );
+        assert_eq!(ty(bits::NULL, &["A&B"]).to_php_string(), "(A&B)|null");
         assert_eq!(ty(bits::FALSE | bits::STRING, &[]).to_php_string(), "string|false");
     }
 }

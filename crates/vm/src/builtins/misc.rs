@@ -581,6 +581,8 @@ fn ini_value<G: Globals>(g: G, name: &[u8]) -> Option<String> {
         b"arg_separator.output" | b"arg_separator.input" => "&".into(),
         b"max_input_vars" => "1000".into(),
         b"max_input_nesting_level" => "64".into(),
+        b"unserialize_callback_func" => eg!(g, |eg| eg.basic.ini_text(name).map(|t| t.to_vec()))
+            .map_or(String::new(), |t| String::from_utf8_lossy(&t).into_owned()),
         b"zend.assertions" | b"assert.active" | b"assert.bail" | b"assert.warning" | b"assert.exception"
         | b"assert.callback" => return assert::ini_value(g, name),
         b"zend.enable_gc" => match eg!(g, |eg| eg.basic.ini_text(name).map(|t| t.to_vec())) {
@@ -656,6 +658,9 @@ fn ini_set<G: Globals>(g: G, a: &mut Args) -> VmResult<Value> {
             eg.basic.set_ini_text(b"zend.enable_gc", Some(value.as_bytes()));
         }),
         n if n.starts_with(b"pcre.") => super::pcre::ini_set(g, n, &value),
+        b"unserialize_callback_func" => eg!(g)
+            .basic
+            .set_ini_text(b"unserialize_callback_func", Some(value.as_bytes())),
         // Known but fixed in minizts.
         _ => {}
     }

@@ -333,7 +333,7 @@ impl<'d, G: Globals> Checker<'d, G> {
     /// Notes each class `ty` names that is not declared (PHP's
     /// `register_unresolved_classes`).
     fn note_unresolved(&mut self, scope: &ClassRef, ty: &TypeDecl) {
-        for c in ty.classes.iter() {
+        for c in ty.classes.iter().flat_map(|c| c.split('&')) {
             let name = self.resolve(scope, c);
             if self.lookup(&name).is_none() && !self.unresolved.iter().any(|u| u.eq_ignore_ascii_case(&name)) {
                 self.unresolved.push(name);
@@ -404,7 +404,8 @@ impl<'d, G: Globals> Checker<'d, G> {
         if ty.mask & bits::OBJECT != 0 {
             return true;
         }
-        for c in ty.classes.iter() {
+        // (A DNF type's intersection members do not count.)
+        for c in ty.classes.iter().filter(|c| !c.contains('&')) {
             let name = self.resolve(scope, c);
             if let Some(ce) = self.lookup(&name) {
                 if self.instance_of(self_scope, &ce) {
@@ -429,6 +430,15 @@ impl<'d, G: Globals> Checker<'d, G> {
         }
         let intersection = proto.intersection;
         for c in proto.classes.iter() {
+            if let Some(group) = TypeDecl::group(c) {
+                match self.class_subtype_of_type(fe_name, proto_scope, &group) {
+                    Status::Error if intersection => return Status::Error,
+                    Status::Success if !intersection => return Status::Success,
+                    Status::Unresolved => unresolved = true,
+                    _ => {}
+                }
+                continue;
+            }
             let proto_name = self.resolve(proto_scope, c);
             if fe_name.eq_ignore_ascii_case(&proto_name) {
                 if !intersection {
@@ -508,8 +518,13 @@ impl<'d, G: Globals> Checker<'d, G> {
             Status::Success
         };
         for c in proto.classes.iter() {
-            let proto_name = self.resolve(proto_scope, c);
-            let status = self.intersection_subtype_of_class(fe_scope, fe, &proto_name);
+            let status = match TypeDecl::group(c) {
+                Some(group) => self.intersection_subtype_of_type(fe_scope, fe, proto_scope, &group),
+                None => {
+                    let proto_name = self.resolve(proto_scope, c);
+                    self.intersection_subtype_of_class(fe_scope, fe, &proto_name)
+                }
+            };
             if status == early {
                 return status;
             }
@@ -570,8 +585,13 @@ impl<'d, G: Globals> Checker<'d, G> {
         } else {
             early = Status::Error;
             for c in fe.classes.iter() {
-                let fe_name = self.resolve(fe_scope, c);
-                let status = self.class_subtype_of_type(&fe_name, proto_scope, proto);
+                let status = match TypeDecl::group(c) {
+                    Some(group) => self.intersection_subtype_of_type(fe_scope, &group, proto_scope, proto),
+                    None => {
+                        let fe_name = self.resolve(fe_scope, c);
+                        self.class_subtype_of_type(&fe_name, proto_scope, proto)
+                    }
+                };
                 if status == Status::Error {
                     return status;
                 }
@@ -685,7 +705,17 @@ impl<'d, G: Globals> Checker<'d, G> {
         }
         let resolved = TypeDecl {
             mask: ty.mask,
-            classes: ty.classes.iter().map(|c| self.resolve(scope, c).into()).collect(),
+            classes: ty
+                .classes
+                .iter()
+                .map(|c| {
+                    c.split('&')
+                        .map(|n| self.resolve(scope, n))
+                        .collect::<Vec<_>>()
+                        .join("&")
+                        .into()
+                })
+                .collect(),
             intersection: ty.intersection,
         };
         resolved.to_php_string()

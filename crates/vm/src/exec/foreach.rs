@@ -12,6 +12,9 @@
 //! A foreach by value needs none of this: it holds its own count on the
 //! array it started with and a bare position (`Value::IterVal`), handled
 //! in the run loop.
+//!
+//! Over an object that is not `Traversable` the loop makes each visible
+//! property a reference, in the order they had when it started.
 
 use std::rc::Rc;
 
@@ -31,6 +34,8 @@ pub(super) enum RefStep {
     End,
     /// The variable no longer holds an array (its type name).
     NotArray(&'static str),
+    /// A property could not be made a reference.
+    Error(Box<crate::error::VmError>),
 }
 
 /// Checks a by-reference foreach subject; false (after PHP's warning for a
@@ -39,6 +44,18 @@ pub(super) fn start_ref_iteration<G: Globals>(g: G, at: *const Op, r: &PhpRef) -
     let inner = r.borrow();
     match &*inner {
         Value::Arr(a) => Ok(!a.is_empty()),
+        // (A user `Iterator`'s values are no variables; the builtin
+        // iterators' by-reference loops minizts does not have.)
+        Value::Obj(o) if crate::objects::implements(o, b"Iterator") && !crate::class::is_builtin(&o.class) => {
+            drop(inner);
+            save_pc(g, at);
+            crate::error::error("An iterator cannot be used with foreach by reference")
+        }
+        Value::Obj(o) if !crate::objects::implements(o, b"Traversable") => {
+            let o = o.clone();
+            drop(inner);
+            Ok(!crate::objects::props_array(g, &o, crate::objects::scope(g).as_ref()).is_empty())
+        }
         other => {
             let t = other.type_name();
             drop(inner);
@@ -50,7 +67,35 @@ pub(super) fn start_ref_iteration<G: Globals>(g: G, at: *const Op, r: &PhpRef) -
 
 /// The loop's state over the array in `r`; it registers at the first step.
 pub(super) fn ref_iter(r: PhpRef) -> Value {
-    Value::IterRef(Box::new(RefIter { array: r, pos: None }))
+    Value::IterRef(Box::new(RefIter {
+        array: r,
+        pos: None,
+        props: None,
+    }))
+}
+
+/// The next property of a by-reference foreach over object `o`: the
+/// first visible one the loop has not given yet, so that properties added
+/// meanwhile are seen, as PHP's loop over the property table sees them.
+fn next_property<G: Globals>(g: G, state: &mut RefIter, o: &minizts_core::Obj) -> RefStep {
+    let given = state.props.get_or_insert_with(Vec::new);
+    let props = crate::objects::props_array(g, o, crate::objects::scope(g).as_ref());
+    let Some(key) = props
+        .iter()
+        .map(|(k, _)| k.to_value())
+        .find(|k| !given.iter().any(|seen| same_key(seen, k)))
+    else {
+        return RefStep::End;
+    };
+    given.push(key.clone());
+    let name = match &key {
+        Value::Str(s) => s.clone(),
+        other => minizts_core::PhpStr::from(other.to_int().to_string().as_bytes()),
+    };
+    match crate::objects::foreach_ref(g, o, &name) {
+        Ok(r) => RefStep::Element(key, r),
+        Err(e) => RefStep::Error(e),
+    }
 }
 
 /// PHP's warning for a foreach over something that is not an array.
@@ -62,8 +107,24 @@ pub(super) fn not_an_array<G: Globals>(g: G, at: *const Op, type_name: &str) {
     );
 }
 
+/// Whether two property names (array keys as values) are the same.
+fn same_key(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Str(x), Value::Str(y)) => x.as_bytes() == y.as_bytes(),
+        _ => false,
+    }
+}
+
 /// The next element of a by-reference foreach, made a reference.
 pub(super) fn next_ref_element<G: Globals>(g: G, state: &mut RefIter) -> RefStep {
+    let object = match &*state.array.borrow() {
+        Value::Obj(o) => Some(o.clone()),
+        _ => None,
+    };
+    if let Some(o) = object {
+        return next_property(g, state, &o);
+    }
     let Ok(mut inner) = state.array.try_borrow_mut() else {
         return RefStep::End;
     };

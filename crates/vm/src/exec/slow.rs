@@ -469,15 +469,25 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             tri!(dim::assign(g, reg!(var), std::slice::from_ref(&k), v));
             k.release();
         }
-        Op::AssignDimOp1 { op, var, key, src } => {
+        Op::AssignDimOp1 { op, var, key, src, dst } => {
             let v = opnd!(src).clone();
             let k = opnd!(key).clone();
             save_pc(g, cur!());
             if let Value::Undef = reg!(var) {
                 undefined_variable(g, var.idx());
             }
-            tri!(dim::assign_op(g, reg!(var), std::slice::from_ref(&k), op, &v));
+            let r = tri!(dim::assign_op(
+                g,
+                reg!(var),
+                std::slice::from_ref(&k),
+                op,
+                &v,
+                !dst.is_none()
+            ));
             v.release();
+            if !dst.is_none() {
+                set!(dst, r);
+            }
         }
         Op::AssignDimRef { var, keys, depth, src } => {
             let r = match std::mem::take(reg!(src)) {
@@ -494,6 +504,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             keys,
             depth,
             src,
+            dst,
         } => {
             let v = opnd!(src).clone();
             save_pc(g, cur!());
@@ -501,8 +512,11 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 undefined_variable(g, var.idx());
             }
             let keys = keys!(keys, depth);
-            tri!(dim::assign_op(g, reg!(var), keys, op, &v));
+            let r = tri!(dim::assign_op(g, reg!(var), keys, op, &v, !dst.is_none()));
             v.release();
+            if !dst.is_none() {
+                set!(dst, r);
+            }
         }
         Op::IncDecDim {
             var,
@@ -1950,6 +1964,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                     foreach::not_an_array(g, cur!(), t);
                     goto!(end);
                 }
+                foreach::RefStep::Error(e) => tri!(Err::<(), _>(e)),
             }
         }
         Op::FeFree { iter } => {
@@ -1978,6 +1993,25 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 other => tri!(output::echo(g, &other)),
             }
             return Err(Box::new(VmError::Exit));
+        }
+        Op::CheckThis { var } => {
+            if let Value::Undef | Value::Null = reg!(var) {
+                tri!(error("Using $this when not in object context"));
+            }
+        }
+        Op::EnumProp { src, name } => {
+            let name = opnd!(name).deref_clone();
+            if let Value::Obj(_) = name {
+                save_pc(g, cur!());
+                tri!(crate::ops::to_str(g, &name));
+            }
+            if let Value::Obj(o) = opnd!(src).deref_clone() {
+                if o.class.kind != minizts_core::object::ClassKind::Enum {
+                    tri!(error(
+                        "Fetching properties on non-enums in constant expressions is not allowed"
+                    ));
+                }
+            }
         }
         Op::MatchError { src } => {
             save_pc(g, cur!());

@@ -108,7 +108,7 @@ fn arrays(a: &Args, n: usize, mut each: impl FnMut(&Rc<PhpArray>) -> VmResult<()
                     "{}(): Argument #{}{name} must be of type array, {} given",
                     a.name(),
                     i + 1,
-                    other.type_name()
+                    crate::types::type_name(other)
                 ));
             }
         };

@@ -497,7 +497,10 @@ impl<'a, G: Globals> Reader<'a, G> {
             if !valid_class_name(name.as_bytes()) {
                 return Err(Stop::Fail);
             }
-            crate::builtins::codec::serialize::locked(|| crate::class::load(g, name.as_bytes()))?
+            match crate::builtins::codec::serialize::locked(|| crate::class::load(g, name.as_bytes()))? {
+                Some(c) => Some(c),
+                None => self.callback_class(&name)?,
+            }
         };
         let incomplete = class.is_none();
         let class = match class {
@@ -548,6 +551,38 @@ impl<'a, G: Globals> Reader<'a, G> {
             store_class_name(&o, &name);
         }
         Ok(Tok::Object(o, elements, has_unserialize))
+    }
+
+    /// The `unserialize_callback_func` ini setting's function, called
+    /// with a class name no autoloader found, then the class if it
+    /// declared it (`object_common`'s fallback in `php_var_unserialize`).
+    fn callback_class(&mut self, name: &PhpStr) -> Read<Option<Rc<Class>>> {
+        let g = self.g;
+        let func = eg!(g, |eg| eg
+            .basic
+            .ini_text(b"unserialize_callback_func")
+            .map(PhpStr::from));
+        let Some(func) = func.filter(|f| !f.is_empty()) else {
+            return Ok(None);
+        };
+        let callable = Value::Str(func.clone());
+        let func_name = String::from_utf8_lossy(func.as_bytes()).into_owned();
+        if let Err(why) = crate::call::callable::check(g, &callable, true)? {
+            return crate::error::error(format!("Invalid callback {func_name}, {why}")).map_err(Stop::Vm);
+        }
+        crate::builtins::codec::serialize::locked(|| {
+            crate::call::call_callable(g, &callable, vec![Value::Str(name.clone())])
+        })?;
+        // (Looked up again with the autoloaders, which the function may
+        // have registered.)
+        let class = crate::builtins::codec::serialize::locked(|| crate::class::load(g, name.as_bytes()))?;
+        if class.is_none() {
+            warning(
+                g,
+                &format!("unserialize(): Function {func_name}() hasn't defined the class it was called for"),
+            );
+        }
+        Ok(class)
     }
 
     /// `object_custom`: `C:len:"Class":n:{data}`, `p` at the closing
