@@ -204,12 +204,11 @@ pub fn unwind<G: Globals>(g: G, e: Box<VmError>) -> Result<*const Op, Box<VmErro
                     if let Value::Obj(unwound) = slot {
                         let unwound = unwound.clone();
                         *slot = Value::Null;
-                        if exception.is_none() {
-                            exception = materialize(g, &e);
+                        if let Some(e) = engine_error.take() {
+                            raise(g, e)?;
                         }
-                        match &exception {
-                            Some(o) => set_previous(o, unwound),
-                            None => return Err(e),
+                        if let Some(Value::Obj(o)) = eg!(g).exception.clone() {
+                            set_previous(&o, unwound);
                         }
                     }
                 }

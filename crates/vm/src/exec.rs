@@ -173,8 +173,8 @@ unsafe fn take_closure(r: *mut Value) -> Option<Rc<minizts_core::value::Closure>
     // nothing), so the value read out is owned once.
     match unsafe { std::ptr::replace(r, Value::Undef) } {
         Value::Closure(c) => Some(c),
-        // SAFETY: as above: put back as it was.
         other => {
+            // SAFETY: as above: put back as it was (over the `Undef`).
             unsafe { std::ptr::write(r, other) };
             None
         }
