@@ -172,7 +172,14 @@ pub fn unwind<G: Globals>(g: G, e: Box<VmError>) -> Result<*const Op, Box<VmErro
     // the engine error that has not needed its object yet.
     let leave = |g: G, engine_error: Option<Box<VmError>>| match engine_error {
         Some(e) => e,
-        None => take_pending(g).unwrap_or_else(|| Box::new(VmError::Exit)),
+        // (Always pending here; were it not, the request ends with an
+        // internal error rather than silently.)
+        None => take_pending(g).unwrap_or_else(|| {
+            Box::new(VmError::Fatal {
+                message: "minizts: internal error: the pending exception is gone".into(),
+                at: None,
+            })
+        }),
     };
     loop {
         // (A destructor run once the main frame has returned throws with
