@@ -1586,9 +1586,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     }
                     put!(dst, Value::Bool(!v.is_null()))
                 }
-                // Every other kind, named rather than `_`: with a catch-all
-                // arm LLVM checks the kind's range before the jump table on
-                // every dispatch.
                 // A closure literal called through a variable (PHP's
                 // `INIT_DYNAMIC_CALL` of a `Closure`, then `DO_UCALL`), its
                 // function taking the arguments plainly and none of them
@@ -1630,6 +1627,9 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         None => slow!(),
                     }
                 }
+                // Every other kind, named rather than `_`: with a catch-all
+                // arm LLVM checks the kind's range before the jump table on
+                // every dispatch.
                 Op::AssignRef { .. }
                 | Op::Neg { .. }
                 | Op::Plus { .. }
