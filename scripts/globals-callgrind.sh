@@ -25,7 +25,7 @@ strategies=$("$BIN" --globals=help | awk '{print $1}')
 [ "$(echo "$strategies" | head -1)" = nts ] || { echo "expected nts first (the baseline)" >&2; exit 1; }
 
 # Accesses: counted by a separate, counting copy of the engine.
-stats=$("$BIN" --globals=tls run --stats "$@" 2>&1 >/dev/null | grep 'minizts stats')
+stats=$("$BIN" --globals=tls run --stats "$@" 2>&1 >/dev/null | grep 'EG accesses')
 eg=$(echo "$stats" | sed -E 's/.* ([0-9]+) EG accesses.*/\1/')
 cg=$(echo "$stats" | sed -E 's/.* ([0-9]+) CG accesses.*/\1/')
 accesses=$((eg + cg))

@@ -359,6 +359,12 @@ fn report_stats(name: &str, allocator_calls_before: u64) {
         "minizts stats ({name}): {eg} EG accesses, {cg} CG accesses, {} in all; {calls} allocator calls",
         eg + cg
     );
+    let general = strategies::general_path_counts();
+    let total: u64 = general.iter().map(|(_, n)| n).sum();
+    eprintln!("minizts stats ({name}): {total} instructions on the general path");
+    for (mnemonic, n) in general.iter().take(12) {
+        eprintln!("  {n:>12}  {mnemonic}");
+    }
 }
 
 fn globals_command(probe: bool) -> u8 {

@@ -296,6 +296,26 @@ const _: fn() = || {
     assert_send_sync::<InternedStrings>();
 };
 
+/// Runs `f` on `name` in ASCII lower case (the key of PHP's
+/// case-insensitive function, method and class tables), without an
+/// allocation for a name that is lower case already or fits a small
+/// buffer: names are looked up on every dynamic call, and most are short.
+#[inline]
+pub fn with_lowercase<R>(name: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
+    if !name.iter().any(u8::is_ascii_uppercase) {
+        return f(name);
+    }
+    let mut buf = [0u8; 64];
+    match buf.get_mut(..name.len()) {
+        Some(b) => {
+            b.copy_from_slice(name);
+            b.make_ascii_lowercase();
+            f(b)
+        }
+        None => f(&name.to_ascii_lowercase()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,5 +391,14 @@ mod tests {
         let shared = s.clone();
         assert_eq!(s.into_vec(), b"xyz");
         assert_eq!(&*shared, b"xyz");
+    }
+
+    #[test]
+    fn lowercase_keys_whatever_the_length() {
+        assert_eq!(with_lowercase(b"already", |k| k.to_vec()), b"already");
+        assert_eq!(with_lowercase(b"applyDiscount", |k| k.to_vec()), b"applydiscount");
+        let long = [b'A'; 100];
+        assert_eq!(with_lowercase(&long, |k| k.to_vec()), vec![b'a'; 100]);
+        assert_eq!(with_lowercase(b"", |k| k.len()), 0);
     }
 }

@@ -99,6 +99,10 @@ pub unsafe trait Globals: Copy + 'static {
     const NAME: &'static str;
     /// One line on what it models.
     const DESCRIPTION: &'static str;
+    /// Whether this is the counting copy of a strategy (`run --stats`),
+    /// in which the engine also counts what it does on its general paths;
+    /// a constant, so that the other strategies compile the counting out.
+    const COUNTED: bool = false;
 
     /// This thread's executor globals.
     fn eg_ptr(self) -> *mut ExecutorGlobals;

@@ -11,7 +11,7 @@ mod offset;
 mod table;
 mod tls;
 
-pub use counted::{access_counts, reset_access_counts, Counted};
+pub use counted::{access_counts, count_general_path, general_path_counts, reset_access_counts, Counted};
 pub use ctx::Ctx;
 pub use fetch::Fetch;
 pub use nts::Nts;

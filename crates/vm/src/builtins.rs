@@ -294,43 +294,65 @@ pub fn call<G: Globals>(g: G, id: u16, args: &mut [Value]) -> VmResult<Value> {
 /// work on the scope that names it).
 pub fn call_at<G: Globals>(g: G, id: u16, args: &mut [Value], site: CallSite) -> VmResult<Value> {
     crate::limits::publish_line(g);
-    let r = if id as usize >= COUNT {
-        crate::extensions::call(g, id as usize - COUNT, args)
-    } else {
-        let info = INFOS[id as usize];
-        let n = args.len();
-        let arity_ok = n >= info.min as usize && info.max().is_none_or(|max| n <= max);
-        let r = if !arity_ok {
-            builtin_arity(info.name, info.min as usize, info.max(), n)
-        } else if site != CallSite::Named && scope_bound(info.name) {
-            crate::error::error(format!("Cannot call {}() dynamically", info.name))
-        } else {
-            Dispatch::<G>::FNS[id as usize](
-                g,
-                &mut Args {
-                    v: args,
-                    info,
-                    from_script: site != CallSite::Callback,
-                },
-            )
-        };
-        // An error the builtin throws has the builtin's own frame at the
-        // top of its stack trace, as PHP's internal functions have, except
-        // for those PHP compiles to instructions of their own (which it
-        // does only for a call by name with the right number of
-        // arguments).
-        r.map_err(|e| {
-            if arity_ok && site == CallSite::Named && COMPILED_BY_PHP.contains(&info.name) {
-                e
-            } else {
-                crate::error::locate_in_builtin(g, e, info.name, args, site == CallSite::Callback)
-            }
-        })
-    };
+    let r = call_unchecked(g, id, args, site);
     // A limit passed inside the builtin stops the request at its call, as
     // PHP's allocator or timer would have stopped it inside.
     crate::limits::check(g)?;
     r
+}
+
+/// [`call_at`] without publishing the line and without the interrupt
+/// check after the call: for the run loop's call by name, which saves its
+/// position (and publishes the line) with the program counter before the
+/// call and tests the interrupt flag with the pending exception after it,
+/// in one access each.
+#[inline(always)]
+pub(crate) fn call_unchecked<G: Globals>(g: G, id: u16, args: &mut [Value], site: CallSite) -> VmResult<Value> {
+    if id as usize >= COUNT {
+        return crate::extensions::call(g, id as usize - COUNT, args);
+    }
+    let info = INFOS[id as usize];
+    let n = args.len();
+    let arity_ok = n >= info.min as usize && info.max().is_none_or(|max| n <= max);
+    let r = if !arity_ok {
+        builtin_arity(info.name, info.min as usize, info.max(), n)
+    } else if site != CallSite::Named && scope_bound(info.name) {
+        crate::error::error(format!("Cannot call {}() dynamically", info.name))
+    } else {
+        Dispatch::<G>::FNS[id as usize](
+            g,
+            &mut Args {
+                v: args,
+                info,
+                from_script: site != CallSite::Callback,
+            },
+        )
+    };
+    match r {
+        Ok(v) => Ok(v),
+        Err(e) => Err(locate_builtin_error(g, e, info, args, site, arity_ok)),
+    }
+}
+
+/// An error the builtin throws has the builtin's own frame at the top of
+/// its stack trace, as PHP's internal functions have, except for those PHP
+/// compiles to instructions of their own (which it does only for a call
+/// by name with the right number of arguments).
+#[cold]
+#[inline(never)]
+fn locate_builtin_error<G: Globals>(
+    g: G,
+    e: Box<crate::error::VmError>,
+    info: &BuiltinInfo,
+    args: &[Value],
+    site: CallSite,
+    arity_ok: bool,
+) -> Box<crate::error::VmError> {
+    if arity_ok && site == CallSite::Named && COMPILED_BY_PHP.contains(&info.name) {
+        e
+    } else {
+        crate::error::locate_in_builtin(g, e, info.name, args, site == CallSite::Callback)
+    }
 }
 
 /// The builtins whose by-reference parameters also take values (PHP's

@@ -100,13 +100,15 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
                 };
                 let method = match c.bound.first() {
                     // A trait method's alias, by its name.
-                    Some(Value::Str(alias)) => class.methods.get(alias.as_bytes().to_ascii_lowercase().as_slice()),
+                    Some(Value::Str(alias)) => {
+                        minizts_core::string::with_lowercase(alias.as_bytes(), |lc| class.methods.get(lc).cloned())
+                    }
                     _ => class
                         .methods
                         .values()
-                        .find(|m| m.body == minizts_core::object::MethodBody::User(c.func)),
-                }
-                .cloned();
+                        .find(|m| m.body == minizts_core::object::MethodBody::User(c.func))
+                        .cloned(),
+                };
                 match method {
                     Some(method) => Callee::Method(Rc::new(crate::objects::Resolved {
                         method,
@@ -159,7 +161,7 @@ pub fn resolve_callable<G: Globals>(g: G, v: &Value) -> VmResult<Callee> {
         }
         Value::Str(name) => {
             let name = name.strip_prefix(b"\\").unwrap_or(name);
-            match lookup_function(g, &name.to_ascii_lowercase()) {
+            match minizts_core::string::with_lowercase(name, |lc| lookup_function(g, lc)) {
                 Some(FunctionRef::User(func)) => Ok(Callee::User { func, closure: None }),
                 // (A scope-bound builtin is a valid callback; calling it
                 // is the error, see `builtins::call_at`.)

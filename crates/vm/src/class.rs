@@ -35,11 +35,13 @@ pub fn builtin_names() -> impl Iterator<Item = (&'static str, ClassKind)> {
 
 /// Class `name` if it is declared (or builtin), without autoloading.
 pub fn lookup<G: Globals>(g: G, name: &[u8]) -> Option<Rc<Class>> {
-    let k = key(name);
-    if let Some(c) = eg!(g).classes.find(&k) {
-        return Some(c.clone());
-    }
-    builtin::make(g, &k)
+    let name = name.strip_prefix(b"\\").unwrap_or(name);
+    minizts_core::string::with_lowercase(name, |k| {
+        if let Some(c) = eg!(g).classes.find(k) {
+            return Some(c.clone());
+        }
+        builtin::make(g, k)
+    })
 }
 
 /// Class `name`, autoloaded if it is not declared yet (PHP's

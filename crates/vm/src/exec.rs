@@ -163,6 +163,13 @@ fn release_window(regs: &mut [Value]) {
     }
 }
 
+/// Releases the closure a returning closure's frame held (out of line:
+/// most frames hold none).
+#[inline(never)]
+fn release_closure(c: Rc<minizts_core::value::Closure>) {
+    drop(c);
+}
+
 /// Moves the closure out of register `r`, leaving it empty.
 ///
 /// # Safety
@@ -1185,6 +1192,70 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         slow!();
                     }
                 }
+                Op::Cast { dst, src, kind } => put_or_slow!(dst, num::cast_plain(raw!(src), kind)),
+                Op::ArraySet { arr, key, src } => {
+                    if !num::array_set_plain(slot!(arr), raw!(key), raw!(src)) {
+                        slow!();
+                    }
+                }
+                // Whether an argument that may be passed by reference
+                // (`f($a[0])`, `$o->m($p->q)`) is, by position, for a
+                // script method or closure (see `SEND_VAR_EX`).
+                Op::JmpArgByVal {
+                    callee,
+                    arg,
+                    target,
+                    method,
+                } => {
+                    let Value::Int(i @ 0..=0xffff) = *raw!(arg) else {
+                        slow!()
+                    };
+                    let regs: *const Value = slot!(callee);
+                    // SAFETY: as for `SEND_VAR_EX`.
+                    match unsafe { members::callee_param_by_ref(g, regs, i as u16, method) } {
+                        Some(false) => jump!(target),
+                        Some(true) => {}
+                        None => slow!(),
+                    }
+                }
+                // A parameter with a default: skip the default's code when
+                // the call passed it (a named argument's skipped parameter
+                // comes unset).
+                Op::JmpIfPassed { param, target } => {
+                    let argc = eg!(g, |eg| eg.frames.last().map_or(0, |f| f.argc));
+                    if argc > param && !matches!(rv!(Reg::new(param)), Value::Undef) {
+                        jump!(target);
+                    }
+                }
+                // A variable passed by value to a script method's or a
+                // closure's parameter (PHP's `SEND_VAR_EX` on the
+                // function's argument flags); by reference, an undefined
+                // or reference variable, or another callee: the general
+                // path.
+                Op::SendVarEx {
+                    dst,
+                    var,
+                    callee,
+                    argno,
+                    method,
+                } if dst != var => {
+                    let regs: *const Value = slot!(callee);
+                    // SAFETY: `callee` is the first of a method call's three
+                    // registers of the window, or the callee's register.
+                    if unsafe { members::callee_param_by_ref(g, regs, u16::from(argno), method) } != Some(false) {
+                        slow!();
+                    }
+                    let v = rv!(var);
+                    if v.is_plain_copy() {
+                        // SAFETY: the value owns nothing (see `is_plain_copy`),
+                        // and the copy is taken before the register is written.
+                        put!(dst, unsafe { std::ptr::read(v) })
+                    }
+                    if matches!(v, Value::Ref(_) | Value::Undef) {
+                        slow!();
+                    }
+                    put!(dst, v.clone())
+                }
                 Op::InitStaticMethod { callee, cache, .. } => {
                     let regs: *mut Value = slot!(callee);
                     // SAFETY: `callee` is the first of three registers of
@@ -1348,9 +1419,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     let frames = eg.frames.as_mut_ptr();
                     // SAFETY: the running frame is the top one.
                     let top = unsafe { &*frames.add(n - 1) };
-                    // (A closure's frame releases its closure on the
-                    // general path.)
-                    if top.native || top.closure.is_some() {
+                    if top.native {
                         bail!(access);
                     }
                     // SAFETY: a frame that is not native has a caller below it
@@ -1375,11 +1444,20 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         release_window(&mut window[first..]);
                         due = eg.interrupt.pending.load(Ordering::Relaxed);
                     }
-                    // SAFETY: the frame owns nothing (no closure), and its
-                    // caller's saved instruction is the call, followed by more
-                    // code; the caller's function points into the script.
+                    // SAFETY: popping the frame with `set_len` forgets it, so
+                    // the bit copy of its closure that follows (the frame's
+                    // slot is still allocated, and nothing has written it)
+                    // is owned once; the caller's saved instruction is the
+                    // call, followed by more code; the caller's function
+                    // points into the script.
                     unsafe {
                         eg.frames.set_len(n - 1);
+                        if let Some(c) = std::ptr::read(&(*frames.add(n - 1)).closure) {
+                            // As the general path does: the frame's closure
+                            // goes once the frame is popped.
+                            release_closure(c);
+                            due |= eg.interrupt.pending.load(Ordering::Relaxed);
+                        }
                         let func = &*caller.function;
                         base = caller.base;
                         code = func.code.as_ptr();
@@ -1634,7 +1712,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::Neg { .. }
                 | Op::Plus { .. }
                 | Op::BitNot { .. }
-                | Op::Cast { .. }
                 | Op::UnsetVar { .. }
                 | Op::FetchVarVar { .. }
                 | Op::BindVarVar { .. }
@@ -1650,7 +1727,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::UnsetDim { .. }
                 | Op::MakeRef { .. }
                 | Op::MakeRefDim { .. }
-                | Op::ArraySet { .. }
                 | Op::ArraySpread { .. }
                 | Op::ConcatN { .. }
                 | Op::IncJmpLt { .. }
@@ -1665,7 +1741,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::ArgSet { .. }
                 | Op::SendUnpack { .. }
                 | Op::ThrowError { .. }
-                | Op::JmpIfPassed { .. }
                 | Op::DeclareFunction { .. }
                 | Op::MakeClosure { .. }
                 | Op::Capture { .. }
@@ -1691,7 +1766,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::CheckThis { .. }
                 | Op::Silence { .. }
                 | Op::Unsilence { .. }
-                | Op::JmpArgByVal { .. }
                 | Op::DeclareClass { .. }
                 | Op::FetchPropRef { .. }
                 | Op::AssignPropRef { .. }
@@ -1844,16 +1918,32 @@ pub(super) unsafe fn call_builtin_with<G: Globals>(
     id: u16,
     args: &mut [Value],
 ) -> VmResult<()> {
-    save_pc(g, at);
-    let r = crate::builtins::call(g, id, args);
+    // The position, and the line for a time limit's message, in one
+    // access (`builtins::call_at` publishes the line itself).
+    let watched = eg!(g, |eg| {
+        if let Some(f) = eg.frames.last_mut() {
+            f.pc = at;
+        }
+        eg.interrupt.watched.load(Ordering::Relaxed)
+    });
+    if watched {
+        crate::limits::publish_line_slow(g);
+    }
+    let r = crate::builtins::call_unchecked(g, id, args, crate::builtins::CallSite::Named);
     clear_args(args);
     match r {
         // SAFETY: `dst` is a register of the window (the caller's
         // contract).
         Ok(v) => unsafe { &mut *base.byte_add(dst.raw() * 8) }.overwrite(v),
-        // What the builtin threw is the pending exception from here on, as
-        // PHP's internal functions leave theirs in EG(exception).
-        Err(e) => crate::exceptions::raise(g, e)?,
+        Err(e) => {
+            // A limit passed inside the builtin stops the request at its
+            // call, before what the builtin threw.
+            crate::limits::check(g)?;
+            // What the builtin threw is the pending exception from here
+            // on, as PHP's internal functions leave theirs in
+            // EG(exception).
+            crate::exceptions::raise(g, e)?
+        }
     }
     after_internal_call(g)
 }
@@ -1868,6 +1958,22 @@ pub(super) fn after_internal_call<G: Globals>(g: G) -> VmResult<()> {
     let (thrown, interrupted) = eg!(g, |eg| {
         (eg.exception.is_some(), eg.interrupt.pending.load(Ordering::Relaxed))
     });
+    if thrown || interrupted {
+        return after_internal_call_slow(g, thrown, interrupted);
+    }
+    Ok(())
+}
+
+/// [`after_internal_call`] when the builtin left an exception or raised
+/// the interrupt flag: a limit it passed stops the request first (as PHP's
+/// allocator or timer would have stopped it inside the builtin), then the
+/// exception goes to its handler, then the safe point's other work.
+#[cold]
+#[inline(never)]
+fn after_internal_call_slow<G: Globals>(g: G, thrown: bool, interrupted: bool) -> VmResult<()> {
+    if interrupted {
+        crate::limits::check(g)?;
+    }
     if let Some(e) = thrown.then(|| crate::exceptions::take_pending(g)).flatten() {
         return Err(e);
     }

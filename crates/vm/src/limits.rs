@@ -130,7 +130,8 @@ pub(crate) fn publish_line<G: Globals>(g: G) {
 }
 
 #[cold]
-fn publish_line_slow<G: Globals>(g: G) {
+#[inline(never)]
+pub(crate) fn publish_line_slow<G: Globals>(g: G) {
     let line = crate::error::current_location(g).map_or(0, |l| l.line);
     eg!(g).interrupt.line.store(line, Ordering::Relaxed);
 }

@@ -11,8 +11,9 @@ use std::rc::Rc;
 
 use minizts_core::bytecode::class_mode;
 use minizts_core::object::{acc, Class, ClassConst, ClassId, ClassKind, DefaultTarget, Method, MethodBody, Object};
+use minizts_core::string::with_lowercase;
 use minizts_core::{Obj, PhpStr, Value};
-use minizts_globals::executor::{CacheEntry, ExecutorGlobals, FrameScopes};
+use minizts_globals::executor::{CacheEntry, ClassTable, ExecutorGlobals, FrameScopes};
 use minizts_globals::{eg, Globals};
 
 use crate::error::{deprecated, error, notice, warning, VmResult};
@@ -251,7 +252,7 @@ pub fn instantiate<G: Globals>(g: G, class: &Rc<Class>) -> VmResult<Obj> {
 }
 
 /// Where a property name leads on an object, seen from a scope.
-enum Lookup {
+pub(crate) enum Lookup {
     /// A declared property's slot.
     Slot(u32),
     /// Not declared: a dynamic property (which may not exist).
@@ -268,10 +269,17 @@ fn protected_visible(declaring: &Class, scope: &Class) -> bool {
 }
 
 fn lookup<G: Globals>(g: G, o: &Object, name: &PhpStr, scope: Option<&Rc<Class>>) -> Lookup {
+    eg!(g, |eg| lookup_in(&eg.classes, &o.class, name, scope.map(|s| &**s)))
+}
+
+/// Where property `name` of an object of `class` leads code of `scope`
+/// (PHP's `zend_get_property_offset`), with the class table the
+/// declaring classes are found in.
+pub(crate) fn lookup_in(classes: &ClassTable, class: &Class, name: &PhpStr, scope: Option<&Class>) -> Lookup {
     // A private property of the scope's own class wins when the object
     // is an instance of that class (a parent's private slot).
     if let Some(s) = scope {
-        if s.id != o.class.id && o.class.is_subclass_of(s) {
+        if s.id != class.id && class.is_subclass_of(s) {
             if let Some(&slot) = s.prop_index.get(name) {
                 let p = &s.props[slot as usize];
                 if p.flags & acc::PRIVATE != 0 && p.declaring == s.id {
@@ -280,23 +288,23 @@ fn lookup<G: Globals>(g: G, o: &Object, name: &PhpStr, scope: Option<&Rc<Class>>
             }
         }
     }
-    let Some(&slot) = o.class.prop_index.get(name) else {
+    let Some(&slot) = class.prop_index.get(name) else {
         return Lookup::Dynamic;
     };
-    let p = &o.class.props[slot as usize];
+    let p = &class.props[slot as usize];
     if p.flags & acc::PUBLIC != 0 || p.flags & acc::VISIBILITY == 0 {
         return Lookup::Slot(slot);
     }
-    let declaring = eg!(g).classes.get(p.declaring).clone();
+    let declaring = classes.get(p.declaring);
     let visible = match scope {
         None => false,
         Some(s) if p.flags & acc::PRIVATE != 0 => s.id == p.declaring,
-        Some(s) => protected_visible(&declaring, s),
+        Some(s) => protected_visible(declaring, s),
     };
     if visible {
         Lookup::Slot(slot)
     } else {
-        Lookup::Hidden(declaring, p.flags)
+        Lookup::Hidden(declaring.clone(), p.flags)
     }
 }
 
@@ -1220,8 +1228,7 @@ pub fn resolve_method<G: Globals>(g: G, objv: &Value, name: &PhpStr, cache: Opti
         }
     }
     let scope = scope(g);
-    let lc = name.as_bytes().to_ascii_lowercase();
-    let found = find_method(&o.class, &lc, scope.as_ref());
+    let found = with_lowercase(name.as_bytes(), |lc| find_method(&o.class, lc, scope.as_ref()));
     if let (Some(at), Ok(m)) = (cache, &found) {
         eg!(g, |eg| {
             let scope = eg.frames.last().map_or(0, |f| f.scope);
@@ -1271,9 +1278,9 @@ pub fn resolve_method<G: Globals>(g: G, objv: &Value, name: &PhpStr, cache: Opti
 /// `$closure->name(…)`: a method of class `Closure` (all public).
 fn closure_method<G: Globals>(g: G, c: &Rc<minizts_core::value::Closure>, name: &PhpStr) -> VmResult<Resolved> {
     let class = crate::class::find(g, b"Closure")?;
-    match class.method(&name.as_bytes().to_ascii_lowercase()) {
+    match with_lowercase(name.as_bytes(), |lc| class.method(lc).cloned()) {
         Some(m) => Ok(Resolved {
-            method: m.clone(),
+            method: m,
             this: None,
             called: class.clone(),
             magic_name: None,
@@ -1342,7 +1349,6 @@ pub fn resolve_static_cached<G: Globals>(
 pub fn resolve_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, forwarding: bool) -> VmResult<Resolved> {
     let scope = scope(g);
     let this = this(g).filter(|t| t.class.is_subclass_of(class));
-    let lc = name.as_bytes().to_ascii_lowercase();
     let called = if forwarding {
         called(g)
             .filter(|c| c.is_subclass_of(class))
@@ -1350,7 +1356,7 @@ pub fn resolve_static<G: Globals>(g: G, class: &Rc<Class>, name: &PhpStr, forwar
     } else {
         class.clone()
     };
-    match find_method(class, &lc, scope.as_ref()) {
+    match with_lowercase(name.as_bytes(), |lc| find_method(class, lc, scope.as_ref())) {
         Ok(m) => {
             if m.flags & acc::ABSTRACT != 0 {
                 return error(format!("Cannot call abstract method {}::{}()", class.name, m.name));

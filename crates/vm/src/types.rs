@@ -40,17 +40,20 @@ fn kind(v: &Value) -> u16 {
 /// links answer this without looking the name up; an alias of the class
 /// is not found here.
 fn class_named(class: &minizts_core::Class, name: &str) -> bool {
+    // Types name classes as they were declared nearly always: the exact
+    // comparison first, the case-insensitive one only where it fails.
+    let named = |k: &minizts_core::Class| {
+        let k = k.name.as_bytes();
+        k.len() == name.len() && (k == name.as_bytes() || k.eq_ignore_ascii_case(name.as_bytes()))
+    };
     let mut c = Some(class);
     while let Some(k) = c {
-        if k.name.as_bytes().eq_ignore_ascii_case(name.as_bytes()) {
+        if named(k) {
             return true;
         }
         c = k.parent.as_deref();
     }
-    class
-        .interfaces
-        .iter()
-        .any(|i| i.name.as_bytes().eq_ignore_ascii_case(name.as_bytes()))
+    class.interfaces.iter().any(|i| named(i))
 }
 
 /// Whether `ty` takes `v` (not a reference) as it is, seen from `v`'s
@@ -58,20 +61,46 @@ fn class_named(class: &minizts_core::Class, name: &str) -> bool {
 /// says without a class lookup or a scope, so it may say no where
 /// `accepts` says yes (`self`, `static`, `callable`, an alias), never
 /// the other way round. The run loop's fast paths check with it.
-pub(crate) fn accepts_plainly(ty: &TypeDecl, v: &Value) -> bool {
+///
+/// `scopes` are the class ids + 1 that `self` and `static` stand for (a
+/// frame's scope and called scope; 0 where there is none), compared by
+/// id, as PHP compares the class its cache slot holds.
+pub(crate) fn accepts_plainly(ty: &TypeDecl, v: &Value, scopes: (u32, u32)) -> bool {
     if ty.mask & kind(v) != 0 {
         return true;
     }
     match v {
-        Value::Obj(o) if !ty.intersection => ty.classes.iter().any(|c| class_named(&o.class, c)),
+        Value::Obj(o) if !ty.intersection => {
+            let (scope, called) = scopes;
+            (ty.mask & bits::STATIC != 0 && called != 0 && descends_from(&o.class, called - 1))
+                || ty.classes.iter().any(|c| {
+                    if c.eq_ignore_ascii_case("self") {
+                        scope != 0 && descends_from(&o.class, scope - 1)
+                    } else {
+                        class_named(&o.class, c)
+                    }
+                })
+        }
         _ => false,
     }
+}
+
+/// Whether `class` is class `id`, extends it or implements it.
+fn descends_from(class: &minizts_core::Class, id: minizts_core::object::ClassId) -> bool {
+    let mut c = Some(class);
+    while let Some(k) = c {
+        if k.id == id {
+            return true;
+        }
+        c = k.parent.as_deref();
+    }
+    class.interfaces.iter().any(|i| i.id == id)
 }
 
 /// Whether `v` (not a reference) is accepted by `ty` as it is.
 fn accepts<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> bool {
     let m = ty.mask;
-    if accepts_plainly(ty, v) {
+    if accepts_plainly(ty, v, (0, 0)) {
         return true;
     }
     match v {
@@ -80,10 +109,12 @@ fn accepts<G: Globals>(g: G, ty: &TypeDecl, v: &Value) -> bool {
                 return true;
             }
             let is = |name: &str| {
-                let class = match name.to_ascii_lowercase().as_str() {
-                    "self" => crate::objects::scope(g),
-                    "parent" => crate::objects::scope(g).and_then(|s| s.parent.clone()),
-                    _ => crate::class::lookup(g, name.as_bytes()),
+                let class = if name.eq_ignore_ascii_case("self") {
+                    crate::objects::scope(g)
+                } else if name.eq_ignore_ascii_case("parent") {
+                    crate::objects::scope(g).and_then(|s| s.parent.clone())
+                } else {
+                    crate::class::lookup(g, name.as_bytes())
                 };
                 class.is_some_and(|c| o.class.is_subclass_of(&c))
             };

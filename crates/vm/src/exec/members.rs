@@ -13,10 +13,12 @@
 //! by class — which the general path (`slow.rs`, `objects.rs`) then does
 //! in full, filling the cache entry for the next time.
 
-use minizts_core::bytecode::{BinOp, IncDec, NO_CACHE};
+use minizts_core::bytecode::{BinOp, IncDec, Src, NO_CACHE};
 use minizts_core::object::{acc, MethodBody};
+use minizts_core::string::with_lowercase;
+use minizts_core::value::ClosureKind;
 use minizts_core::{Obj, PhpRef, Value};
-use minizts_globals::executor::{CacheEntry, FrameScopes};
+use minizts_globals::executor::{CacheEntry, ExecutorGlobals, FrameScopes};
 use minizts_globals::{eg, Frame, Globals};
 
 use crate::types::accepts_plainly;
@@ -34,6 +36,53 @@ fn cached_slot<G: Globals>(g: G, o: &Obj, cache: u16) -> Option<(usize, u32)> {
         let at = unsafe { &*eg.frames.last()?.function }.cache_base + u32::from(cache);
         crate::objects::cached_slot_in(eg, at, &o.class).map(|(slot, scope)| (slot as usize, scope))
     })
+}
+
+/// A property instruction's cache miss, before the general path: an
+/// object of another class than the entry's (a base class's method run
+/// on instances of its subclasses, or any other polymorphic site; PHP's
+/// cache slot too holds one class). Property `name` is looked up here
+/// and, when it is a declared slot the running scope reaches, the entry
+/// remembers it, as the general path's lookup would, and `retry` (the
+/// fast path again) answers. `None` for everything else, and for a hit:
+/// the fast path declined for another reason.
+#[inline(never)]
+pub(super) fn prop_miss<G: Globals, T>(
+    g: G,
+    obj: &Value,
+    name: Src,
+    cache: u16,
+    retry: impl FnOnce() -> Option<T>,
+) -> Option<T> {
+    let Value::Obj(o) = obj else { return None };
+    if cache == NO_CACHE {
+        return None;
+    }
+    let remembered = eg!(g, |eg| {
+        // SAFETY: a frame's function is one of the request's.
+        let at = unsafe { &*eg.frames.last()?.function }.cache_base + u32::from(cache);
+        if crate::objects::cached_slot_in(eg, at, &o.class).is_some() {
+            return None;
+        }
+        let Value::Str(name) = const_operand(eg, name)? else {
+            return None;
+        };
+        let name = name.clone();
+        let scope = eg.frames.last().map_or(0, |f| f.scope);
+        let classes = &eg.classes;
+        let scope_class = (scope != 0).then(|| &**classes.get(scope - 1));
+        let crate::objects::Lookup::Slot(slot) = crate::objects::lookup_in(classes, &o.class, &name, scope_class)
+        else {
+            return None;
+        };
+        *eg.runtime_cache.get_mut(at as usize)? = CacheEntry::Prop {
+            class: o.class.id,
+            scope,
+            slot,
+        };
+        Some(())
+    });
+    remembered.and_then(|()| retry())
 }
 
 /// A constant that the running function's call site `site` has cached
@@ -102,7 +151,9 @@ pub(super) fn assign_prop<G: Globals>(g: G, obj: &Value, cache: u16, v: &Value) 
     let Value::Obj(o) = obj else { return None };
     let (slot, scope) = cached_slot(g, o, cache)?;
     let p = o.class.props.get(slot)?;
-    if matches!(v, Value::Ref(_) | Value::Undef) || p.ty.as_ref().is_some_and(|ty| !accepts_plainly(ty, v)) {
+    // (`self` in a property's type is the class that declares it.)
+    let scopes = (p.declaring + 1, 0);
+    if matches!(v, Value::Ref(_) | Value::Undef) || p.ty.as_ref().is_some_and(|ty| !accepts_plainly(ty, v, scopes)) {
         return None;
     }
     let mut props = o.props.try_borrow_mut().ok()?;
@@ -141,7 +192,7 @@ pub(super) fn assign_prop<G: Globals>(g: G, obj: &Value, cache: u16, v: &Value) 
 /// `base` is the running frame's window.
 #[inline(never)]
 pub(super) unsafe fn verify_arg<G: Globals>(g: G, base: *const Value, param: u16) -> bool {
-    let Some(function) = eg!(g, |eg| eg.frames.last().map(|f| f.function)) else {
+    let Some((function, scopes)) = eg!(g, |eg| eg.frames.last().map(|f| (f.function, (f.scope, f.called)))) else {
         return false;
     };
     // SAFETY: a frame's function is one of the request's.
@@ -152,18 +203,20 @@ pub(super) unsafe fn verify_arg<G: Globals>(g: G, base: *const Value, param: u16
     let Some(ty) = &p.ty else { return false };
     // SAFETY: a parameter is a CV of the window.
     let v = unsafe { &*base.add(param as usize) };
-    !p.variadic && (matches!(v, Value::Undef) || accepts_plainly(ty, v))
+    !p.variadic && (matches!(v, Value::Undef) || accepts_plainly(ty, v, scopes))
 }
 
 /// Whether the running function's return type takes `v` as it is.
 #[inline(never)]
 pub(super) fn verify_return<G: Globals>(g: G, v: &Value) -> bool {
-    let Some(function) = eg!(g, |eg| eg.frames.last().map(|f| f.function)) else {
+    let Some((function, scopes)) = eg!(g, |eg| eg.frames.last().map(|f| (f.function, (f.scope, f.called)))) else {
         return false;
     };
     // SAFETY: a frame's function is one of the request's.
     let func = unsafe { &*function };
-    func.return_type.as_ref().is_some_and(|ty| accepts_plainly(ty, v))
+    func.return_type
+        .as_ref()
+        .is_some_and(|ty| accepts_plainly(ty, v, scopes))
 }
 
 /// `obj->name(…)`'s method through the cache, into the callee registers
@@ -190,10 +243,7 @@ pub(super) unsafe fn init_method<G: Globals>(g: G, obj: *mut Value, take: bool, 
         let at = unsafe { &*f.function }.cache_base as usize + cache as usize;
         match eg.runtime_cache.get(at)? {
             CacheEntry::Method { class, scope, method } if *class == o.class.id && *scope == f.scope => {
-                match method.body {
-                    MethodBody::User(func) => Some((i64::from(method.declaring) << 32) | i64::from(func)),
-                    MethodBody::Native(_) => None,
-                }
+                method_desc(method)
             }
             _ => None,
         }
@@ -215,6 +265,96 @@ pub(super) unsafe fn init_method<G: Globals>(g: G, obj: *mut Value, take: bool, 
         regs.add(2).write(Value::Int(class));
     }
     true
+}
+
+/// [`init_method`]'s cache miss, before the general path: an object of
+/// another class than the entry's (a polymorphic call site; PHP's cache
+/// slot too holds one class). The method is looked up by `name` here
+/// when the lookup is plain — a public, non-static script method, and no
+/// private method of that name in the calling scope that would take
+/// precedence — and the entry remembers it, as the general path's lookup
+/// would; then [`init_method`] again. `false` for everything else, and
+/// for a hit (the fast path declined for another reason).
+///
+/// # Safety
+/// As for [`init_method`].
+#[inline(never)]
+pub(super) unsafe fn init_method_miss<G: Globals>(
+    g: G,
+    obj: *mut Value,
+    take: bool,
+    name: Src,
+    cache: u16,
+    regs: *mut Value,
+) -> bool {
+    // SAFETY: the caller's.
+    let Value::Obj(o) = (unsafe { &*obj }) else {
+        return false;
+    };
+    if cache == NO_CACHE {
+        return false;
+    }
+    let remembered = eg!(g, |eg| {
+        let f = eg.frames.last()?;
+        let scope = f.scope;
+        // SAFETY: a frame's function is one of the request's.
+        let at = unsafe { &*f.function }.cache_base as usize + cache as usize;
+        if let CacheEntry::Method { class, scope: s, .. } = eg.runtime_cache.get(at)? {
+            if *class == o.class.id && *s == scope {
+                return None;
+            }
+        }
+        let Value::Str(name) = const_operand(eg, name)? else {
+            return None;
+        };
+        let name = name.clone();
+        let classes = &eg.classes;
+        let method = with_lowercase(name.as_bytes(), |lc| {
+            let m = o.class.method(lc)?;
+            if m.flags & (acc::PRIVATE | acc::PROTECTED | acc::STATIC | acc::ABSTRACT) != 0 {
+                return None;
+            }
+            if scope != 0 {
+                let s = classes.get(scope - 1);
+                if s.id != o.class.id && s.method(lc).is_some_and(|p| p.flags & acc::PRIVATE != 0) {
+                    return None;
+                }
+            }
+            Some(m.clone())
+        })?;
+        let user = method_desc(&method).is_some();
+        // (A builtin class's method is remembered too: the general path
+        // then finds it in the entry.)
+        *eg.runtime_cache.get_mut(at)? = CacheEntry::Method {
+            class: o.class.id,
+            scope,
+            method,
+        };
+        Some(user)
+    });
+    // SAFETY: the caller's.
+    remembered == Some(true) && unsafe { init_method(g, obj, take, cache, regs) }
+}
+
+/// The running function's constant `k` (an instruction's name operand,
+/// read only on a cache miss, so that the hit pays for no decoding).
+fn const_operand(eg: &ExecutorGlobals, k: Src) -> Option<&Value> {
+    if !k.is_const() {
+        return None;
+    }
+    // SAFETY: a frame's function is one of the request's.
+    let func = unsafe { &*eg.frames.last()?.function };
+    func.consts.values().get(k.index())
+}
+
+/// A script method's callee descriptor (its declaring class and function,
+/// as `objects::fill_callee` writes it); `None` for a builtin class's.
+#[inline(always)]
+fn method_desc(method: &minizts_core::object::Method) -> Option<i64> {
+    match method.body {
+        MethodBody::User(func) => Some((i64::from(method.declaring) << 32) | i64::from(func)),
+        MethodBody::Native(_) => None,
+    }
 }
 
 /// What `pick` reads from the running frame's cache entry `cache`, given
@@ -386,7 +526,11 @@ pub(super) fn inc_dec_prop<G: Globals>(g: G, obj: &Value, cache: u16, kind: IncD
     let Value::Obj(o) = obj else { return None };
     let (slot, _) = cached_slot(g, o, cache)?;
     let p = o.class.props.get(slot)?;
-    if p.flags & acc::READONLY != 0 || p.ty.as_ref().is_some_and(|ty| !accepts_plainly(ty, &Value::Int(0))) {
+    if p.flags & acc::READONLY != 0
+        || p.ty
+            .as_ref()
+            .is_some_and(|ty| !accepts_plainly(ty, &Value::Int(0), (0, 0)))
+    {
         return None;
     }
     let mut props = o.props.try_borrow_mut().ok()?;
@@ -427,7 +571,7 @@ pub(super) fn assign_prop_op<G: Globals>(g: G, obj: &Value, cache: u16, op: BinO
         };
     }
     let new: Value = binary!(some, (), op, &*place, v, None)?;
-    if p.ty.as_ref().is_some_and(|ty| !accepts_plainly(ty, &new)) || !place.is_scalar() {
+    if p.ty.as_ref().is_some_and(|ty| !accepts_plainly(ty, &new, (0, 0))) || !place.is_scalar() {
         return None;
     }
     *place = new.clone();
@@ -501,4 +645,47 @@ pub(super) unsafe fn new_object<G: Globals>(g: G, cache: u16, regs: *mut Value) 
         }
     }
     Some(construct.is_some())
+}
+
+/// Whether parameter `argno` of the callee takes its argument by
+/// reference: what `SEND_VAR_EX` asks, answered from the function's
+/// parameters as PHP's handler answers it from the function's argument
+/// flags. The callee is, for a method call (`method`), the script method
+/// in the callee registers `regs..regs+3` (as `INIT_METHOD` and
+/// `INIT_STATIC_METHOD` fill them), else the closure in register `regs`.
+/// `None` for any other callee (a builtin class's method, `__call`, a
+/// function named by a string or an array).
+///
+/// # Safety
+/// `regs..regs+3` (a method call) or `regs` are registers of the running
+/// frame's window.
+#[inline(never)]
+pub(super) unsafe fn callee_param_by_ref<G: Globals>(
+    g: G,
+    regs: *const Value,
+    argno: u16,
+    method: bool,
+) -> Option<bool> {
+    let fid = if method {
+        // SAFETY: the caller's.
+        let (desc, called) = unsafe { (&*regs.add(1), &*regs.add(2)) };
+        let (Value::Int(desc), Value::Int(_)) = (desc, called) else {
+            return None;
+        };
+        if desc & crate::objects::NATIVE_BIT != 0 {
+            return None;
+        }
+        *desc as u32
+    } else {
+        // SAFETY: the caller's.
+        match unsafe { &*regs } {
+            Value::Closure(c) => match c.kind {
+                ClosureKind::Literal | ClosureKind::Named => c.func,
+                ClosureKind::Builtin(id) => return Some(crate::builtins::info(id).param_by_ref(argno as usize)),
+                ClosureKind::Magic => return None,
+            },
+            _ => return None,
+        }
+    };
+    eg!(g, |eg| eg.code.get(fid).map(|f| f.param_by_ref(argno as usize)))
 }

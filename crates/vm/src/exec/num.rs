@@ -7,9 +7,13 @@
 //! specialised handlers (`ZEND_ADD_SPEC_*`, `ZEND_IS_SMALLER_SPEC_*`) cover
 //! the same cases. The arithmetic ones are macros (see below), used by
 //! every instruction that does arithmetic: `+ - * / %`, the bit operators,
-//! `op=` on a variable and on an array element.
+//! `op=` on a variable and on an array element. With them, the other value
+//! operations the loop does in place on the same terms: `===`, casts, and
+//! an array literal's keyed elements.
 
-use minizts_core::bytecode::BinOp;
+use std::rc::Rc;
+
+use minizts_core::bytecode::{BinOp, CastKind};
 use minizts_core::Value;
 
 /// Both operands as floats when at least one is a float and the other an
@@ -217,6 +221,12 @@ pub(crate) fn identical(a: &Value, b: &Value) -> Option<bool> {
         (Value::Null, Value::Null) => Some(true),
         (Value::Ref(_) | Value::Undef, _) | (_, Value::Ref(_) | Value::Undef) => None,
         _ if std::mem::discriminant(a) != std::mem::discriminant(b) => Some(false),
+        (Value::Str(x), Value::Str(y)) => Some(x.as_bytes() == y.as_bytes()),
+        (Value::Obj(x), Value::Obj(y)) => Some(minizts_core::Obj::ptr_eq(x, y)),
+        (Value::Closure(x), Value::Closure(y)) => Some(Rc::ptr_eq(x, y)),
+        // Two arrays: the same one is identical to itself; others are
+        // compared element by element on the general path.
+        (Value::Arr(x), Value::Arr(y)) if Rc::ptr_eq(x, y) => Some(true),
         _ => None,
     }
 }
@@ -235,4 +245,43 @@ pub(crate) fn truthy(v: &Value) -> Option<bool> {
         Value::Obj(_) | Value::Closure(_) => Some(true),
         _ => None,
     }
+}
+
+/// `(int)`, `(float)`, `(bool)`, `(string)` and `(array)` of a value that
+/// needs neither a warning nor a conversion that allocates beyond the
+/// result: `None` for an object (which may warn or convert itself), an
+/// unset variable, a reference, and a `(string)` of anything but a string
+/// or an int.
+#[inline(never)]
+pub(crate) fn cast_plain(v: &Value, kind: CastKind) -> Option<Value> {
+    if matches!(v, Value::Ref(_) | Value::Undef | Value::Obj(_) | Value::Closure(_)) {
+        return None;
+    }
+    Some(match (kind, v) {
+        (CastKind::Int, _) => Value::Int(v.to_int()),
+        (CastKind::Float, _) => Value::Float(v.to_float()),
+        (CastKind::Bool, _) => Value::Bool(v.to_bool()),
+        (CastKind::String, Value::Str(_)) | (CastKind::Array, Value::Arr(_)) => v.clone(),
+        (CastKind::String, Value::Int(n)) => Value::Str(minizts_core::PhpStr::new(n.to_string().into_bytes())),
+        _ => return None,
+    })
+}
+
+/// `[…, key => v]`'s insertion into the array being built in `arr`, for
+/// an int key or a string key and a plain value; `false`, with nothing
+/// done, for anything else (a key to convert, a reference, an unset
+/// variable).
+#[inline(never)]
+pub(crate) fn array_set_plain(arr: &mut Value, key: &Value, v: &Value) -> bool {
+    if matches!(v, Value::Ref(_) | Value::Undef) {
+        return false;
+    }
+    let key = match key {
+        Value::Int(n) => minizts_core::Key::Int(*n),
+        Value::Str(s) => minizts_core::Key::from_php_str(s.clone()),
+        _ => return false,
+    };
+    let Some(a) = arr.array_mut() else { return false };
+    a.insert(key, v.clone());
+    true
 }

@@ -190,6 +190,9 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
 
     // SAFETY: `at` is an instruction of the code.
     let op = unsafe { *at };
+    if G::COUNTED {
+        minizts_globals::strategies::count_general_path(op.mnemonic());
+    }
     // (Tested first: `generic` is a second dispatch, needed only by the
     // specialised forms.)
     let op = if op.is_specialised() { op.generic() } else { op };
@@ -1093,6 +1096,16 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             tmp,
             cache,
         } => {
+            // A polymorphic site's miss, looked up and remembered without
+            // the resolution below (`members::init_method_miss`).
+            let from: *mut Value = std::ptr::from_ref(raw!(obj)).cast_mut();
+            // SAFETY: `callee` is the first of three registers of the
+            // window; `from` is the operand, with `tmp` a temporary of the
+            // window that nothing else refers to.
+            if unsafe { super::members::init_method_miss(g, from, tmp, name, cache, base.byte_add(callee.raw() * 8)) } {
+                // SAFETY: the code goes on after an `INIT_METHOD`.
+                return Ok(Next::at(unsafe { at.add(1) }));
+            }
             save_pc(g, cur!());
             let name = tri!(method_name(&opnd!(name)));
             let r = tri!(crate::objects::resolve_method(
@@ -1169,6 +1182,13 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             quiet,
             cache,
         } => {
+            // A polymorphic site's miss (`members::prop_miss`).
+            let o = raw!(obj);
+            if let Some(v) = super::members::prop_miss(g, o, name, cache, || super::members::fetch_prop(g, o, cache)) {
+                set!(dst, v);
+                // SAFETY: the code goes on after a `FETCH_PROP`.
+                return Ok(Next::at(unsafe { at.add(1) }));
+            }
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
             // Inside `isset`/`??` an unset variable is read silently.
@@ -1198,6 +1218,17 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             set!(dst, Value::Bool(v));
         }
         Op::AssignProp { obj, name, src, cache } => {
+            // A polymorphic site's miss (`members::prop_miss`).
+            let (o, v) = (raw!(obj), raw!(src));
+            if let Some(due) =
+                super::members::prop_miss(g, o, name, cache, || super::members::assign_prop(g, o, cache, v))
+            {
+                if due {
+                    tri!(check_limits(g));
+                }
+                // SAFETY: the code goes on after an `ASSIGN_PROP`.
+                return Ok(Next::at(unsafe { at.add(1) }));
+            }
             save_pc(g, cur!());
             let name = tri!(crate::ops::to_str(g, &opnd!(name)));
             let v = opnd!(src).deref_clone();

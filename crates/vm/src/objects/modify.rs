@@ -117,7 +117,9 @@ pub fn modify_prop<G: Globals>(
                 if let Some(mut value) = taken {
                     let old = (post || p.ty.is_some()).then(|| value.clone());
                     let done = apply(g, change, &mut value, v);
-                    let accepted = p.ty.as_ref().is_none_or(|ty| accepts_plainly(ty, &value));
+                    let accepted =
+                        p.ty.as_ref()
+                            .is_none_or(|ty| accepts_plainly(ty, &value, (p.declaring + 1, 0)));
                     if done.is_ok() && accepted {
                         let after = if post { None } else { Some(value.clone()) };
                         o.props.borrow_mut()[slot] = value;
