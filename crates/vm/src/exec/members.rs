@@ -587,7 +587,8 @@ pub(super) fn assign_prop_op<G: Globals>(g: G, obj: &Value, cache: u16, op: BinO
 /// `Some(true)` when there is a constructor to call, `Some(false)` when
 /// there is none; `None`, with nothing done, for everything else (an
 /// abstract or builtin class, defaults not yet evaluated, a constructor
-/// that is native or not public, a register holding a counted value).
+/// that is native, protected, or private to another class than the
+/// running scope, a register holding a counted value).
 ///
 /// # Safety
 /// `regs..regs+4` are registers of the running frame's window.
@@ -619,10 +620,17 @@ pub(super) unsafe fn new_object<G: Globals>(g: G, cache: u16, regs: *mut Value) 
         {
             return None;
         }
+        // A private constructor is callable from its own class's code
+        // (PHP's named-constructor pattern: `new self(…)` in a static
+        // `of()`); a protected one's check needs the class hierarchy: the
+        // general path.
         let construct = match &class.magic.construct {
             None => None,
             Some(m) => match m.body {
-                MethodBody::User(func) if m.flags & (acc::PRIVATE | acc::PROTECTED) == 0 => {
+                MethodBody::User(func)
+                    if m.flags & (acc::PRIVATE | acc::PROTECTED) == 0
+                        || (m.flags & acc::PRIVATE != 0 && f.scope == m.declaring + 1) =>
+                {
                     Some((i64::from(m.declaring) << 32) | i64::from(func))
                 }
                 _ => return None,
