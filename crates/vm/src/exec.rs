@@ -466,6 +466,24 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             }
         };
     }
+    // A copy of value `v` into register `r` (`MOVE`, and an argument
+    // passed by value): a bit copy of what owns nothing, a counted copy of
+    // the rest; a reference or an unset variable takes the general path.
+    #[collapse_debuginfo(yes)]
+    macro_rules! copy_into {
+        ($r:expr, $v:expr) => {{
+            let v: &Value = $v;
+            if v.is_plain_copy() {
+                // SAFETY: the value owns nothing (see `is_plain_copy`), and
+                // the copy is taken before the register is written.
+                put!($r, unsafe { std::ptr::read(v) })
+            }
+            if matches!(v, Value::Ref(_) | Value::Undef) {
+                slow!();
+            }
+            put!($r, v.clone())
+        }};
+    }
     // `put!` of a fast path's result, or the general path.
     #[collapse_debuginfo(yes)]
     macro_rules! put_or_slow {
@@ -732,18 +750,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 // the dispatch (threaded dispatch lost). The compiler never
                 // emits `NOP` in running code.
                 Op::Nop {} => slow!(),
-                Op::Move { dst, src } => {
-                    let v = raw!(src);
-                    if v.is_plain_copy() {
-                        // SAFETY: the value owns nothing (see `is_plain_copy`),
-                        // and the copy is taken before the register is written.
-                        put!(dst, unsafe { std::ptr::read(v) })
-                    }
-                    if matches!(v, Value::Ref(_) | Value::Undef) {
-                        slow!();
-                    }
-                    put!(dst, v.clone())
-                }
+                Op::Move { dst, src } => copy_into!(dst, raw!(src)),
                 Op::MoveC { dst, src } => {
                     // SAFETY: a constant owns nothing (the pool holds scalars
                     // and interned strings), and the copy is taken before the
@@ -1245,16 +1252,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     if unsafe { members::callee_param_by_ref(g, regs, u16::from(argno), method) } != Some(false) {
                         slow!();
                     }
-                    let v = rv!(var);
-                    if v.is_plain_copy() {
-                        // SAFETY: the value owns nothing (see `is_plain_copy`),
-                        // and the copy is taken before the register is written.
-                        put!(dst, unsafe { std::ptr::read(v) })
-                    }
-                    if matches!(v, Value::Ref(_) | Value::Undef) {
-                        slow!();
-                    }
-                    put!(dst, v.clone())
+                    copy_into!(dst, rv!(var))
                 }
                 Op::InitStaticMethod { callee, cache, .. } => {
                     let regs: *mut Value = slot!(callee);
