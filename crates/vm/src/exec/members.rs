@@ -676,14 +676,10 @@ pub(super) unsafe fn callee_param_by_ref<G: Globals>(
 ) -> Option<bool> {
     let fid = if method {
         // SAFETY: the caller's.
-        let (desc, called) = unsafe { (&*regs.add(1), &*regs.add(2)) };
-        let (Value::Int(desc), Value::Int(_)) = (desc, called) else {
-            return None;
-        };
-        if desc & crate::objects::NATIVE_BIT != 0 {
-            return None;
+        match unsafe { crate::objects::callee_of(regs) }? {
+            crate::call::Callee::User { func, .. } => func,
+            _ => return None,
         }
-        *desc as u32
     } else {
         // SAFETY: the caller's.
         match unsafe { &*regs } {
