@@ -1,6 +1,6 @@
 //! Expressions that produce a value.
 
-use minizts_core::bytecode::{BinOp, CastKind, IncDec, Op, Reg, Src, Target};
+use minizts_core::bytecode::{BinOp, CastKind, IncDec, Op, Reg, Src, Target, NO_CACHE};
 use minizts_core::Value;
 use minizts_globals::{cg, Globals};
 use minizts_syntax::ast::*;
@@ -41,6 +41,24 @@ fn special_function(name: &str, args: &[Arg<'_>]) -> bool {
         "array_key_exists" => args.len() == 2,
         _ => false,
     }
+}
+
+/// The types `name`'s test takes (`is_int` and the others PHP compiles
+/// to `ZEND_TYPE_CHECK`; `is_resource` stays a call: a closed resource is
+/// none), or `None`.
+fn type_check_mask(name: &str) -> Option<u16> {
+    use minizts_core::bytecode::type_bits as b;
+    Some(match name {
+        "is_null" => b::NULL,
+        "is_bool" => b::BOOL,
+        "is_long" | "is_int" | "is_integer" => b::INT,
+        "is_float" | "is_double" => b::FLOAT,
+        "is_string" => b::STRING,
+        "is_array" => b::ARRAY,
+        "is_object" => b::OBJECT,
+        "is_scalar" => b::BOOL | b::INT | b::FLOAT | b::STRING,
+        _ => return None,
+    })
 }
 
 /// A call by name as the compiler binds it: `target` is the function
@@ -161,6 +179,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     name,
                     quiet: false,
                     global: *global,
+                    cache: NO_CACHE,
                 });
             }
             ExprKind::Interp(parts) => self.interpolate(parts, dst)?,
@@ -1060,10 +1079,40 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let line = self.line;
         let mark = self.mark();
         match args {
+            [] if name == "func_num_args" && self.in_function => {
+                self.emit(Op::FuncNumArgs { dst, id });
+            }
+            [x] if x.spread => return Ok(false),
+            [x] if type_check_mask(name).is_some() => {
+                let mask = type_check_mask(name).unwrap_or_default();
+                let arg = self.expr(x.value)?;
+                let tmp = self.is_temp(arg);
+                self.line = line;
+                self.emit(Op::TypeCheck {
+                    dst,
+                    arg,
+                    id,
+                    tmp,
+                    mask,
+                });
+            }
+            // PHP compiles these to its cast (`ZEND_CAST`): the same
+            // conversion, warnings and errors.
+            [x] if matches!(name, "intval" | "floatval" | "doubleval" | "strval" | "boolval") => {
+                let kind = match name {
+                    "intval" => CastKind::Int,
+                    "strval" => CastKind::String,
+                    "boolval" => CastKind::Bool,
+                    _ => CastKind::Float,
+                };
+                let src = self.expr(x.value)?;
+                self.line = line;
+                self.emit(Op::Cast { dst, src, kind });
+            }
             [x] => {
                 let make: One = match name {
                     "strlen" => |dst, arg, id, tmp| Op::Strlen { dst, arg, id, tmp },
-                    "count" => |dst, arg, id, tmp| Op::Count { dst, arg, id, tmp },
+                    "count" | "sizeof" => |dst, arg, id, tmp| Op::Count { dst, arg, id, tmp },
                     "ord" => |dst, arg, id, tmp| Op::Ord { dst, arg, id, tmp },
                     "chr" => |dst, arg, id, tmp| Op::Chr { dst, arg, id, tmp },
                     "abs" => |dst, arg, id, tmp| Op::Abs { dst, arg, id, tmp },
@@ -1320,6 +1369,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     name,
                     quiet: true,
                     global: *global,
+                    cache: NO_CACHE,
                 });
                 Ok(Src::reg(t))
             }

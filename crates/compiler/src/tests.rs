@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use minizts_core::bytecode::{class_mode, Function, Op, Reg, Script, Src};
+use minizts_core::bytecode::{class_mode, CastKind, Function, Op, Reg, Script, Src};
 use minizts_core::object::{acc, ClassKind as Kind};
 use minizts_globals::{Globals, Tls};
 use minizts_syntax::ast::*;
@@ -778,4 +778,98 @@ fn a_property_passed_by_reference_is_its_reference() {
             "RETURN"
         ]
     );
+}
+
+/// [`compile`] with `names` in the function table as builtins (ids in
+/// their order), as the VM registers its builtins.
+fn compile_with_builtins(src: &str, names: &[&str]) -> Arc<Script> {
+    with_globals(|g| {
+        minizts_globals::cg!(g, |cg| {
+            for (id, name) in names.iter().enumerate() {
+                let entry = minizts_globals::compiler::InternalFunction {
+                    id: id as u16,
+                    min_args: 0,
+                    max_args: u8::MAX,
+                    by_ref: 0,
+                    rest_by_ref: false,
+                    prefer_ref: false,
+                };
+                cg.function_table.insert(name.as_bytes().into(), entry);
+            }
+        });
+        crate::compile(g, src.as_bytes(), "test.php")
+    })
+    .unwrap_or_else(|e| panic!("line {}: {}", e.line, e.message))
+}
+
+#[test]
+fn special_functions_compile_to_their_instructions() {
+    use minizts_core::bytecode::type_bits;
+    let builtins = [
+        "is_int",
+        "is_scalar",
+        "is_array",
+        "is_resource",
+        "intval",
+        "strval",
+        "func_num_args",
+        "sizeof",
+        "var_dump",
+    ];
+    let compile = |src: &str| compile_with_builtins(src, &builtins);
+    let script = compile(
+        "<?php function f($a) { return [is_int($a), is_scalar($a), intval($a), strval($a), func_num_args(), sizeof($a), \\is_array($a)]; }",
+    );
+    let f = function(&script, "f");
+    let masks: Vec<u16> = f
+        .code
+        .iter()
+        .filter_map(|op| match op {
+            Op::TypeCheck { mask, .. } => Some(*mask),
+            _ => None,
+        })
+        .collect();
+    let scalar = type_bits::BOOL | type_bits::INT | type_bits::FLOAT | type_bits::STRING;
+    assert_eq!(masks, [type_bits::INT, scalar, type_bits::ARRAY]);
+    let casts: Vec<CastKind> = f
+        .code
+        .iter()
+        .filter_map(|op| match op {
+            Op::Cast { kind, .. } => Some(*kind),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(casts, [CastKind::Int, CastKind::String]);
+    find(f, |op| matches!(op, Op::FuncNumArgs { .. }));
+    find(f, |op| matches!(op, Op::Count { .. }));
+    assert!(!f.code.iter().any(|op| matches!(op, Op::CallBuiltin { .. })));
+    // Outside a function `func_num_args()` is PHP's error, from the call;
+    // `is_resource()` stays a call; in a namespace that declares its own
+    // `is_int`, the unqualified name is that function.
+    let script = compile("<?php var_dump(func_num_args(), is_resource(1));");
+    assert!(!script
+        .main()
+        .code
+        .iter()
+        .any(|op| matches!(op, Op::FuncNumArgs { .. } | Op::TypeCheck { .. })));
+    let script = compile(
+        "<?php namespace N; function is_int($a) { return 0; } function f($a) { return is_int($a) + \\is_int($a); }",
+    );
+    let f = function(&script, "N\\f");
+    assert_eq!(f.code.iter().filter(|op| matches!(op, Op::TypeCheck { .. })).count(), 1);
+}
+
+#[test]
+fn globals_reads_with_a_constant_name_get_a_cache_slot() {
+    let script = compile("<?php function f($n) { return $GLOBALS['v'] + $GLOBALS[$n]; }");
+    let f = function(&script, "f");
+    let caches: Vec<bool> = f
+        .code
+        .iter()
+        .filter_map(|op| match op {
+            Op::FetchVarVar { cache, .. } => Some(*cache != minizts_core::bytecode::NO_CACHE),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(caches, [true, false]);
 }

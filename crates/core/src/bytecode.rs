@@ -273,6 +273,11 @@ impl Op {
             // A class from a value is cached by its class too (the
             // entry's `of`).
             Op::FetchClassConst { cache, .. } => Some((true, cache)),
+            // `$GLOBALS['name']`: which of the main script's variables it
+            // is.
+            Op::FetchVarVar {
+                name, global, cache, ..
+            } => Some((*global && name.is_const(), cache)),
             Op::InstanceOf { mode, cache, .. } => Some((named(*mode), cache)),
             Op::New { class, cache, .. } => Some((class.is_const(), cache)),
             _ => None,

@@ -377,11 +377,22 @@ impl std::ops::Deref for Obj {
 }
 
 impl Drop for Obj {
+    // Inline: most drops are of one holder among several, a count given
+    // back; the last holder's check is out of line.
+    #[inline]
     fn drop(&mut self) {
-        if Rc::strong_count(&self.0) == 1
-            && self.0.class.magic.destruct.is_some()
-            && !self.0.has_flag(Object::DESTRUCTED)
-        {
+        if Rc::strong_count(&self.0) == 1 {
+            self.drop_last();
+        }
+    }
+}
+
+impl Obj {
+    /// The last holder goes: an object whose destructor has not run is
+    /// queued for it (see [`Obj`]).
+    #[inline(never)]
+    fn drop_last(&mut self) {
+        if self.0.class.magic.destruct.is_some() && !self.0.has_flag(Object::DESTRUCTED) {
             self.0.set_flag(Object::DESTRUCTED, true);
             let store = self.0.store.clone();
             store.queue_destructor(Obj(self.0.clone()));

@@ -70,7 +70,7 @@ impl Value {
             Value::Closure(c) => Value::Closure(c.clone()),
             Value::Obj(o) => Value::Obj(o.clone()),
             Value::IterVal(a, p) => Value::IterVal(a.clone(), *p),
-            Value::IterRef(it) => Value::IterRef(it.clone()),
+            Value::IterRef(it) => clone_iter_ref(it),
             Value::Undef => Value::Undef,
             Value::Null => Value::Null,
             Value::Bool(b) => Value::Bool(*b),
@@ -78,6 +78,14 @@ impl Value {
             Value::Float(f) => Value::Float(*f),
         }
     }
+}
+
+/// `clone_counted`'s one case that allocates, out of line so that the
+/// others (a count incremented) need no stack frame.
+#[cold]
+#[inline(never)]
+fn clone_iter_ref(it: &RefIter) -> Value {
+    Value::IterRef(Box::new(it.clone()))
 }
 
 /// A reference: a shared, mutable slot (PHP's `zend_reference`).

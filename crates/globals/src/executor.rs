@@ -100,6 +100,10 @@ pub enum CacheEntry {
     /// frame with these scopes.
     /// `typed`: the property has a type (writes are the general path's).
     StaticProp { at: FrameScopes, slot: PhpRef, typed: bool },
+    /// The main script's variable (CV) that `$GLOBALS['name']` with a
+    /// constant name reached last (the main script is the request's
+    /// first frame, and its variables do not move).
+    GlobalVar { cv: u32 },
 }
 
 impl CacheEntry {

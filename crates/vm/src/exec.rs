@@ -1508,6 +1508,22 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     let v = Value::Int(a.len() as i64);
                     builtin_result!(dst, v, tmp, arg)
                 }
+                Op::FetchVarVar { dst, cache, .. } => put_or_slow!(dst, crate::scope::fetch_global_cached(g, cache)),
+                Op::TypeCheck {
+                    dst, arg, tmp, mask, ..
+                } => {
+                    let v = arg!(arg);
+                    // An unset variable: PHP's warning first.
+                    if matches!(v, Value::Undef) {
+                        slow!();
+                    }
+                    let v = Value::Bool(crate::types::kind(v) & mask != 0);
+                    builtin_result!(dst, v, tmp, arg)
+                }
+                Op::FuncNumArgs { dst, .. } => match crate::scope::arg_count_plain(g) {
+                    Some(n) => put!(dst, Value::Int(n as i64)),
+                    None => slow!(),
+                },
                 Op::Ord { dst, arg, tmp, .. } => {
                     let Value::Str(s) = arg!(arg) else { slow!() };
                     let v = Value::Int(s.first().map_or(0, |&c| c as i64));
@@ -1711,7 +1727,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::Plus { .. }
                 | Op::BitNot { .. }
                 | Op::UnsetVar { .. }
-                | Op::FetchVarVar { .. }
                 | Op::BindVarVar { .. }
                 | Op::AssignRefVarVar { .. }
                 | Op::UnsetVarVar { .. }

@@ -17,6 +17,7 @@ use std::rc::Rc;
 use minizts_core::array::Key;
 use minizts_core::bytecode::Function;
 use minizts_core::{PhpArray, PhpRef, PhpStr, Value};
+use minizts_globals::executor::CacheEntry;
 use minizts_globals::{eg, Globals};
 
 use crate::error::{error, VmResult};
@@ -171,6 +172,46 @@ impl Scope {
             _ => None,
         }
     }
+}
+
+/// Which of the main script's variables (CVs) `name` is, when the
+/// global scope has its frame: what `$GLOBALS['name']` reads, from then
+/// on (see `CacheEntry::GlobalVar`).
+pub(crate) fn global_cv<G: Globals>(g: G, name: &[u8]) -> Option<u32> {
+    let s = raw_scope(g, Which::Global);
+    if !s.main || hidden(name) {
+        return None;
+    }
+    let i = s.function()?.cv_names.iter().position(|n| n.as_bytes() == name)?;
+    u32::try_from(i).ok()
+}
+
+/// `$GLOBALS['name']` through the running function's cache slot `cache`
+/// (see [`global_cv`]): the variable's value, or `None` for the general
+/// path (no entry, or the variable is unset: PHP's warning).
+#[inline]
+pub(crate) fn fetch_global_cached<G: Globals>(g: G, cache: u16) -> Option<Value> {
+    if cache == minizts_core::bytecode::NO_CACHE {
+        return None;
+    }
+    eg!(g, |eg| {
+        // SAFETY: a frame's function is one of the request's.
+        let at = unsafe { &*eg.frames.last()?.function }.cache_base as usize + cache as usize;
+        let CacheEntry::GlobalVar { cv } = eg.runtime_cache.get(at)? else {
+            return None;
+        };
+        let main = eg.frames.first().filter(|f| f.func == 0)?;
+        // SAFETY: the entry was made from the main script's function,
+        // whose CV `cv` is a register of its frame's window (the first
+        // frame's, live while the request runs); no register is
+        // borrowed while an instruction reads its operand.
+        match unsafe { &*main.base.add(*cv as usize) } {
+            Value::Undef => None,
+            // SAFETY: as above; the reference is only read.
+            Value::Ref(r) => unsafe { r.peek() }.filter(|v| !matches!(v, Value::Undef)).cloned(),
+            v => Some(v.clone()),
+        }
+    })
 }
 
 /// A variable's value, or `None` if it is not set.
@@ -391,6 +432,17 @@ pub(crate) fn args<G: Globals>(g: G, what: &str) -> VmResult<Vec<Value>> {
 }
 
 /// How many arguments the running function was called with.
+/// [`arg_count`] where it is not an error (in a function's frame), in
+/// one EG access.
+#[inline]
+pub(crate) fn arg_count_plain<G: Globals>(g: G) -> Option<usize> {
+    eg!(g, |eg| eg
+        .frames
+        .last()
+        .filter(|f| f.func != 0)
+        .map(|f| f.argc as usize))
+}
+
 pub(crate) fn arg_count<G: Globals>(g: G, what: &str) -> VmResult<usize> {
     let (main, argc) = eg!(g, |eg| {
         let f = eg.frames.last().expect("a running frame");

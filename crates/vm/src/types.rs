@@ -21,7 +21,7 @@ use crate::error::deprecated;
 /// The type bit of `v`'s type (0 for a reference and the iterator
 /// values).
 #[inline]
-fn kind(v: &Value) -> u16 {
+pub(crate) fn kind(v: &Value) -> u16 {
     match v {
         Value::Undef | Value::Null => bits::NULL,
         Value::Bool(true) => bits::TRUE,

@@ -533,7 +533,7 @@ instructions! {
         /// (`$$name`, `${expr}`), with the "undefined variable" warning
         /// unless `quiet`. With `global`, the global variable of that
         /// name (`$GLOBALS[name]`), as in all four by-name instructions.
-        FetchVarVar "FETCH_VAR_VAR" "{dst} = ${name} global={global}" { dst: reg, name: src, quiet: bool, global: bool }
+        FetchVarVar "FETCH_VAR_VAR" "{dst} = ${name} global={global}" { dst: reg, name: src, quiet: bool, global: bool, cache: cache }
         /// Makes the variable named by `name` a reference (creating it,
         /// null, if it does not exist) and puts the reference in `dst`, so
         /// that the variable instructions write it through `dst`.
@@ -696,6 +696,14 @@ instructions! {
         Floor "FLOOR" "{dst} = {arg}" { dst: reg, arg: src, id: builtin, tmp: bool }
         /// `ceil(arg)`.
         Ceil "CEIL" "{dst} = {arg}" { dst: reg, arg: src, id: builtin, tmp: bool }
+        /// `is_int(arg)` and the other type tests (`is_null`, `is_bool`,
+        /// `is_float`, `is_string`, `is_array`, `is_object`, `is_scalar`
+        /// and their aliases): whether `arg`'s type is one of `mask`'s
+        /// (PHP's `ZEND_TYPE_CHECK`; the bits are [`super::type_bits`]).
+        TypeCheck "TYPE_CHECK" "{dst} = {id}({arg})" { dst: reg, arg: src, id: builtin, tmp: bool, mask: u16 }
+        /// `func_num_args()` in a function body (`ZEND_FUNC_NUM_ARGS`):
+        /// how many arguments the running frame was passed.
+        FuncNumArgs "FUNC_NUM_ARGS" "{dst} = {id}()" { dst: reg, id: builtin }
         /// `intdiv(a, b)`.
         Intdiv "INTDIV" "{dst} = {a}, {b}" { dst: reg, a: src, b: src, id: builtin, tmp: bool }
         /// `min(a, b)`.

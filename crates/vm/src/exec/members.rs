@@ -13,7 +13,7 @@
 //! by class — which the general path (`slow.rs`, `objects.rs`) then does
 //! in full, filling the cache entry for the next time.
 
-use minizts_core::bytecode::{BinOp, IncDec, Src, NO_CACHE};
+use minizts_core::bytecode::{BinOp, IncDec, Op, Src, NO_CACHE};
 use minizts_core::object::{acc, MethodBody};
 use minizts_core::string::with_lowercase;
 use minizts_core::value::ClosureKind;
@@ -183,6 +183,43 @@ pub(super) fn assign_prop<G: Globals>(g: G, obj: &Value, cache: u16, v: &Value) 
     }
     drop(old);
     Some(eg!(g).interrupt.pending.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+/// `TYPE_CHECK`'s answer on its general path when the operand needs no
+/// warning (it is set) and no release (not a temporary holding something
+/// counted): the run loop declines a reference being written, and a
+/// temporary's release is the general path's. `None`: the builtin.
+///
+/// # Safety
+/// `op` is an instruction of the running function, `base` its window
+/// and `consts` its constant pool.
+pub(super) unsafe fn type_check(op: &Op, base: *const Value, consts: *const Value) -> Option<Value> {
+    let Op::TypeCheck { arg, tmp, mask, .. } = *op else {
+        return None;
+    };
+    // SAFETY: the verifier checks operands against the window and the
+    // pool.
+    let v = match unsafe { &*operand(arg, base, consts) } {
+        // SAFETY: a reference is only read here.
+        Value::Ref(r) => unsafe { r.peek() }?,
+        v => v,
+    };
+    if matches!(v, Value::Undef) || (tmp && !v.is_scalar()) {
+        return None;
+    }
+    Some(Value::Bool(crate::types::kind(v) & mask != 0))
+}
+
+/// The address of operand `s` (a register of the window at `base`, or a
+/// constant of the pool at `consts`).
+#[inline(always)]
+fn operand(s: Src, base: *const Value, consts: *const Value) -> *const Value {
+    let origin = if s.is_const() {
+        consts.wrapping_byte_sub(8)
+    } else {
+        base
+    };
+    origin.wrapping_byte_add(s.raw() * 8)
 }
 
 /// `VERIFY_ARG`'s check of parameter `param` (a register of the window at

@@ -355,20 +355,29 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             name,
             quiet,
             global,
+            cache,
         } => {
-            save_pc(g, cur!());
-            let name = tri!(crate::ops::to_str(g, &opnd!(name)));
-            let v = match crate::scope::fetch(g, which(global), &name) {
-                Some(v) => v,
-                None => {
-                    if !quiet {
-                        let what = if global { "global variable" } else { "variable" };
-                        warning(g, &format!("Undefined {what} ${}", String::from_utf8_lossy(&name)));
-                    }
-                    Value::Null
+            // The variable the cache entry names, if it has one.
+            if let Some(v) = crate::scope::fetch_global_cached(g, cache) {
+                set!(dst, v);
+            } else {
+                save_pc(g, cur!());
+                let name = tri!(crate::ops::to_str(g, &opnd!(name)));
+                if let (Some(at), Some(cv)) = (cache_at(func, cache), crate::scope::global_cv(g, &name)) {
+                    eg!(g).runtime_cache[at as usize] = CacheEntry::GlobalVar { cv };
                 }
-            };
-            set!(dst, v);
+                let v = match crate::scope::fetch(g, which(global), &name) {
+                    Some(v) => v,
+                    None => {
+                        if !quiet {
+                            let what = if global { "global variable" } else { "variable" };
+                            warning(g, &format!("Undefined {what} ${}", String::from_utf8_lossy(&name)));
+                        }
+                        Value::Null
+                    }
+                };
+                set!(dst, v);
+            }
         }
         Op::BindVarVar { dst, name, global } => {
             save_pc(g, cur!());
@@ -742,13 +751,28 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         | Op::Abs { dst, arg, id, tmp }
         | Op::Sqrt { dst, arg, id, tmp }
         | Op::Floor { dst, arg, id, tmp }
-        | Op::Ceil { dst, arg, id, tmp } => {
-            // Owned copies: a builtin may reach a reference the operand
-            // came through.
-            let mut args = [Value::clone(&opnd!(arg))];
-            // SAFETY: `dst` is a register of the window.
-            tri!(unsafe { super::call_builtin_with(g, at, base, dst, id, &mut args) });
-            release_temp(tmp, arg, base);
+        | Op::Ceil { dst, arg, id, tmp }
+        | Op::TypeCheck { dst, arg, id, tmp, .. } => {
+            // SAFETY: `at` is the running function's instruction, `base`
+            // its window, and the pool its constants'.
+            if let Some(v) = unsafe { super::members::type_check(&*at, base, func.consts.values().as_ptr()) } {
+                set!(dst, v);
+            } else {
+                // Owned copies: a builtin may reach a reference the operand
+                // came through.
+                let mut args = [Value::clone(&opnd!(arg))];
+                // SAFETY: `dst` is a register of the window.
+                tri!(unsafe { super::call_builtin_with(g, at, base, dst, id, &mut args) });
+                release_temp(tmp, arg, base);
+            }
+        }
+        Op::FuncNumArgs { dst, id } => {
+            if let Some(n) = crate::scope::arg_count_plain(g) {
+                set!(dst, Value::Int(n as i64));
+            } else {
+                // SAFETY: `dst` is a register of the window.
+                tri!(unsafe { super::call_builtin_with(g, at, base, dst, id, &mut []) });
+            }
         }
         Op::Intdiv { dst, a, b, id, tmp } | Op::Min { dst, a, b, id, tmp } | Op::Max { dst, a, b, id, tmp } => {
             let x = Value::clone(&opnd!(a));
