@@ -1074,7 +1074,6 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// whose evaluation changes nothing (a variable or a literal): the
     /// first is then read when the call runs, as a call would have sent it.
     fn builtin_instruction(&mut self, name: &str, id: u16, args: &'a [Arg<'a>], dst: Reg) -> Result<bool> {
-        type One = fn(Reg, Src, u16, bool) -> Op;
         type Two = fn(Reg, Src, Src, u16, bool) -> Op;
         let line = self.line;
         let mark = self.mark();
@@ -1082,43 +1081,29 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             [] if name == "func_num_args" && self.in_function => {
                 self.emit(Op::FuncNumArgs { dst, id });
             }
-            [x] if x.spread => return Ok(false),
-            [x] if type_check_mask(name).is_some() => {
-                let mask = type_check_mask(name).unwrap_or_default();
-                let arg = self.expr(x.value)?;
-                let tmp = self.is_temp(arg);
-                self.line = line;
-                self.emit(Op::TypeCheck {
-                    dst,
-                    arg,
-                    id,
-                    tmp,
-                    mask,
-                });
-            }
-            // PHP compiles these to its cast (`ZEND_CAST`): the same
-            // conversion, warnings and errors.
-            [x] if matches!(name, "intval" | "floatval" | "doubleval" | "strval" | "boolval") => {
-                let kind = match name {
-                    "intval" => CastKind::Int,
-                    "strval" => CastKind::String,
-                    "boolval" => CastKind::Bool,
-                    _ => CastKind::Float,
-                };
-                let src = self.expr(x.value)?;
-                self.line = line;
-                self.emit(Op::Cast { dst, src, kind });
-            }
             [x] => {
-                let make: One = match name {
-                    "strlen" => |dst, arg, id, tmp| Op::Strlen { dst, arg, id, tmp },
-                    "count" | "sizeof" => |dst, arg, id, tmp| Op::Count { dst, arg, id, tmp },
-                    "ord" => |dst, arg, id, tmp| Op::Ord { dst, arg, id, tmp },
-                    "chr" => |dst, arg, id, tmp| Op::Chr { dst, arg, id, tmp },
-                    "abs" => |dst, arg, id, tmp| Op::Abs { dst, arg, id, tmp },
-                    "sqrt" => |dst, arg, id, tmp| Op::Sqrt { dst, arg, id, tmp },
-                    "floor" => |dst, arg, id, tmp| Op::Floor { dst, arg, id, tmp },
-                    "ceil" => |dst, arg, id, tmp| Op::Ceil { dst, arg, id, tmp },
+                // What the call compiles to; a name not listed stays a call.
+                enum One {
+                    Test(u16),
+                    Cast(CastKind),
+                    Builtin(fn(Reg, Src, u16, bool) -> Op),
+                }
+                let what = match (type_check_mask(name), name) {
+                    (Some(mask), _) => One::Test(mask),
+                    // PHP compiles these to its cast (`ZEND_CAST`): the
+                    // same conversion, warnings and errors.
+                    (None, "intval") => One::Cast(CastKind::Int),
+                    (None, "floatval" | "doubleval") => One::Cast(CastKind::Float),
+                    (None, "strval") => One::Cast(CastKind::String),
+                    (None, "boolval") => One::Cast(CastKind::Bool),
+                    (None, "strlen") => One::Builtin(|dst, arg, id, tmp| Op::Strlen { dst, arg, id, tmp }),
+                    (None, "count" | "sizeof") => One::Builtin(|dst, arg, id, tmp| Op::Count { dst, arg, id, tmp }),
+                    (None, "ord") => One::Builtin(|dst, arg, id, tmp| Op::Ord { dst, arg, id, tmp }),
+                    (None, "chr") => One::Builtin(|dst, arg, id, tmp| Op::Chr { dst, arg, id, tmp }),
+                    (None, "abs") => One::Builtin(|dst, arg, id, tmp| Op::Abs { dst, arg, id, tmp }),
+                    (None, "sqrt") => One::Builtin(|dst, arg, id, tmp| Op::Sqrt { dst, arg, id, tmp }),
+                    (None, "floor") => One::Builtin(|dst, arg, id, tmp| Op::Floor { dst, arg, id, tmp }),
+                    (None, "ceil") => One::Builtin(|dst, arg, id, tmp| Op::Ceil { dst, arg, id, tmp }),
                     _ => return Ok(false),
                 };
                 if x.spread {
@@ -1127,7 +1112,17 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let arg = self.expr(x.value)?;
                 let tmp = self.is_temp(arg);
                 self.line = line;
-                self.emit(make(dst, arg, id, tmp));
+                self.emit(match what {
+                    One::Test(mask) => Op::TypeCheck {
+                        dst,
+                        arg,
+                        id,
+                        tmp,
+                        mask,
+                    },
+                    One::Cast(kind) => Op::Cast { dst, src: arg, kind },
+                    One::Builtin(make) => make(dst, arg, id, tmp),
+                });
             }
             [x, y] => {
                 let make: Two = match name {
