@@ -219,13 +219,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 } = &base.kind
                 {
                     // Two levels at once: the inner array is only looked at.
-                    let b = self.chain_expr(inner)?;
+                    let b = self.dim_base(inner, dst)?;
                     let k1 = self.expr(first)?;
                     let k2 = self.expr(index)?;
                     self.at(e.pos);
                     self.emit(Op::FetchDim2 { dst, base: b, k1, k2 });
                 } else {
-                    let b = self.chain_expr(base)?;
+                    let b = self.dim_base(base, dst)?;
                     let k = self.expr(index)?;
                     self.emit(Op::FetchDim { dst, base: b, key: k });
                 }
@@ -1391,13 +1391,43 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
         };
         let k = self.expr(index)?;
-        let t = self.temp()?;
+        // A temporary base gets the element (see `dim_base`).
+        let t = match b.as_reg().filter(|_| self.is_temp(b)) {
+            Some(t) => t,
+            None => self.temp()?,
+        };
         self.emit(Op::FetchDimQuiet {
             dst: t,
             base: b,
             key: k,
         });
         Ok(Src::reg(t))
+    }
+
+    /// The base of `base[…]` read into `dst`: computed into `dst` itself
+    /// when it is a value of its own (a property, a call's result, an
+    /// element) and `dst` a temporary, so that the fetch's result replaces
+    /// it. A temporary copy of an array left behind would hold a count on
+    /// it, and the next write to the array it came from would copy it
+    /// whole (PHP frees a `TMP` operand as it is used).
+    fn dim_base(&mut self, base: &'a Expr<'a>, dst: Reg) -> Result<Src> {
+        let own_value = !matches!(
+            base.kind,
+            ExprKind::Int(_)
+                | ExprKind::Float(_)
+                | ExprKind::Str(_)
+                | ExprKind::Var(_)
+                | ExprKind::Const(_)
+                | ExprKind::ClassConst { .. }
+        );
+        if !own_value || dst.is_none() || !self.is_temp(Src::reg(dst)) {
+            return self.chain_expr(base);
+        }
+        self.in_chain = true;
+        let r = self.expr_into(base, dst);
+        self.in_chain = false;
+        r?;
+        Ok(Src::reg(dst))
     }
 }
 

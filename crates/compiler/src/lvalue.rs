@@ -216,6 +216,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// unset register, which the instruction reads as "append".
     fn keys(&mut self, path: &DimPath<'a>) -> Result<(Reg, Reg, u8)> {
         let var = self.var_reg(path.root)?;
+        let (start, depth) = self.key_regs(path)?;
+        Ok((var, start, depth))
+    }
+
+    /// [`Self::keys`] without the variable: the first key register and
+    /// how many there are.
+    fn key_regs(&mut self, path: &DimPath<'a>) -> Result<(Reg, u8)> {
         let start = self.temps(path.keys.len())?;
         for (i, key) in path.keys.iter().enumerate() {
             let r = start.plus(i as u16);
@@ -226,7 +233,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 }
             }
         }
-        Ok((var, start, path.keys.len() as u8))
+        Ok((start, path.keys.len() as u8))
     }
 
     /// A one-key write's variable, key and value (in that order of
@@ -280,6 +287,30 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             }
             ExprKind::Index { .. } => {
                 let path = self.dim_path(target)?;
+                if let ExprKind::Prop {
+                    obj,
+                    name,
+                    nullsafe: false,
+                } = &path.root.kind
+                {
+                    // A property's element: the object, the keys, the
+                    // value, then the property fetched for writing and
+                    // written in one instruction (PHP's delayed
+                    // `FETCH_OBJ_W` before its `ASSIGN_DIM`).
+                    let (obj, name) = self.prop_operands(obj, *name)?;
+                    let (keys, depth) = self.key_regs(&path)?;
+                    let v = self.expr(value)?;
+                    self.at(target.pos);
+                    self.emit(Op::AssignPropDim {
+                        obj,
+                        name,
+                        keys,
+                        depth,
+                        src: v,
+                        cache: NO_CACHE,
+                    });
+                    return Ok(v);
+                }
                 let (var, keys, depth) = self.keys(&path)?;
                 let v = self.expr(value)?;
                 self.at(target.pos);

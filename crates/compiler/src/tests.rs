@@ -697,11 +697,10 @@ fn property_writes_go_through_the_property() {
         names,
         [
             "ASSIGN_PROP",
-            // $o->a[] = 2: the property's reference, written through, let go.
-            "FETCH_PROP_REF",
+            // $o->a[] = 2: the key (`[]`: unset), then the property
+            // fetched for writing and written in one instruction.
             "UNSET",
-            "ASSIGN_DIM",
-            "UNSET",
+            "ASSIGN_PROP_DIM",
             // $o->n += 3 and $o->n++ change the property where it lives.
             "ASSIGN_PROP_OP",
             "INCDEC_PROP",
@@ -716,11 +715,10 @@ fn property_writes_go_through_the_property() {
             "RETURN",
         ]
     );
-    let Op::FetchPropRef { dst, .. } = main.code[1] else {
+    let Op::UnsetVar { var: key } = main.code[1] else {
         unreachable!()
     };
-    assert!(matches!(main.code[3], Op::AssignDim { var, depth: 1, .. } if var == dst));
-    assert_eq!(main.code[4], Op::UnsetVar { var: dst });
+    assert!(matches!(main.code[2], Op::AssignPropDim { keys, depth: 1, .. } if keys == key));
 }
 
 #[test]

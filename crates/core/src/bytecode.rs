@@ -262,6 +262,7 @@ impl Op {
             Op::FetchProp { name, cache, .. }
             | Op::IssetProp { name, cache, .. }
             | Op::AssignProp { name, cache, .. }
+            | Op::AssignPropDim { name, cache, .. }
             | Op::InitMethod { name, cache, .. }
             | Op::AssignPropOp { name, cache, .. }
             | Op::IncDecProp { name, cache, .. } => Some((name.is_const(), cache)),

@@ -1178,6 +1178,13 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     Some(true) => safe_point!(),
                     None => slow!(),
                 },
+                // SAFETY: `op` is the executing instruction, on its
+                // window and pool.
+                Op::AssignPropDim { depth: 1, .. } => match unsafe { members::assign_prop_dim(g, op, base, consts) } {
+                    Some(false) => continue,
+                    Some(true) => safe_point!(),
+                    None => slow!(),
+                },
                 Op::InitMethod {
                     callee,
                     obj,
@@ -1736,6 +1743,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::DetachScope { .. }
                 | Op::FetchDimList { .. }
                 | Op::AssignDim { .. }
+                | Op::AssignPropDim { .. }
                 | Op::AssignDimRef { .. }
                 | Op::UnsetDim { .. }
                 | Op::MakeRef { .. }

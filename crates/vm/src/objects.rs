@@ -647,27 +647,8 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
             let key = minizts_core::Key::from_php_str(name.clone());
             let exists = o.dynamic.borrow().as_ref().is_some_and(|d| d.get(&key).is_some());
             if !exists {
-                if let Some(get) = o.class.magic.get.clone() {
-                    if let Some(r) = guarded(o, || call_magic(g, o, &get, vec![Value::Str(name.clone())])) {
-                        // A `&__get`'s reference is the property's; any
-                        // other value is a copy, which PHP notices unless
-                        // it is an object (its handle is shared).
-                        let v = match r? {
-                            Value::Ref(r) => return Ok(r),
-                            v => v,
-                        };
-                        if !matches!(v, Value::Obj(_) | Value::Closure(_)) {
-                            notice(
-                                g,
-                                &format!(
-                                    "Indirect modification of overloaded property {}::${} has no effect",
-                                    o.class.name,
-                                    name_str(name)
-                                ),
-                            );
-                        }
-                        return Ok(crate::gc::new_ref(g, v));
-                    }
+                if let Some(r) = magic_get_ref(g, o, name) {
+                    return r;
                 }
                 new_dynamic(g, o, name)?;
             }
@@ -685,8 +666,37 @@ pub fn make_ref<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<miniz
             *slot = Value::Ref(r.clone());
             Ok(r)
         }
-        Lookup::Hidden(declaring, flags) => hidden_error(&declaring, flags, name),
+        Lookup::Hidden(declaring, flags) => match magic_get_ref(g, o, name) {
+            Some(r) => r,
+            None => hidden_error(&declaring, flags, name),
+        },
     }
+}
+
+/// [`make_ref`] of a property that `__get` answers (one not there, or not
+/// accessible here), unless the class has none or it is running for this
+/// name already: a `&__get`'s reference is the property's; any other
+/// value is a copy, which PHP notices unless it is an object (its handle
+/// is shared).
+fn magic_get_ref<G: Globals>(g: G, o: &Obj, name: &PhpStr) -> Option<VmResult<minizts_core::PhpRef>> {
+    let get = o.class.magic.get.clone()?;
+    let r = guarded(o, || call_magic(g, o, &get, vec![Value::Str(name.clone())]))?;
+    Some(r.map(|v| match v {
+        Value::Ref(r) => r,
+        v => {
+            if !matches!(v, Value::Obj(_) | Value::Closure(_)) {
+                notice(
+                    g,
+                    &format!(
+                        "Indirect modification of overloaded property {}::${} has no effect",
+                        o.class.name,
+                        name_str(name)
+                    ),
+                );
+            }
+            crate::gc::new_ref(g, v)
+        }
+    }))
 }
 
 /// `foreach ($obj as &$v)`'s reference to property `name` of `o` (PHP's

@@ -876,6 +876,14 @@ instructions! {
         IncDecProp "INCDEC_PROP" "{kind} {obj}->{name} -> {dst}" {
             obj: src, name: src, kind: IncDec, dst: reg, cache: cache
         }
+        /// `obj->name[k1]…[kn] = src` (PHP's `FETCH_OBJ_W` and
+        /// `ASSIGN_DIM`): the `depth` keys are in consecutive registers
+        /// from `keys` (an `Undef` key means `[]`), evaluated with the
+        /// value before the property is fetched for writing, as PHP's
+        /// delayed fetch is.
+        AssignPropDim "ASSIGN_PROP_DIM" "{obj}->{name}[{keys}] = {src}" {
+            obj: src, name: src, keys: regs[depth], depth: u8, src: src, cache: cache
+        }
         /// Makes property `obj->name` a reference (creating it) and puts
         /// it in `dst`, for the variable instructions that write through
         /// it (`$o->a[] = 1`, `$o->n++`, `&$o->x`).

@@ -185,6 +185,112 @@ pub(super) fn assign_prop<G: Globals>(g: G, obj: &Value, cache: u16, v: &Value) 
     Some(eg!(g).interrupt.pending.load(std::sync::atomic::Ordering::Relaxed))
 }
 
+/// `ASSIGN_PROP_DIM` with one key, `obj->name[key] = src`, through the
+/// cache (an `Undef` key appends), on a declared property that is not
+/// readonly and holds an unshared array, directly or behind a reference,
+/// whose element there is not a reference; the value is not an unset
+/// variable. `Some(due)`: done, `due` when the old element's release made
+/// a destructor due. A shared array (its copy on write), an auto-vivified
+/// one, `ArrayAccess` and the errors are the general path's. It decodes
+/// its own operands (the run loop's arm only passes them on, so that it
+/// changes nothing of how the loop keeps its locals).
+///
+/// # Safety
+/// `op` is an instruction of the running function, `base` its window
+/// and `consts` its constant pool.
+#[inline(never)]
+pub(super) unsafe fn assign_prop_dim<G: Globals>(
+    g: G,
+    op: &Op,
+    base: *const Value,
+    consts: *const Value,
+) -> Option<bool> {
+    let Op::AssignPropDim {
+        obj,
+        keys,
+        depth: 1,
+        src,
+        cache,
+        ..
+    } = *op
+    else {
+        return None;
+    };
+    // SAFETY: the verifier checks operands against the window and the
+    // pool.
+    let (obj, key, v) = unsafe {
+        (
+            &*operand(obj, base, consts),
+            &*operand(Src::reg(keys), base, consts),
+            &*operand(src, base, consts),
+        )
+    };
+    // SAFETY: references are only read here, before anything is written.
+    let (obj, v) = unsafe {
+        (
+            match obj {
+                Value::Ref(r) => r.peek()?,
+                v => v,
+            },
+            match v {
+                Value::Ref(r) => r.peek()?,
+                v => v,
+            },
+        )
+    };
+    let Value::Obj(o) = obj else { return None };
+    let (slot, _) = cached_slot(g, o, cache)?;
+    let p = o.class.props.get(slot)?;
+    if p.flags & acc::READONLY != 0 || matches!(v, Value::Ref(_) | Value::Undef) {
+        return None;
+    }
+    let key = match key {
+        Value::Int(n) => Some(minizts_core::Key::Int(*n)),
+        Value::Str(k) if minizts_core::array::canonical_int(k).is_none() => {
+            Some(minizts_core::Key::from_php_str(k.clone()))
+        }
+        Value::Undef => None,
+        _ => return None,
+    };
+    // The old element, if one was overwritten.
+    let write = |arr: &mut std::rc::Rc<minizts_core::PhpArray>| -> Option<Option<Value>> {
+        let a = std::rc::Rc::get_mut(arr)?;
+        match key {
+            Some(key) => {
+                let (elem, _) = a.entry(key);
+                if matches!(elem, Value::Ref(_)) {
+                    return None;
+                }
+                Some(Some(std::mem::replace(elem, v.clone())))
+            }
+            None => a.push(v.clone()).ok().map(|_| None),
+        }
+    };
+    let mut props = o.props.try_borrow_mut().ok()?;
+    let old = match props.get_mut(slot)? {
+        Value::Arr(a) => write(a)?,
+        // A property made a reference (`&`, or a write on the general
+        // path): written through.
+        Value::Ref(r) => match &mut *r.try_borrow_mut().ok()? {
+            Value::Arr(a) => write(a)?,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    drop(props);
+    match old {
+        Some(old) if !old.is_scalar() => {
+            drop(old);
+            Some(eg!(g).interrupt.pending.load(std::sync::atomic::Ordering::Relaxed))
+        }
+        // Owns nothing: no drop call.
+        old => {
+            std::mem::forget(old);
+            Some(false)
+        }
+    }
+}
+
 /// `TYPE_CHECK`'s answer on its general path when the operand needs no
 /// warning (it is set) and no release (not a temporary holding something
 /// counted): the run loop declines a reference being written, and a

@@ -1261,6 +1261,11 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             let o = opnd!(obj).clone();
             tri!(crate::objects::write(g, &o, &name, v, cache_at(func, cache)));
         }
+        // Out of line: an arm this size here would cost every general
+        // path instruction a little in `step`'s prologue.
+        // SAFETY: `at` is the executing instruction, on the window at
+        // `base`.
+        Op::AssignPropDim { .. } => tri!(unsafe { assign_prop_dim(g, at, base, func) }),
         Op::AssignPropOp {
             op,
             obj,
@@ -2132,6 +2137,59 @@ fn release_temp(tmp: bool, s: Src, base: *mut Value) {
         // reference to it is held here.
         unsafe { *base.byte_add(r.raw() * 8) = Value::Undef };
     }
+}
+
+/// `ASSIGN_PROP_DIM`'s general path: a polymorphic site's cache miss
+/// first (`members::prop_miss`), then the property made a reference and
+/// written through, as `FETCH_PROP_REF` and `ASSIGN_DIM` do.
+///
+/// # Safety
+/// `at` is an `ASSIGN_PROP_DIM` of `func`, running on the window at
+/// `base`.
+#[inline(never)]
+unsafe fn assign_prop_dim<G: Globals>(g: G, at: *const Op, base: *mut Value, func: &Function) -> VmResult<()> {
+    // SAFETY: the caller's.
+    let op = unsafe { &*at };
+    let Op::AssignPropDim {
+        obj,
+        name,
+        keys,
+        depth,
+        src,
+        cache,
+    } = *op
+    else {
+        unreachable!("an ASSIGN_PROP_DIM")
+    };
+    let consts = func.consts.values();
+    let operand = |s: Src| match s.as_reg() {
+        None => &consts[s.index()],
+        // SAFETY: the verifier checks register operands against the
+        // window.
+        Some(r) => unsafe { &*base.byte_add(r.raw() * 8) },
+    };
+    if depth == 1 {
+        // SAFETY: the caller's.
+        let fast = || unsafe { super::members::assign_prop_dim(g, op, base, consts.as_ptr()) };
+        if let Some(due) = super::members::prop_miss(g, operand(obj), name, cache, fast) {
+            if due {
+                save_pc(g, at);
+                check_limits(g)?;
+            }
+            return Ok(());
+        }
+    }
+    save_pc(g, at);
+    let v = resolve(g, at, operand(src), src).clone();
+    let name = crate::ops::to_str(g, &resolve(g, at, operand(name), name))?;
+    // A copy of the handle: a guard on the variable's reference would
+    // last through the write, which may go through that reference.
+    let o = resolve(g, at, operand(obj), obj).clone();
+    let mut var = Value::Ref(crate::objects::make_ref(g, &o, &name)?);
+    // SAFETY: the key registers are temporaries of the window.
+    let keys = unsafe { std::slice::from_raw_parts(base.byte_add(keys.raw() * 8), depth as usize) };
+    crate::dim::assign(g, &mut var, keys, v)?;
+    Ok(())
 }
 
 /// Resolves an operand as stored: follows a reference, reads an unset
