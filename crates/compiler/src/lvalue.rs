@@ -50,6 +50,17 @@ fn writes_once(e: &Expr<'_>) -> bool {
 
 /// `$name[key]`: the variable and key of a one-key write target, which
 /// compiles to one instruction reading the key when it runs.
+/// `$name[]` (not `$this[]` or `$GLOBALS[]`): the variable's name.
+fn push_target<'a>(target: &'a Expr<'a>) -> Option<&'a str> {
+    match &target.kind {
+        ExprKind::Index { base, index: None } => match base.kind {
+            ExprKind::Var(name) if name != "this" && name != "GLOBALS" => Some(name),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 fn one_key<'a>(target: &'a Expr<'a>) -> Option<(&'a str, &'a Expr<'a>)> {
     match &target.kind {
         ExprKind::Index { base, index: Some(key) } => match &base.kind {
@@ -283,6 +294,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Index { .. } if one_key(target).is_some() => {
                 let (var, key, v) = self.one_key_operands(target, value)?;
                 self.emit(Op::AssignDim1 { var, key, src: v });
+                Ok(v)
+            }
+            ExprKind::Index { .. } if push_target(target).is_some() => {
+                let var = self.cv(push_target(target).expect("a push target"))?;
+                let v = self.expr(value)?;
+                self.at(target.pos);
+                let tmp = unused && self.is_temp(v);
+                self.emit(Op::AssignDimPush { var, src: v, tmp });
                 Ok(v)
             }
             ExprKind::Index { .. } => {

@@ -108,6 +108,25 @@ fn set_str_element(var: &mut Value, k: PhpStr, v: Value) -> Result<(), ()> {
     }
 }
 
+/// `$a[] = v` when the variable holds an unshared array (directly or
+/// behind a reference) whose next index is free, `v` neither a reference
+/// nor unset; `false` (nothing done) otherwise.
+#[inline(never)]
+fn push_element(var: &mut Value, v: Value) -> bool {
+    if matches!(v, Value::Ref(_) | Value::Undef) {
+        return false;
+    }
+    let push = |a: &mut Rc<PhpArray>| Rc::get_mut(a).is_some_and(|a| a.push(v).is_ok());
+    match var {
+        Value::Arr(a) => push(a),
+        Value::Ref(r) => match r.try_borrow_mut().as_deref_mut() {
+            Ok(Value::Arr(a)) => push(a),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 /// `$a[$k] += $n` (or `-=`) with string key `k` and an int `n`, in place
 /// when the variable holds an unshared array whose element is an int that
 /// does not overflow; `false` (nothing done) otherwise. Out of line: the
@@ -938,6 +957,21 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         _ => None,
                     };
                     fetched!(dst, found)
+                }
+                Op::AssignDimPush { var, src, tmp } => {
+                    // The value's copy is taken before the variable is
+                    // borrowed (it may be the variable itself).
+                    let v = raw!(src).clone();
+                    if !push_element(slot!(var), v) {
+                        slow!();
+                    }
+                    if tmp {
+                        if let Some(t) = src.as_reg() {
+                            // The array holds the value now: the release
+                            // frees nothing.
+                            slot!(t).release_counted();
+                        }
+                    }
                 }
                 Op::AssignDim1 { var, key, src } => {
                     // An int key of an unshared array, directly in the variable

@@ -586,6 +586,11 @@ instructions! {
         /// when the instruction runs (no copy into a key register; PHP
         /// also reads a variable key at the assignment).
         AssignDim1 "ASSIGN_DIM1" "{var}[{key}] = {src}" { var: reg, key: src, src: src }
+        /// `var[] = src`: appends to the variable's array (PHP's
+        /// `ASSIGN_DIM` with no dimension). With `tmp`, `src` is a
+        /// temporary whose value only the array keeps (the assignment's
+        /// value is not read): the instruction releases it.
+        AssignDimPush "ASSIGN_DIM_PUSH" "{var}[] = {src}" { var: reg, src: src, tmp: bool }
         /// `var[key] <op>= src`, one dimension; `dst` gets the element's
         /// new value unless NONE.
         AssignDimOp1 "ASSIGN_DIM_OP1" "{var}[{key}] {op}= {src} -> {dst}" { op: BinOp, var: reg, key: src, src: src, dst: reg }

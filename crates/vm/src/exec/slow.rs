@@ -474,6 +474,12 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 *reg!(src) = written;
             }
         }
+        Op::AssignDimPush { var, src, tmp } => {
+            let v = opnd!(src).clone();
+            save_pc(g, cur!());
+            tri!(dim::assign(g, reg!(var), &[Value::Undef], v));
+            release_temp(tmp, src, base);
+        }
         Op::AssignDim1 { var, key, src } => {
             let v = opnd!(src).clone();
             let k = opnd!(key).clone();
