@@ -958,6 +958,17 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     };
                     fetched!(dst, found)
                 }
+                // `unset($x)` of a variable that owns nothing, and the
+                // "append" marker put in a key register (`$a[$k][] = v`).
+                Op::UnsetVar { var } => {
+                    let s = slot!(var);
+                    if !s.is_scalar() {
+                        slow!();
+                    }
+                    // SAFETY: a scalar owns nothing, so overwriting it
+                    // without a drop leaks nothing.
+                    unsafe { std::ptr::write(s, Value::Undef) };
+                }
                 Op::AssignDimPush { var, src, tmp } => {
                     // The value's copy is taken before the variable is
                     // borrowed (it may be the variable itself).
@@ -1767,7 +1778,6 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::Neg { .. }
                 | Op::Plus { .. }
                 | Op::BitNot { .. }
-                | Op::UnsetVar { .. }
                 | Op::BindVarVar { .. }
                 | Op::AssignRefVarVar { .. }
                 | Op::UnsetVarVar { .. }
