@@ -1177,9 +1177,20 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             return self.call_spread(c, args, dst);
         }
         let line = self.line;
-        let c = self.temp()?;
-        self.in_chain = true;
-        self.expr_into(callee, c)?;
+        // The callable is resolved before the arguments are evaluated, into
+        // three registers as a method call's (`INIT_DYNAMIC_CALL`), so the
+        // sends and the call read what it found.
+        let c = self.temps(3)?;
+        let src = match callee.kind {
+            ExprKind::Var(name) if name != "this" && name != "GLOBALS" => Src::reg(self.cv(name)?),
+            _ => {
+                self.in_chain = true;
+                self.expr_into(callee, c)?;
+                Src::reg(c)
+            }
+        };
+        self.line = line;
+        self.emit(Op::InitDynamicCall { callee: c, src });
         if args.len() > MAX_ARGS {
             return self.error("minizts: internal error: too many arguments for one call instruction");
         }
@@ -1198,12 +1209,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         var,
                         callee: c,
                         argno: i as u8,
-                        method: false,
+                        method: true,
                     });
                 }
                 _ if referenceable(a.value) => {
                     let which = self.const_int(i as i64)?;
-                    self.send_arg(a.value, c, which, r, false)?;
+                    self.send_arg(a.value, c, which, r, true)?;
                 }
                 ExprKind::Assign { target, value } if list_with_refs(target) => {
                     let v = self.assign(target, value)?;
@@ -1213,7 +1224,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                             var,
                             callee: c,
                             argno: i as u8,
-                            method: false,
+                            method: true,
                         });
                     }
                 }

@@ -234,8 +234,8 @@ pub fn cannot_pass_by_reference<G: Globals, T>(g: G, callee: &Callee, i: usize) 
             let info = crate::builtins::info(*id);
             (info.name, info.params.get(i).filter(|p| !p.starts_with("...")).copied())
         }
-        Callee::Method(m) => {
-            let name = format!("{}::{}", m.called.name, m.method.name);
+        Callee::Method(_) => {
+            let name = named::callee_name(g, callee);
             let param = callee
                 .user_function()
                 .and_then(|f| {

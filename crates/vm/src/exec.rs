@@ -1314,9 +1314,39 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         slow!();
                     }
                 }
-                // A script method that `INIT_METHOD` or
-                // `INIT_STATIC_METHOD` put in the callee registers
-                // (`objects::fill_callee`), taking its arguments plainly.
+                // A closure literal called through a variable (PHP's
+                // `INIT_DYNAMIC_CALL` of a `Closure`, then `DO_UCALL`), its
+                // function taking the arguments plainly and none of them
+                // sent as a value to a by-reference parameter.
+                Op::CallValue {
+                    dst,
+                    callee,
+                    args,
+                    argc,
+                    vals,
+                } if matches!(rv!(callee), Value::Closure(c) if c.kind == minizts_core::value::ClosureKind::Literal) => {
+                    let reg: *mut Value = slot!(callee);
+                    // SAFETY: a register of the window.
+                    let (fid, scope, called) = match unsafe { &*reg } {
+                        Value::Closure(c) if c.kind == minizts_core::value::ClosureKind::Literal => {
+                            (c.func, c.scope, c.called)
+                        }
+                        _ => slow!(),
+                    };
+                    fast_enter!(eg => eg
+                        .code
+                        .get(fid)
+                        .filter(|f| {
+                            f.takes_plainly(argc as usize)
+                                && (vals == 0 || !(0..argc as usize).any(|i| vals & (1 << i) != 0 && f.param_by_ref(i)))
+                        })
+                        .map(|f| (fid, f)), dst, args, argc, scope, called, None::<*mut Value>, Some(reg))
+                }
+                // A script method that `INIT_METHOD`, `INIT_STATIC_METHOD`
+                // or `INIT_DYNAMIC_CALL` put in the callee registers
+                // (`objects::fill_callee`), taking its arguments plainly
+                // (for a dynamic call, none of them a value that a
+                // by-reference parameter would refuse).
                 Op::CallMethod {
                     dst,
                     callee,
@@ -1353,6 +1383,36 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                             .map(|f| (fid, f)), dst, args, argc, scope, called, None::<*mut Value>),
                         _ => slow!(),
                     }
+                }
+                // A script method on an object that `INIT_DYNAMIC_CALL`
+                // resolved (`[$obj, 'name']`), as `CALL_METHOD`, none of the
+                // arguments a value that a by-reference parameter refuses.
+                Op::CallValue {
+                    dst,
+                    callee,
+                    args,
+                    argc,
+                    vals: 0,
+                } => {
+                    let regs: *mut Value = slot!(callee);
+                    // SAFETY: `callee` is the first of three registers of
+                    // the window.
+                    let (this, desc, called) = unsafe { (&*regs, &*regs.add(1), &*regs.add(2)) };
+                    let (Value::Obj(this), Value::Int(desc), Value::Int(called)) = (this, desc, called) else {
+                        slow!()
+                    };
+                    if desc & crate::objects::NATIVE_BIT != 0 {
+                        slow!();
+                    }
+                    let fid = *desc as u32;
+                    let scope = (*desc >> 32) as u32 + 1;
+                    let called = *called as u32 + 1;
+                    let shared = this.count() > 1;
+                    fast_enter!(eg => eg
+                        .code
+                        .get(fid)
+                        .filter(|f| f.takes_plainly(argc as usize) && (shared || f.this_cv.is_some()))
+                        .map(|f| (fid, f)), dst, args, argc, scope, called, Some(regs))
                 }
                 Op::IncDecProp {
                     obj, kind, dst, cache, ..
@@ -1730,33 +1790,31 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     }
                     put!(dst, Value::Bool(!v.is_null()))
                 }
-                // A closure literal called through a variable (PHP's
-                // `INIT_DYNAMIC_CALL` of a `Closure`, then `DO_UCALL`), its
-                // function taking the arguments plainly and none of them
-                // sent as a value to a by-reference parameter.
-                Op::CallValue {
-                    dst,
-                    callee,
-                    args,
-                    argc,
-                    vals,
-                } => {
-                    let reg: *mut Value = slot!(callee);
-                    // SAFETY: a register of the window.
-                    let (fid, scope, called) = match unsafe { &*reg } {
-                        Value::Closure(c) if c.kind == minizts_core::value::ClosureKind::Literal => {
-                            (c.func, c.scope, c.called)
+                // A closure that calls a function (a literal, a builtin's or
+                // a function's first-class callable, not a method's) goes
+                // into the call's register, null after it saying that it
+                // is not a method.
+                Op::InitDynamicCall { callee, src } => {
+                    use minizts_core::value::ClosureKind;
+                    let v = raw!(src);
+                    if !matches!(v, Value::Closure(c) if c.kind != ClosureKind::Magic
+                        && (c.kind != ClosureKind::Named || c.scope == 0))
+                    {
+                        slow!();
+                    }
+                    let first: *mut Value = slot!(callee);
+                    // SAFETY: the call's second register, of the window; a
+                    // scalar owns nothing.
+                    unsafe {
+                        let next = first.add(1);
+                        if !(*next).is_scalar() {
+                            slow!();
                         }
-                        _ => slow!(),
-                    };
-                    fast_enter!(eg => eg
-                        .code
-                        .get(fid)
-                        .filter(|f| {
-                            f.takes_plainly(argc as usize)
-                                && (vals == 0 || !(0..argc as usize).any(|i| vals & (1 << i) != 0 && f.param_by_ref(i)))
-                        })
-                        .map(|f| (fid, f)), dst, args, argc, scope, called, None::<*mut Value>, Some(reg))
+                        std::ptr::write(next, Value::Null);
+                    }
+                    if src != Src::reg(callee) {
+                        copy_into!(callee, v)
+                    }
                 }
                 Op::New { dst, skip, cache, .. } => {
                     let regs: *mut Value = slot!(dst);
@@ -1843,7 +1901,8 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                 | Op::Throw { .. }
                 | Op::Catch { .. }
                 | Op::FastCall { .. }
-                | Op::FastRet { .. } => slow!(),
+                | Op::FastRet { .. }
+                | Op::CallValue { .. } => slow!(),
             }
         }
         // SAFETY: a local.

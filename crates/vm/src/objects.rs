@@ -1125,7 +1125,7 @@ pub fn unset<G: Globals>(g: G, objv: &Value, name: &PhpStr) -> VmResult<()> {
 }
 
 /// A method resolved for a call: what runs, on what.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Resolved {
     pub method: Rc<Method>,
     pub this: Option<Obj>,
@@ -1781,6 +1781,74 @@ pub unsafe fn callee_of(regs: *const Value) -> Option<crate::call::Callee> {
         }),
         _ => None,
     }
+}
+
+/// The callee in a call's prepared registers at `regs`, for by-reference
+/// decisions: the method `INIT_METHOD` or `INIT_DYNAMIC_CALL` wrote there
+/// (`Err`: a native method or `__call`, which take values), or the callable
+/// `INIT_DYNAMIC_CALL` left in the first register (`Err`: not callable, an
+/// error the call reports).
+///
+/// # Safety
+/// As for [`fill_callee`].
+pub(crate) unsafe fn prepared_callee<G: Globals>(g: G, regs: *const Value) -> Result<crate::call::Callee, ()> {
+    // SAFETY: forwarded to the caller.
+    if matches!(unsafe { &*regs.add(1) }, Value::Int(_)) {
+        // SAFETY: as above.
+        return unsafe { callee_of(regs) }.ok_or(());
+    }
+    // (A copy: resolving reaches EG, which holds the registers.)
+    // SAFETY: as above.
+    let v = unsafe { (*regs).clone() };
+    crate::call::resolve_callable(g, &v).map_err(drop)
+}
+
+/// The script method in a call's prepared registers at `regs`, with the
+/// classes it is declared in and called on (for messages that name it).
+///
+/// # Safety
+/// As for [`fill_callee`].
+pub unsafe fn prepared_method<G: Globals>(g: G, regs: *const Value) -> Option<crate::call::Callee> {
+    // SAFETY: forwarded to the caller.
+    let (this, desc, called) = unsafe { (&*regs, &*regs.add(1), &*regs.add(2)) };
+    let (Value::Int(d), Value::Int(called)) = (desc, called) else {
+        return None;
+    };
+    let body = MethodBody::User((d & 0x7fff_ffff) as u32);
+    let (class, called) = eg!(g, |eg| (
+        eg.classes.get((d >> 32) as u32).clone(),
+        eg.classes.get(*called as u32).clone()
+    ));
+    let method = class.methods.values().find(|m| m.body == body)?.clone();
+    Some(crate::call::Callee::Method(Rc::new(Resolved {
+        method,
+        this: match this {
+            Value::Obj(o) => Some(o.clone()),
+            _ => None,
+        },
+        called,
+        magic_name: None,
+        closure: None,
+    })))
+}
+
+/// What `INIT_DYNAMIC_CALL` makes of callable `v` in the registers at
+/// `regs`: a method goes into them as `INIT_METHOD` writes one; anything
+/// else goes into the first, with null after it.
+///
+/// # Safety
+/// As for [`fill_callee`].
+pub unsafe fn init_dynamic_call<G: Globals>(g: G, regs: *mut Value, v: Value) -> VmResult<()> {
+    match crate::call::resolve_callable(g, &v)? {
+        // SAFETY: forwarded to the caller.
+        crate::call::Callee::Method(r) => unsafe { fill_callee(regs, Rc::unwrap_or_clone(r)) },
+        // SAFETY: as above.
+        _ => unsafe {
+            *regs = v;
+            *regs.add(1) = Value::Null;
+        },
+    }
+    Ok(())
 }
 
 /// A method call other than a script function run by the loop.

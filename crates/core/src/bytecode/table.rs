@@ -715,11 +715,19 @@ instructions! {
         Min "MIN" "{dst} = {a}, {b}" { dst: reg, a: src, b: src, id: builtin, tmp: bool }
         /// `max(a, b)`.
         Max "MAX" "{dst} = {a}, {b}" { dst: reg, a: src, b: src, id: builtin, tmp: bool }
-        /// Calls the closure or string callable in `callee`. Bit `i` of
-        /// `vals` marks argument `i` (of the first 16) as a value that is
-        /// not a variable or a call's result, which a by-reference
-        /// parameter refuses (PHP's `SEND_VAL_EX`), checked once the
-        /// callee is known.
+        /// `callable(…)`: resolves the callable value `src` before the
+        /// arguments are evaluated (PHP's `INIT_DYNAMIC_CALL`, which
+        /// throws for a value that cannot be called). A method (a
+        /// callable array, a `'C::m'` string, an object with `__invoke`)
+        /// is written into `callee`…`callee+2` as `INIT_METHOD` writes
+        /// it; anything else (a closure, a function's name) is copied into
+        /// `callee`, with null in `callee+1`. `src` may be `callee`.
+        InitDynamicCall "INIT_DYNAMIC_CALL" "{callee} = init {src}" { callee: reg, src: src }
+        /// Calls what `INIT_DYNAMIC_CALL` left in `callee`…`callee+2`.
+        /// Bit `i` of `vals` marks argument `i` (of the first 16) as a
+        /// value that is not a variable or a call's result, which a
+        /// by-reference parameter refuses (PHP's `SEND_VAL_EX`), checked
+        /// once the callee is known.
         CallValue "CALL_VALUE" "{dst} = {callee}({args})" {
             dst: reg, callee: reg, args: regs[argc], argc: u8, vals: u16
         }
@@ -728,8 +736,9 @@ instructions! {
         /// (`f(...$args)`).
         CallSpread "CALL_SPREAD" "{dst} = {callee}(...{args})" { dst: reg, callee: reg, args: reg }
         /// Passes variable `var` as argument `argno` of the call of
-        /// `callee`: by reference if that parameter is by reference, else
-        /// by value. With `var` equal to `dst`, the argument is a value
+        /// `callee` (with `method`, the three registers `INIT_METHOD`,
+        /// `INIT_STATIC_METHOD` or `INIT_DYNAMIC_CALL` filled): by
+        /// reference if that parameter is by reference, else by value. With `var` equal to `dst`, the argument is a value
         /// that is not a variable: a by-reference parameter throws PHP's
         /// "cannot be passed by reference" error.
         SendVarEx "SEND_VAR_EX" "{dst} = {var} (arg {argno} of {callee}) method={method}" {

@@ -2,7 +2,7 @@
 //! callee's parameters, as PHP's `zend_handle_named_arg` does.
 
 use minizts_core::{KeyRef, PhpArray, Value};
-use minizts_globals::Globals;
+use minizts_globals::{eg, Globals};
 
 use crate::call::Callee;
 use crate::error::{error, throw, VmError, VmResult};
@@ -40,7 +40,9 @@ pub(crate) fn params_of<G: Globals>(g: G, callee: &Callee) -> Vec<(String, bool,
 
 pub(crate) fn callee_name<G: Globals>(g: G, callee: &Callee) -> String {
     if let Callee::Method(m) = callee {
-        return format!("{}::{}", m.called.name, m.method.name);
+        // The class that declares it, as PHP names a function by its scope.
+        let class = eg!(g).classes.get(m.method.declaring).clone();
+        return format!("{}::{}", class.name, m.method.name);
     }
     match callee {
         Callee::User { func, .. } => {

@@ -802,8 +802,9 @@ pub(super) unsafe fn new_object<G: Globals>(g: G, cache: u16, regs: *mut Value) 
 /// reference: what `SEND_VAR_EX` asks, answered from the function's
 /// parameters as PHP's handler answers it from the function's argument
 /// flags. The callee is, for a method call (`method`), the script method
-/// in the callee registers `regs..regs+3` (as `INIT_METHOD` and
-/// `INIT_STATIC_METHOD` fill them), else the closure in register `regs`.
+/// in the callee registers `regs..regs+3` (as `INIT_METHOD`,
+/// `INIT_STATIC_METHOD` and, for a method, `INIT_DYNAMIC_CALL` fill them),
+/// else the closure in register `regs`.
 /// `None` for any other callee (a builtin class's method, `__call`, a
 /// function named by a string or an array).
 ///
@@ -817,7 +818,9 @@ pub(super) unsafe fn callee_param_by_ref<G: Globals>(
     argno: u16,
     method: bool,
 ) -> Option<bool> {
-    let fid = if method {
+    // SAFETY: the caller's (`regs + 1` is read only for a method call's
+    // registers).
+    let fid = if method && matches!(unsafe { &*regs.add(1) }, Value::Int(_)) {
         // SAFETY: the caller's.
         match unsafe { crate::objects::callee_of(regs) }? {
             crate::call::Callee::User { func, .. } => func,

@@ -168,6 +168,22 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             return Ok(Next::frame(callee.code.as_ptr()));
         }};
     }
+    // The call of the method in the three registers at `$regs` (what
+    // `INIT_METHOD` or `INIT_DYNAMIC_CALL` resolved), which it takes.
+    #[collapse_debuginfo(yes)]
+    macro_rules! call_prepared {
+        ($dst:expr, $regs:expr, $args:expr, $argc:expr) => {{
+            // SAFETY: the caller's: three registers of the window, and
+            // `argc` arguments from `args`.
+            let at_args = unsafe { base.byte_add($args.raw() * 8) };
+            // SAFETY: as just said.
+            match tri!(unsafe { call_prepared(g, $regs, at_args, $argc, $dst) }) {
+                // SAFETY: the request's functions outlive its frames.
+                Some(fid) => entered!(unsafe { crate::code::known(g, fid) }),
+                None => {}
+            }
+        }};
+    }
     // A fused loop bottom (`IncJmpLt` and the others): steps `var` by one
     // like `$i++`/`$i--` and jumps back to `target` if the test (PHP's
     // general comparison) holds; otherwise skips the loop's entry test,
@@ -787,6 +803,37 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             tri!(unsafe { super::call_builtin_with(g, at, base, dst, id, &mut args) });
             release_temp(tmp, a, base);
         }
+        Op::InitDynamicCall { callee, src } => {
+            save_pc(g, cur!());
+            let v = opnd!(src).clone();
+            // SAFETY: `callee` is the first of three registers of the window.
+            tri!(unsafe { crate::objects::init_dynamic_call(g, base.byte_add(callee.raw() * 8), v) });
+        }
+        // A method `INIT_DYNAMIC_CALL` resolved: the arguments' check, then
+        // the call as `CALL_METHOD` makes it.
+        Op::CallValue {
+            dst,
+            callee,
+            args,
+            argc,
+            vals,
+        } if matches!(reg!(callee.plus(1)), Value::Int(_)) => {
+            save_pc(g, cur!());
+            // SAFETY: `callee` is the first of three registers of the window.
+            let regs = unsafe { base.byte_add(callee.raw() * 8) };
+            // SAFETY: as just said.
+            if let (true, Some(target)) = (vals != 0, unsafe { crate::objects::callee_of(regs) }) {
+                for i in (0..16).filter(|i| vals & (1 << i) != 0) {
+                    if call::param_by_ref(g, &target, i) {
+                        // SAFETY: as above.
+                        let named =
+                            unsafe { crate::objects::prepared_method(g, regs) }.unwrap_or_else(|| target.clone());
+                        tri!(call::cannot_pass_by_reference::<G, ()>(g, &named, i));
+                    }
+                }
+            }
+            call_prepared!(dst, regs, args, argc);
+        }
         Op::CallValue {
             dst,
             callee,
@@ -912,8 +959,8 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         } => {
             save_pc(g, cur!());
             let resolved = if method {
-                // SAFETY: a method call's three callee registers.
-                unsafe { crate::objects::callee_of(base.byte_add(callee.raw() * 8)) }.ok_or(())
+                // SAFETY: a call's three callee registers.
+                unsafe { crate::objects::prepared_callee(g, base.byte_add(callee.raw() * 8)) }
             } else {
                 call::resolve_callable(g, &reg!(callee).clone()).map_err(drop)
             };
@@ -1053,8 +1100,8 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         } => {
             save_pc(g, cur!());
             let resolved = if method {
-                // SAFETY: a method call's three callee registers.
-                unsafe { crate::objects::callee_of(base.byte_add(callee.raw() * 8)) }.ok_or(())
+                // SAFETY: a call's three callee registers.
+                unsafe { crate::objects::prepared_callee(g, base.byte_add(callee.raw() * 8)) }
             } else {
                 call::resolve_callable(g, &reg!(callee).clone()).map_err(drop)
             };
@@ -1178,32 +1225,8 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
         } => {
             save_pc(g, cur!());
             // SAFETY: `callee` is the first of three registers of the window.
-            let c = unsafe { crate::objects::take_callee(g, base.byte_add(callee.raw() * 8)) };
-            match c {
-                crate::objects::Taken::User {
-                    func: fid,
-                    this,
-                    scope,
-                    called,
-                } => {
-                    tri!(check_limits(g));
-                    // SAFETY: the argument registers are in the window.
-                    let at_args = unsafe { base.byte_add(args.raw() * 8) };
-                    // SAFETY: the arguments are the top registers.
-                    tri!(unsafe { call::push_frame(g, fid, at_args, chunk!(), argc as usize, dst, None, false) });
-                    call::enter_method(g, this, scope, called);
-                    // SAFETY: the request's functions outlive its frames.
-                    entered!(unsafe { crate::code::known(g, fid) });
-                }
-                crate::objects::Taken::Other(run) => {
-                    // SAFETY: as for `CallBuiltin`.
-                    let slice = unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) };
-                    let list: Vec<Value> = slice.iter_mut().map(std::mem::take).collect();
-                    let r = tri!(run.call(g, list));
-                    tri!(check_limits(g));
-                    set!(dst, r);
-                }
-            }
+            let regs = unsafe { base.byte_add(callee.raw() * 8) };
+            call_prepared!(dst, regs, args, argc);
         }
         Op::FetchProp {
             dst,
@@ -2149,6 +2172,55 @@ fn release_temp(tmp: bool, s: Src, base: *mut Value) {
 /// first (`members::prop_miss`), then the property made a reference and
 /// written through, as `FETCH_PROP_REF` and `ASSIGN_DIM` do.
 ///
+/// The call of the method in the three registers at `regs` (what
+/// `INIT_METHOD` or `INIT_DYNAMIC_CALL` resolved), which it takes, with
+/// the `argc` arguments at `args`: `Some` with the function whose frame it
+/// pushed, `None` when it ran the call and stored its result in `dst`.
+/// Out of line: `step`'s frame would grow for every instruction.
+///
+/// # Safety
+/// `regs..regs+3` and `args..args+argc` are registers of the running
+/// frame's window, the arguments its top ones.
+#[inline(never)]
+unsafe fn call_prepared<G: Globals>(
+    g: G,
+    regs: *mut Value,
+    args: *mut Value,
+    argc: u8,
+    dst: Reg,
+) -> VmResult<Option<minizts_core::bytecode::FuncId>> {
+    // SAFETY: the caller's.
+    match unsafe { crate::objects::take_callee(g, regs) } {
+        crate::objects::Taken::User {
+            func,
+            this,
+            scope,
+            called,
+        } => {
+            check_limits(g)?;
+            let chunk = eg!(g, |eg| eg.frames.last().expect("a frame").chunk);
+            // SAFETY: the caller's.
+            unsafe { call::push_frame(g, func, args, chunk, argc as usize, dst, None, false)? };
+            call::enter_method(g, this, scope, called);
+            Ok(Some(func))
+        }
+        crate::objects::Taken::Other(run) => {
+            // SAFETY: the caller's.
+            let slice = unsafe { std::slice::from_raw_parts_mut(args, argc as usize) };
+            let list: Vec<Value> = slice.iter_mut().map(std::mem::take).collect();
+            let r = run.call(g, list)?;
+            check_limits(g)?;
+            if !dst.is_none() {
+                let base = eg!(g, |eg| eg.frames.last().expect("a frame").base);
+                // SAFETY: `dst` is a register of the window (the frame is
+                // the caller's again).
+                unsafe { *base.byte_add(dst.raw() * 8) = r };
+            }
+            Ok(None)
+        }
+    }
+}
+
 /// # Safety
 /// `at` is an `ASSIGN_PROP_DIM` of `func`, running on the window at
 /// `base`.
