@@ -29,7 +29,7 @@ use std::rc::Rc;
 
 use hashbrown::HashTable;
 
-use crate::string::PhpStr;
+use crate::string::{bytes_hash as str_hash, PhpStr};
 use crate::value::Value;
 
 /// An array key after PHP's normalisation.
@@ -387,10 +387,12 @@ impl KeyRef<'_> {
     }
 }
 
-#[inline]
-fn str_hash(s: &[u8]) -> u64 {
-    use std::hash::BuildHasher;
-    foldhash::fast::FixedState::with_seed(0x5eed).hash_one(s)
+/// Whether two different strings with the same hash hold the same bytes:
+/// out of line, so that the probe loop around it keeps its registers for
+/// the common case, the same string (a literal key) or another hash.
+#[inline(never)]
+fn same_bytes(a: &PhpStr, b: &PhpStr) -> bool {
+    a.as_bytes() == b.as_bytes()
 }
 
 /// Spreads a stored hash for the table (int keys are stored as-is, and
@@ -569,6 +571,26 @@ impl PhpArray {
         }
     }
 
+    /// As [`PhpArray::get_str`], for a key held as a string value: its
+    /// hash is the one the string keeps, and a bucket holding the same
+    /// string (a script's literal key) matches without comparing bytes.
+    #[inline]
+    pub fn get_str_key(&self, s: &PhpStr) -> Option<&Value> {
+        match &self.repr {
+            Repr::Packed(_) => None,
+            Repr::Hashed(h) => h.find_php_str(s).map(|i| &h.buckets[i].val),
+        }
+    }
+
+    /// As [`PhpArray::get_str_key`], for writing.
+    #[inline]
+    pub fn get_str_key_mut(&mut self, s: &PhpStr) -> Option<&mut Value> {
+        match &mut self.repr {
+            Repr::Packed(_) => None,
+            Repr::Hashed(h) => h.find_php_str(s).map(move |i| &mut h.buckets[i].val),
+        }
+    }
+
     /// Mutable access to the element with string key `s` (a string that
     /// stays a string key: see [`canonical_int`]), if present.
     #[inline]
@@ -583,7 +605,7 @@ impl PhpArray {
     pub fn get(&self, key: &Key) -> Option<&Value> {
         match key {
             Key::Int(k) => self.get_int(*k),
-            Key::Str(s) => self.get_str(s),
+            Key::Str(s) => self.get_str_key(s),
         }
     }
 
@@ -591,7 +613,7 @@ impl PhpArray {
     pub fn get_mut(&mut self, key: &Key) -> Option<&mut Value> {
         match key {
             Key::Int(k) => self.get_int_mut(*k),
-            Key::Str(s) => self.get_str_mut(s),
+            Key::Str(s) => self.get_str_key_mut(s),
         }
     }
 
@@ -613,9 +635,9 @@ impl PhpArray {
         match key {
             Key::Int(k) => self.entry_int(k),
             Key::Str(s) => {
-                let hv = str_hash(&s);
                 let (h, iters) = self.make_hashed();
-                match h.find_str(&s, hv) {
+                let hv = s.hash_code();
+                match h.find_php_str(&s) {
                     Some(i) => (&mut h.buckets[i].val, true),
                     None => {
                         let i = h.push(hv, Some(s), Value::Null, iters);
@@ -700,7 +722,7 @@ impl PhpArray {
             (Repr::Hashed(h), _) => {
                 let i = match key {
                     Key::Int(k) => h.find_int(*k)?,
-                    Key::Str(s) => h.find_str(s, str_hash(s))?,
+                    Key::Str(s) => h.find_php_str(s)?,
                 };
                 let Repr::Hashed(h) = &mut self.repr else {
                     unreachable!()
@@ -858,7 +880,7 @@ impl PhpArray {
                 .filter(|&i| i < v.len() && !matches!(v[i], Value::Undef)),
             (Repr::Packed(_), Key::Str(_)) => None,
             (Repr::Hashed(h), Key::Int(k)) => h.find_int(*k),
-            (Repr::Hashed(h), Key::Str(s)) => h.find_str(s, str_hash(s)),
+            (Repr::Hashed(h), Key::Str(s)) => h.find_php_str(s),
         }
     }
 
@@ -1185,6 +1207,17 @@ impl Hashed {
             .find(table_hash(hv), |&i| {
                 let b = &self.buckets[i as usize];
                 b.h == hv && b.key.as_ref().is_some_and(|k| k.as_bytes() == s)
+            })
+            .map(|&i| i as usize)
+    }
+
+    #[inline(always)]
+    fn find_php_str(&self, s: &PhpStr) -> Option<usize> {
+        let hv = s.hash_code();
+        self.index
+            .find(table_hash(hv), |&i| {
+                let b = &self.buckets[i as usize];
+                b.h == hv && b.key.as_ref().is_some_and(|k| k.ptr_eq(s) || same_bytes(k, s))
             })
             .map(|&i| i as usize)
     }

@@ -1,9 +1,9 @@
 //! PHP byte strings: one pointer wide, refcounted with copy-on-write, or
 //! interned.
 //!
-//! A [`PhpStr`] is either a refcounted string (an `Rc<Vec<u8>>`, mutated in
-//! place when nobody else holds it, as PHP appends to an unshared
-//! `zend_string`) or an *interned* string: an immutable string owned by an
+//! A [`PhpStr`] is either a refcounted string (an `Rc` of its bytes,
+//! mutated in place when nobody else holds it, as PHP appends to an
+//! unshared `zend_string`) or an *interned* string: an immutable string owned by an
 //! [`InternedStrings`] table (a compiled script's literals), which is never
 //! refcounted, like PHP's `IS_STR_INTERNED`. Interned strings are why a
 //! compiled script can be shared by many threads: copying a literal into a
@@ -12,6 +12,10 @@
 //! Both kinds live behind one thin pointer; the low bit tells them apart
 //! (the pointee is 8-byte aligned, so the bit is free). This module holds
 //! all the `unsafe` for that, with the invariants spelled out at each site.
+//!
+//! Like a `zend_string`, a string keeps its hash once computed
+//! ([`PhpStr::hash_code`]): an array looks a string key up without hashing
+//! it again, and a script's literals are hashed when they are interned.
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -19,21 +23,61 @@ use std::marker::PhantomData;
 use std::ops::Deref;
 use std::ptr::NonNull;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 const INTERNED: usize = 1;
 
+/// What a string's pointer points at.
+struct Data {
+    bytes: Vec<u8>,
+    /// [`bytes_hash`] of the bytes once computed, 0 before. Atomic because
+    /// an interned string is read by many threads; every access is
+    /// `Relaxed` (a plain load or store): any thread that writes it writes
+    /// the same value, and nothing else is ordered by it.
+    hash: AtomicU64,
+}
+
+impl Data {
+    const fn new(bytes: Vec<u8>) -> Data {
+        Data {
+            bytes,
+            hash: AtomicU64::new(0),
+        }
+    }
+
+    /// With its hash computed now (an interned string's, which is never
+    /// written again).
+    fn hashed(bytes: Vec<u8>) -> Data {
+        let hash = AtomicU64::new(bytes_hash(&bytes));
+        Data { bytes, hash }
+    }
+}
+
+/// The hash of a string as PHP arrays use it: the same for the same bytes
+/// in every thread and run, and never 0 (0 marks a hash not computed yet).
+/// foldhash's byte hash with a fixed seed, written directly: hashing a
+/// slice through `Hash` would add its length as a second input.
+#[inline]
+pub fn bytes_hash(s: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    let mut h = foldhash::fast::FixedState::with_seed(0x5eed).build_hasher();
+    h.write(s);
+    h.finish().max(1)
+}
+
 /// The bytes of [`PhpStr::empty`].
-static EMPTY: Vec<u8> = Vec::new();
+static EMPTY: Data = Data::new(Vec::new());
 
 /// The bytes of the 256 strings of [`PhpStr::one_byte`], made once per
 /// process and shared by every thread (they are never written).
-static ONE_BYTE: std::sync::LazyLock<Vec<Vec<u8>>> =
-    std::sync::LazyLock::new(|| (0..=255u8).map(|b| vec![b]).collect());
+static ONE_BYTE: std::sync::LazyLock<Vec<Data>> =
+    std::sync::LazyLock::new(|| (0..=255u8).map(|b| Data::hashed(vec![b])).collect());
 
 /// A PHP string value (see the module docs).
 pub struct PhpStr {
-    /// Points at a `Vec<u8>`: inside an `Rc` allocation when the low bit is
-    /// clear, inside an [`InternedStrings`] table when it is set.
+    /// Points at a `Data`: inside an `Rc` allocation when the low bit is
+    /// clear, inside an [`InternedStrings`] table (or a static) when it is
+    /// set.
     tagged: NonNull<u8>,
     /// Refcounted strings are `!Send`/`!Sync`, like the `Rc` they hold.
     _rc: PhantomData<Rc<Vec<u8>>>,
@@ -42,7 +86,7 @@ pub struct PhpStr {
 impl PhpStr {
     /// A refcounted string holding `bytes`.
     pub fn new(bytes: Vec<u8>) -> PhpStr {
-        let raw = Rc::into_raw(Rc::new(bytes)) as *mut u8;
+        let raw = Rc::into_raw(Rc::new(Data::new(bytes))) as *mut u8;
         // SAFETY: `Rc::into_raw` never returns null.
         let tagged = unsafe { NonNull::new_unchecked(raw) };
         debug_assert_eq!(tagged.as_ptr().addr() & INTERNED, 0);
@@ -67,8 +111,8 @@ impl PhpStr {
     }
 
     /// An interned string for bytes that live as long as the process.
-    fn static_interned(v: &'static Vec<u8>) -> PhpStr {
-        let header: *const Vec<u8> = v;
+    fn static_interned(v: &'static Data) -> PhpStr {
+        let header: *const Data = v;
         let tagged = header.map_addr(|a| a | INTERNED).cast::<u8>().cast_mut();
         PhpStr {
             // SAFETY: a reference is non-null; setting bit 0 keeps it so.
@@ -84,10 +128,37 @@ impl PhpStr {
         self.tagged.as_ptr().addr() & INTERNED != 0
     }
 
-    fn vec_ptr(&self) -> *const Vec<u8> {
+    fn data_ptr(&self) -> *const Data {
         // The tag is taken off the address only, so the pointer keeps its
         // provenance (strict provenance: Miri can check every use).
-        self.tagged.as_ptr().map_addr(|a| a & !INTERNED).cast::<Vec<u8>>()
+        self.tagged.as_ptr().map_addr(|a| a & !INTERNED).cast::<Data>()
+    }
+
+    fn data(&self) -> &Data {
+        // SAFETY: the pointer is either a live `Rc<Data>` this value holds a
+        // count on, or an interned string whose table outlives every
+        // `PhpStr` made from it (the contract of `InternedStrings::get`).
+        unsafe { &*self.data_ptr() }
+    }
+
+    /// [`bytes_hash`] of the string, computed once (PHP's `ZSTR_H`).
+    #[inline]
+    pub fn hash_code(&self) -> u64 {
+        let d = self.data();
+        match d.hash.load(Ordering::Relaxed) {
+            0 => {
+                let h = bytes_hash(&d.bytes);
+                d.hash.store(h, Ordering::Relaxed);
+                h
+            }
+            h => h,
+        }
+    }
+
+    /// Whether both are the same string (not only equal bytes).
+    #[inline(always)]
+    pub fn ptr_eq(&self, other: &PhpStr) -> bool {
+        self.tagged == other.tagged
     }
 
     /// Whether this string is interned (immutable, not refcounted).
@@ -97,10 +168,7 @@ impl PhpStr {
     }
 
     pub fn as_bytes(&self) -> &[u8] {
-        // SAFETY: the pointer is either a live `Rc<Vec<u8>>` this value holds
-        // a count on, or an interned string whose table outlives every
-        // `PhpStr` made from it (the contract of `InternedStrings::get`).
-        unsafe { (*self.vec_ptr()).as_slice() }
+        self.data().bytes.as_slice()
     }
 
     /// Mutable access to the bytes, copying them first if they are shared
@@ -110,13 +178,16 @@ impl PhpStr {
             *self = PhpStr::new(self.as_bytes().to_vec());
         }
         // SAFETY: the string is refcounted (not interned) and this value
-        // holds its only count, so no other reference to the Vec exists.
-        unsafe { &mut *(self.vec_ptr() as *mut Vec<u8>) }
+        // holds its only count, so no other reference to its data exists.
+        let d = unsafe { &mut *(self.data_ptr() as *mut Data) };
+        // The bytes may change: the hash is computed again when asked.
+        *d.hash.get_mut() = 0;
+        &mut d.bytes
     }
 
     /// The string's address: the same for every value sharing it.
     pub fn identity(&self) -> usize {
-        self.vec_ptr().addr()
+        self.data_ptr().addr()
     }
 
     /// How many values share this refcounted string (0 when interned).
@@ -124,9 +195,9 @@ impl PhpStr {
         if self.is_interned_ptr() {
             return 0;
         }
-        // SAFETY: refcounted, so `vec_ptr` came from `Rc::into_raw` and this
+        // SAFETY: refcounted, so `data_ptr` came from `Rc::into_raw` and this
         // value keeps the allocation alive. `ManuallyDrop` keeps our count.
-        let rc = std::mem::ManuallyDrop::new(unsafe { Rc::from_raw(self.vec_ptr()) });
+        let rc = std::mem::ManuallyDrop::new(unsafe { Rc::from_raw(self.data_ptr()) });
         Rc::strong_count(&rc)
     }
 
@@ -141,7 +212,7 @@ impl Clone for PhpStr {
         if !self.is_interned_ptr() {
             // SAFETY: refcounted: the pointer came from `Rc::into_raw` and is
             // alive while `self` is.
-            unsafe { Rc::increment_strong_count(self.vec_ptr()) };
+            unsafe { Rc::increment_strong_count(self.data_ptr()) };
         }
         PhpStr {
             tagged: self.tagged,
@@ -154,7 +225,7 @@ impl Drop for PhpStr {
     fn drop(&mut self) {
         if !self.is_interned_ptr() {
             // SAFETY: refcounted: gives back the count this value held.
-            unsafe { Rc::decrement_strong_count(self.vec_ptr()) };
+            unsafe { Rc::decrement_strong_count(self.data_ptr()) };
         }
     }
 }
@@ -236,10 +307,9 @@ impl From<Vec<u8>> for PhpStr {
 /// never change and interned `PhpStr`s never touch a counter.
 #[derive(Default)]
 pub struct InternedStrings {
-    /// Boxed so each `Vec` header has a stable address while the table
-    /// grows; interned `PhpStr`s point at these headers.
-    #[allow(clippy::vec_box)]
-    strings: Vec<Box<Vec<u8>>>,
+    /// Boxed so each string has a stable address while the table grows;
+    /// interned `PhpStr`s point at these.
+    strings: Vec<Box<Data>>,
     index: hashbrown::HashMap<Box<[u8]>, usize>,
 }
 
@@ -254,13 +324,13 @@ impl InternedStrings {
             return i;
         }
         let i = self.strings.len();
-        self.strings.push(Box::new(bytes.to_vec()));
+        self.strings.push(Box::new(Data::hashed(bytes.to_vec())));
         self.index.insert(bytes.into(), i);
         i
     }
 
     pub fn bytes(&self, i: usize) -> &[u8] {
-        &self.strings[i]
+        &self.strings[i].bytes
     }
 
     pub fn len(&self) -> usize {
@@ -279,7 +349,7 @@ impl InternedStrings {
     /// engine keeps the table in the compiled script and clears every value
     /// of a request before it lets go of the script.
     pub unsafe fn get(&self, i: usize) -> PhpStr {
-        let header: *const Vec<u8> = &*self.strings[i];
+        let header: *const Data = &*self.strings[i];
         let tagged = header.map_addr(|a| a | INTERNED).cast::<u8>().cast_mut();
         PhpStr {
             // SAFETY: a Box's address is non-null; setting bit 0 keeps it so.
@@ -383,6 +453,25 @@ mod tests {
         let id = PhpStr::one_byte(7).identity();
         let other = std::thread::spawn(|| PhpStr::one_byte(7).identity()).join().unwrap();
         assert_eq!(id, other);
+    }
+
+    #[test]
+    fn hash_follows_the_bytes() {
+        let mut a = PhpStr::from("key");
+        let h = a.hash_code();
+        assert_eq!(h, bytes_hash(b"key"));
+        assert_ne!(h, 0);
+        assert_eq!(a.hash_code(), h);
+        a.make_mut().push(b'!');
+        assert_eq!(a.hash_code(), bytes_hash(b"key!"));
+        let mut table = InternedStrings::new();
+        let i = table.intern(b"key");
+        // SAFETY: dropped before `table`.
+        let s = unsafe { table.get(i) };
+        assert_eq!(s.hash_code(), h);
+        assert!(s.ptr_eq(&s.clone()) && !s.ptr_eq(&PhpStr::from("key")));
+        assert_eq!(PhpStr::empty().hash_code(), bytes_hash(b""));
+        assert_eq!(PhpStr::one_byte(b'k').hash_code(), bytes_hash(b"k"));
     }
 
     #[test]

@@ -137,7 +137,7 @@ fn add_to_str_element(var: &mut Value, op: BinOp, k: &PhpStr, n: i64) -> bool {
     let Some(a) = Rc::get_mut(a) else { return false };
     let elem = match minizts_core::array::canonical_int(k) {
         Some(k) => a.get_int_mut(k),
-        None => a.get_str_mut(k),
+        None => a.get_str_key_mut(k),
     };
     let Some(Value::Int(x)) = elem else { return false };
     let r = match op {
@@ -917,7 +917,9 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     // instruction reads it.
                     let found = match (unsafe { array_of(c) }, raw!(key)) {
                         (Some(arr), Value::Int(k)) => arr.get_int(*k),
-                        (Some(arr), Value::Str(k)) if minizts_core::array::canonical_int(k).is_none() => arr.get_str(k),
+                        (Some(arr), Value::Str(k)) if minizts_core::array::canonical_int(k).is_none() => {
+                            arr.get_str_key(k)
+                        }
                         // `$s[$i]` inside a string: its interned one-byte
                         // string.
                         (None, &Value::Int(i)) => match c {
@@ -938,7 +940,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     let Some(arr) = (unsafe { array_of(c) }) else { slow!() };
                     let found = match raw!(key) {
                         Value::Int(k) => arr.get_int(*k),
-                        Value::Str(k) if minizts_core::array::canonical_int(k).is_none() => arr.get_str(k),
+                        Value::Str(k) if minizts_core::array::canonical_int(k).is_none() => arr.get_str_key(k),
                         _ => slow!(),
                     };
                     match found {
@@ -2140,7 +2142,7 @@ fn number_element(var: &mut Value, keys: &[Value]) -> Option<*mut Value> {
         let a = Rc::get_mut(a)?;
         cur = match k {
             Value::Int(k) => a.get_int_mut(*k)?,
-            Value::Str(k) if minizts_core::array::canonical_int(k).is_none() => a.get_str_mut(k)?,
+            Value::Str(k) if minizts_core::array::canonical_int(k).is_none() => a.get_str_key_mut(k)?,
             _ => return None,
         };
     }
