@@ -6,8 +6,8 @@
 
 use std::borrow::Cow;
 
-use minizts_core::bytecode::{type_bits as bits, Op, Reg, TypeDecl};
-use minizts_globals::Globals;
+use minizts_core::bytecode::{type_bits as bits, Op, Reg, TypeDecl, NO_CACHE};
+use minizts_globals::{cg, Globals};
 use minizts_syntax::ast::{Expr, ExprKind, FunctionDecl, TypeHint};
 
 use crate::{Compiler, Result};
@@ -388,7 +388,16 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         for (i, p) in f.params.iter().enumerate() {
             if p.ty.is_some() {
                 self.at(p.pos);
-                self.emit(Op::VerifyArg { param: i as u16 });
+                let cache = cg!(self.g, |cg| cg
+                    .op_array()
+                    .params
+                    .get(i)
+                    .and_then(|p| p.ty.as_ref())
+                    .map(cache_for));
+                self.emit(Op::VerifyArg {
+                    param: i as u16,
+                    cache: cache.unwrap_or(NO_CACHE),
+                });
             }
         }
     }
@@ -398,13 +407,31 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     pub(crate) fn checked_return(&mut self, v: minizts_core::bytecode::Src) -> Result<minizts_core::bytecode::Src> {
         match &self.return_type {
             Some(ty) if ty.mask != bits::VOID && ty.mask & bits::MIXED == 0 => {
+                let cache = cache_for(ty);
                 let dst: Reg = self.temp()?;
-                self.emit(Op::VerifyReturn { dst, src: v });
+                self.emit(Op::VerifyReturn { dst, src: v, cache });
                 Ok(minizts_core::bytecode::Src::reg(dst))
             }
             _ => Ok(v),
         }
     }
+}
+
+/// A type check's cache slot request: a slot (numbered when the function
+/// is finished) for a type that names one class, where the slot keeps the
+/// class the name stands for; none for the others.
+fn cache_for(ty: &TypeDecl) -> u16 {
+    match &*ty.classes {
+        [name] if !ty.intersection && !name.contains('&') && !is_relative(name) => 0,
+        _ => NO_CACHE,
+    }
+}
+
+/// `self`, `parent` or `static`, which name a class by the frame's scope.
+fn is_relative(name: &str) -> bool {
+    ["self", "parent", "static"]
+        .iter()
+        .any(|r| name.eq_ignore_ascii_case(r))
 }
 
 /// The type name and bit of a default value that is a literal (`-1`

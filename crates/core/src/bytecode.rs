@@ -281,6 +281,9 @@ impl Op {
             } => Some((*global && name.is_const(), cache)),
             Op::InstanceOf { mode, cache, .. } => Some((named(*mode), cache)),
             Op::New { class, cache, .. } => Some((class.is_const(), cache)),
+            // A type check's, where the compiler asked for one (a type that
+            // names a class).
+            Op::VerifyArg { cache, .. } | Op::VerifyReturn { cache, .. } => Some((*cache != NO_CACHE, cache)),
             _ => None,
         }
     }

@@ -309,6 +309,7 @@ impl From<Vec<u8>> for PhpStr {
 pub struct InternedStrings {
     /// Boxed so each string has a stable address while the table grows;
     /// interned `PhpStr`s point at these.
+    #[allow(clippy::vec_box)]
     strings: Vec<Box<Data>>,
     index: hashbrown::HashMap<Box<[u8]>, usize>,
 }

@@ -104,6 +104,11 @@ pub enum CacheEntry {
     /// constant name reached last (the main script is the request's
     /// first frame, and its variables do not move).
     GlobalVar { cv: u32 },
+    /// The class (id) that the one class name of a type check's type
+    /// (`VERIFY_ARG`, `VERIFY_RETURN`) stands for: PHP keeps the class a
+    /// type names in the check's cache slot, and tests an object against
+    /// it.
+    TypeClass { class: u32 },
 }
 
 impl CacheEntry {

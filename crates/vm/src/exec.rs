@@ -1197,15 +1197,15 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     }, dst, args, argc)
                 }
                 // Declared types that take the value as it is.
-                Op::VerifyArg { param } => {
+                Op::VerifyArg { param, cache } => {
                     // SAFETY: `base` is the running frame's window.
-                    if !unsafe { members::verify_arg(g, base, param) } {
+                    if !unsafe { members::verify_arg(g, base, param, cache) } {
                         slow!();
                     }
                 }
-                Op::VerifyReturn { dst, src } => {
+                Op::VerifyReturn { dst, src, cache } => {
                     let v = raw!(src);
-                    if matches!(v, Value::Ref(_) | Value::Undef) || !members::verify_return(g, v) {
+                    if matches!(v, Value::Ref(_) | Value::Undef) || !members::verify_return(g, v, cache) {
                         slow!();
                     }
                     put!(dst, v.clone())

@@ -40,6 +40,13 @@ pub(crate) fn kind(v: &Value) -> u16 {
 /// links answer this without looking the name up; an alias of the class
 /// is not found here.
 fn class_named(class: &minizts_core::Class, name: &str) -> bool {
+    named_in(class, name).is_some()
+}
+
+/// The id of the class or interface named `name` among `class`, its
+/// ancestors and its interfaces (as [`class_named`] finds it).
+#[inline]
+pub(crate) fn named_in(class: &minizts_core::Class, name: &str) -> Option<minizts_core::object::ClassId> {
     // Types name classes as they were declared nearly always: the exact
     // comparison first, the case-insensitive one only where it fails.
     let named = |k: &minizts_core::Class| {
@@ -49,11 +56,17 @@ fn class_named(class: &minizts_core::Class, name: &str) -> bool {
     let mut c = Some(class);
     while let Some(k) = c {
         if named(k) {
-            return true;
+            return Some(k.id);
         }
         c = k.parent.as_deref();
     }
-    class.interfaces.iter().any(|i| named(i))
+    class.interfaces.iter().find(|i| named(i)).map(|i| i.id)
+}
+
+/// Whether `ty` takes `v` by its type alone (`int`, `object`, `mixed`, …).
+#[inline(always)]
+pub(crate) fn takes_kind(ty: &TypeDecl, v: &Value) -> bool {
+    ty.mask & kind(v) != 0
 }
 
 /// Whether `ty` takes `v` (not a reference) as it is, seen from `v`'s
@@ -86,7 +99,7 @@ pub(crate) fn accepts_plainly(ty: &TypeDecl, v: &Value, scopes: (u32, u32)) -> b
 }
 
 /// Whether `class` is class `id`, extends it or implements it.
-fn descends_from(class: &minizts_core::Class, id: minizts_core::object::ClassId) -> bool {
+pub(crate) fn descends_from(class: &minizts_core::Class, id: minizts_core::object::ClassId) -> bool {
     let mut c = Some(class);
     while let Some(k) = c {
         if k.id == id {

@@ -777,14 +777,17 @@ instructions! {
         /// Checks parameter `param`, when it was passed, against its
         /// declared type, converting it as coercive typing mode does
         /// (PHP's `ZEND_RECV` type check); a variadic one, each value.
-        VerifyArg "VERIFY_ARG" "param {param}" { param: u16 }
+        /// The cache slot holds the class of the last object the type
+        /// took.
+        VerifyArg "VERIFY_ARG" "param {param}" { param: u16, cache: cache }
         /// Checks parameter `param`, just given its default value (a
         /// constant expression, which PHP checks only when it is
         /// evaluated), against its declared type, converting it.
         VerifyDefault "VERIFY_DEFAULT" "param {param}" { param: u16 }
         /// `dst` = `src` checked (and converted) against the function's
-        /// return type (`ZEND_VERIFY_RETURN_TYPE`).
-        VerifyReturn "VERIFY_RETURN" "{dst} = {src}" { dst: reg, src: src }
+        /// return type (`ZEND_VERIFY_RETURN_TYPE`; the cache slot as for
+        /// `VERIFY_ARG`).
+        VerifyReturn "VERIFY_RETURN" "{dst} = {src}" { dst: reg, src: src, cache: cache }
         /// A by-reference function's `return` checked against its
         /// return type: the value in `src`, or the one inside the
         /// reference there, converted in place (PHP converts the

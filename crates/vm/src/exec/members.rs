@@ -332,34 +332,66 @@ fn operand(s: Src, base: *const Value, consts: *const Value) -> *const Value {
 /// `base`) when its type takes the argument as it is.
 ///
 /// # Safety
-/// `base` is the running frame's window.
+/// `base` is the running frame's window. `cache`: the instruction's
+/// cache slot (for a type that names one class).
 #[inline(never)]
-pub(super) unsafe fn verify_arg<G: Globals>(g: G, base: *const Value, param: u16) -> bool {
-    let Some((function, scopes)) = eg!(g, |eg| eg.frames.last().map(|f| (f.function, (f.scope, f.called)))) else {
-        return false;
-    };
-    // SAFETY: a frame's function is one of the request's.
-    let func = unsafe { &*function };
-    let Some(p) = func.params.get(param as usize) else {
-        return false;
-    };
-    let Some(ty) = &p.ty else { return false };
-    // SAFETY: a parameter is a CV of the window.
-    let v = unsafe { &*base.add(param as usize) };
-    !p.variadic && (matches!(v, Value::Undef) || accepts_plainly(ty, v, scopes))
+pub(super) unsafe fn verify_arg<G: Globals>(g: G, base: *const Value, param: u16, cache: u16) -> bool {
+    eg!(g, |eg| {
+        let Some(f) = eg.frames.last() else { return false };
+        // SAFETY: a frame's function is one of the request's.
+        let func = unsafe { &*f.function };
+        let Some(p) = func.params.get(param as usize) else {
+            return false;
+        };
+        let Some(ty) = &p.ty else { return false };
+        // SAFETY: a parameter is a CV of the window.
+        let v = unsafe { &*base.add(param as usize) };
+        !p.variadic && (matches!(v, Value::Undef) || type_takes(eg, ty, v, cache))
+    })
 }
 
 /// Whether the running function's return type takes `v` as it is.
 #[inline(never)]
-pub(super) fn verify_return<G: Globals>(g: G, v: &Value) -> bool {
-    let Some((function, scopes)) = eg!(g, |eg| eg.frames.last().map(|f| (f.function, (f.scope, f.called)))) else {
+pub(super) fn verify_return<G: Globals>(g: G, v: &Value, cache: u16) -> bool {
+    eg!(g, |eg| {
+        let Some(f) = eg.frames.last() else { return false };
+        // SAFETY: a frame's function is one of the request's.
+        let func = unsafe { &*f.function };
+        func.return_type.as_ref().is_some_and(|ty| type_takes(eg, ty, v, cache))
+    })
+}
+
+/// Whether the running frame's type `ty` takes `v` as it is. An object,
+/// for a type naming one class, is tested against the class that the
+/// check's cache slot says the name stands for, by id; the slot learns it
+/// from the first object the name took (PHP's `zend_check_type` with its
+/// `cache_slot`).
+#[inline(always)]
+fn type_takes(eg: &mut ExecutorGlobals, ty: &minizts_core::bytecode::TypeDecl, v: &Value, cache: u16) -> bool {
+    if crate::types::takes_kind(ty, v) {
+        return true;
+    }
+    let Value::Obj(o) = v else { return false };
+    let Some(f) = eg.frames.last() else { return false };
+    let scopes = (f.scope, f.called);
+    if cache == NO_CACHE {
+        return accepts_plainly(ty, v, scopes);
+    }
+    // SAFETY: a frame's function is one of the request's.
+    let slot = unsafe { &*f.function }.cache_base as usize + usize::from(cache);
+    let Some(entry) = eg.runtime_cache.get_mut(slot) else {
         return false;
     };
-    // SAFETY: a frame's function is one of the request's.
-    let func = unsafe { &*function };
-    func.return_type
-        .as_ref()
-        .is_some_and(|ty| accepts_plainly(ty, v, scopes))
+    if let CacheEntry::TypeClass { class } = *entry {
+        return crate::types::descends_from(&o.class, class);
+    }
+    match crate::types::named_in(&o.class, &ty.classes[0]) {
+        Some(class) => {
+            *entry = CacheEntry::TypeClass { class };
+            true
+        }
+        None => false,
+    }
 }
 
 /// `obj->name(…)`'s method through the cache, into the callee registers

@@ -1725,7 +1725,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 *reg!(dst) = Value::Ref(crate::gc::new_ref(g, v));
             }
         }
-        Op::VerifyArg { param } => {
+        Op::VerifyArg { param, .. } => {
             save_pc(g, cur!());
             let p = &func.params[param as usize];
             let ty = p.ty.as_ref().expect("VERIFY_ARG checks a typed parameter");
@@ -1758,7 +1758,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 slot
             ));
         }
-        Op::VerifyReturn { dst, src } => {
+        Op::VerifyReturn { dst, src, .. } => {
             save_pc(g, cur!());
             let v = opnd!(src).clone();
             let ty = func.return_type.as_ref().expect("VERIFY_RETURN in a typed function");
