@@ -271,8 +271,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// into consecutive registers (returned): variables are sent by
     /// reference or by value as the method's parameter is, decided when
     /// the call runs (`SEND_VAR_EX`, `JMP_ARG_BY_VAL`).
-    pub(crate) fn method_args(&mut self, callee: Reg, args: &'a [Arg<'a>]) -> Result<Reg> {
+    pub(crate) fn method_args(&mut self, callee: Reg, args: &'a [Arg<'a>]) -> Result<(Reg, u16)> {
         let start = self.temps(args.len())?;
+        let mut vals = 0u16;
         for (i, a) in args.iter().enumerate() {
             let r = start.plus(i as u16);
             let mark = self.mark();
@@ -304,11 +305,24 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         });
                     }
                 }
-                _ => self.expr_into(a.value, r)?,
+                // A call's result goes as it is (PHP's `SEND_VAR_NO_REF_EX`).
+                ExprKind::Call { .. }
+                | ExprKind::CallValue { .. }
+                | ExprKind::MethodCall { .. }
+                | ExprKind::StaticCall { .. }
+                | ExprKind::AssignRef { .. } => self.expr_into(a.value, r)?,
+                // Any other value: PHP's `SEND_VAL_EX`, an error if the
+                // parameter turns out to be by reference (`vals`).
+                _ => {
+                    self.expr_into(a.value, r)?;
+                    if i < 16 {
+                        vals |= 1 << i;
+                    }
+                }
             }
             self.release(mark);
         }
-        Ok(start)
+        Ok((start, vals))
     }
 
     /// `new C(args)`, `new class(args) {…}`: the object into `dst`.
@@ -362,13 +376,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 skip: 0,
                 cache: NO_CACHE,
             });
-            let start = self.method_args(callee, args)?;
+            let (start, vals) = self.method_args(callee, args)?;
             self.line = line;
             self.emit(Op::CallMethod {
                 dst: result,
                 callee,
                 args: start,
                 argc: args.len() as u8,
+                vals,
             });
             self.patch_here(new);
         }
@@ -526,13 +541,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             tmp,
             cache: NO_CACHE,
         });
-        let start = self.method_args(callee, args)?;
+        let (start, vals) = self.method_args(callee, args)?;
         self.line = line;
         self.emit(Op::CallMethod {
             dst,
             callee,
             args: start,
             argc: args.len() as u8,
+            vals,
         });
         Ok(())
     }
@@ -564,13 +580,14 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             name: n,
             cache: NO_CACHE,
         });
-        let start = self.method_args(callee, args)?;
+        let (start, vals) = self.method_args(callee, args)?;
         self.line = line;
         self.emit(Op::CallMethod {
             dst,
             callee,
             args: start,
             argc: args.len() as u8,
+            vals,
         });
         Ok(())
     }

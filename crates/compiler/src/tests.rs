@@ -197,6 +197,7 @@ fn new_puts_the_constructor_call_after_it_and_skips_it() {
         callee: c,
         args,
         argc,
+        ..
     } = main.code[call]
     else {
         unreachable!()

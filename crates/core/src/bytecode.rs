@@ -454,6 +454,10 @@ pub struct Function {
     pub consts: ConstPool,
     /// Call sites (`CallUser`) and constant sites (`FetchConst`).
     pub sites: Vec<Site>,
+    /// Bit `i` set when argument `i` (of the first 16) is passed by
+    /// reference ([`ParamInfo::by_ref`], or a by-reference variadic
+    /// parameter's): a call tests its `vals` against it at once.
+    pub by_ref_args: u16,
     /// The first of the function's runtime cache slots in EG's runtime
     /// cache (set when its script is finished: slots are numbered per
     /// compilation unit), and how many it has: an instruction's `cache`
@@ -612,6 +616,17 @@ impl Function {
         argc >= self.required as usize && argc <= self.params.len() && !self.params.last().is_some_and(|p| p.variadic)
     }
 
+    /// [`Function::by_ref_args`] for these parameters.
+    pub fn by_ref_mask(params: &[ParamInfo]) -> u16 {
+        let mut mask = 0u16;
+        for (i, p) in params.iter().enumerate().take(16) {
+            if p.by_ref {
+                mask |= if p.variadic { u16::MAX << i } else { 1 << i };
+            }
+        }
+        mask
+    }
+
     /// Whether the argument at position `i` is passed by reference: its
     /// parameter's flag, or past the parameters a by-reference variadic
     /// one's.
@@ -758,6 +773,7 @@ mod tests {
             code,
             consts: ConstPool::new(vec![Value::Int(7)]).expect("a scalar pool"),
             sites: Vec::new(),
+            by_ref_args: 0,
             cache_base: 0,
             num_caches: 0,
             num_statics: 0,

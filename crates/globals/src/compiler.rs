@@ -251,6 +251,7 @@ impl OpArrayBuilder {
                 };
             }
         }
+        let by_ref_args = Function::by_ref_mask(&self.params);
         let function = Function {
             num_cvs,
             name: self.name,
@@ -262,6 +263,7 @@ impl OpArrayBuilder {
             lines: self.lines,
             consts: ConstPool::new(self.consts).expect("the builder only adds scalars and interned strings"),
             sites: self.sites,
+            by_ref_args,
             cache_base: 0,
             num_caches,
             num_statics: self.num_statics,

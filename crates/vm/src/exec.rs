@@ -1339,21 +1339,21 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         .code
                         .get(fid)
                         .filter(|f| {
-                            f.takes_plainly(argc as usize)
-                                && (vals == 0 || !(0..argc as usize).any(|i| vals & (1 << i) != 0 && f.param_by_ref(i)))
+                            f.takes_plainly(argc as usize) && vals & f.by_ref_args == 0
                         })
                         .map(|f| (fid, f)), dst, args, argc, scope, called, None::<*mut Value>, Some(reg))
                 }
                 // A script method that `INIT_METHOD`, `INIT_STATIC_METHOD`
                 // or `INIT_DYNAMIC_CALL` put in the callee registers
-                // (`objects::fill_callee`), taking its arguments plainly
-                // (for a dynamic call, none of them a value that a
-                // by-reference parameter would refuse).
+                // (`objects::fill_callee`), taking its arguments plainly,
+                // none of them a value that a by-reference parameter
+                // refuses (`vals`).
                 Op::CallMethod {
                     dst,
                     callee,
                     args,
                     argc,
+                    vals,
                 } => {
                     let regs: *mut Value = slot!(callee);
                     // SAFETY: `callee` is the first of three registers of
@@ -1371,18 +1371,22 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     match this {
                         Value::Obj(this) => {
                             let shared = this.count() > 1;
-                            fast_enter!(eg => eg
-                                .code
-                                .get(fid)
-                                .filter(|f| f.takes_plainly(argc as usize) && (shared || f.this_cv.is_some()))
-                                .map(|f| (fid, f)), dst, args, argc, scope, called, Some(regs))
+                            fast_enter!(eg => match eg.code.get(fid) {
+                                Some(f)
+                                    if f.takes_plainly(argc as usize)
+                                        && vals & f.by_ref_args == 0
+                                        && (shared || f.this_cv.is_some()) =>
+                                {
+                                    Some((fid, f))
+                                }
+                                _ => None,
+                            }, dst, args, argc, scope, called, Some(regs))
                         }
                         // A static method: no `$this`.
-                        Value::Null => fast_enter!(eg => eg
-                            .code
-                            .get(fid)
-                            .filter(|f| f.takes_plainly(argc as usize))
-                            .map(|f| (fid, f)), dst, args, argc, scope, called, None::<*mut Value>),
+                        Value::Null => fast_enter!(eg => match eg.code.get(fid) {
+                            Some(f) if f.takes_plainly(argc as usize) && vals & f.by_ref_args == 0 => Some((fid, f)),
+                            _ => None,
+                        }, dst, args, argc, scope, called, None::<*mut Value>),
                         _ => slow!(),
                     }
                 }

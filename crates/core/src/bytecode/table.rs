@@ -871,8 +871,9 @@ instructions! {
             callee: reg, class: src, mode: u8, name: src, cache: cache
         }
         /// Calls the method resolved in `callee` with the `argc`
-        /// arguments from `args`.
-        CallMethod "CALL_METHOD" "{dst} = {callee}({args})" { dst: reg, callee: reg, args: regs[argc], argc: u8 }
+        /// arguments from `args`. `vals` as for `CALL_VALUE`: the
+        /// arguments that a by-reference parameter refuses.
+        CallMethod "CALL_METHOD" "{dst} = {callee}({args})" { dst: reg, callee: reg, args: regs[argc], argc: u8, vals: u16 }
         /// `dst = obj->name` (`quiet`: inside `isset`/`??`, no warning).
         FetchProp "FETCH_PROP" "{dst} = {obj}->{name} quiet={quiet}" { dst: reg, obj: src, name: src, quiet: bool, cache: cache }
         /// `dst = isset(obj->name)` (with `__isset`), or with `empty`

@@ -822,16 +822,7 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             // SAFETY: `callee` is the first of three registers of the window.
             let regs = unsafe { base.byte_add(callee.raw() * 8) };
             // SAFETY: as just said.
-            if let (true, Some(target)) = (vals != 0, unsafe { crate::objects::callee_of(regs) }) {
-                for i in (0..16).filter(|i| vals & (1 << i) != 0) {
-                    if call::param_by_ref(g, &target, i) {
-                        // SAFETY: as above.
-                        let named =
-                            unsafe { crate::objects::prepared_method(g, regs) }.unwrap_or_else(|| target.clone());
-                        tri!(call::cannot_pass_by_reference::<G, ()>(g, &named, i));
-                    }
-                }
-            }
+            tri!(unsafe { refuse_values(g, regs, vals) });
             call_prepared!(dst, regs, args, argc);
         }
         Op::CallValue {
@@ -1222,10 +1213,13 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             callee,
             args,
             argc,
+            vals,
         } => {
             save_pc(g, cur!());
             // SAFETY: `callee` is the first of three registers of the window.
             let regs = unsafe { base.byte_add(callee.raw() * 8) };
+            // SAFETY: as just said.
+            tri!(unsafe { refuse_values(g, regs, vals) });
             call_prepared!(dst, regs, args, argc);
         }
         Op::FetchProp {
@@ -2168,10 +2162,31 @@ fn release_temp(tmp: bool, s: Src, base: *mut Value) {
     }
 }
 
-/// `ASSIGN_PROP_DIM`'s general path: a polymorphic site's cache miss
-/// first (`members::prop_miss`), then the property made a reference and
-/// written through, as `FETCH_PROP_REF` and `ASSIGN_DIM` do.
+/// Throws PHP's "cannot be passed by reference" when an argument that
+/// `vals` marks as a value (`SEND_VAL_EX`'s) goes to a by-reference
+/// parameter of the method in the three registers at `regs`.
 ///
+/// # Safety
+/// `regs..regs+3` are registers of the running frame's window.
+#[inline(never)]
+unsafe fn refuse_values<G: Globals>(g: G, regs: *mut Value, vals: u16) -> VmResult<()> {
+    if vals == 0 {
+        return Ok(());
+    }
+    // SAFETY: the caller's promise.
+    let Some(target) = (unsafe { crate::objects::callee_of(regs) }) else {
+        return Ok(());
+    };
+    for i in (0..16).filter(|i| vals & (1 << i) != 0) {
+        if call::param_by_ref(g, &target, i) {
+            // SAFETY: as above.
+            let named = unsafe { crate::objects::prepared_method(g, regs) }.unwrap_or_else(|| target.clone());
+            return call::cannot_pass_by_reference(g, &named, i);
+        }
+    }
+    Ok(())
+}
+
 /// The call of the method in the three registers at `regs` (what
 /// `INIT_METHOD` or `INIT_DYNAMIC_CALL` resolved), which it takes, with
 /// the `argc` arguments at `args`: `Some` with the function whose frame it
@@ -2221,6 +2236,10 @@ unsafe fn call_prepared<G: Globals>(
     }
 }
 
+/// `ASSIGN_PROP_DIM`'s general path: a polymorphic site's cache miss
+/// first (`members::prop_miss`), then the property made a reference and
+/// written through, as `FETCH_PROP_REF` and `ASSIGN_DIM` do.
+///
 /// # Safety
 /// `at` is an `ASSIGN_PROP_DIM` of `func`, running on the window at
 /// `base`.
