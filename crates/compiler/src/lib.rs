@@ -943,7 +943,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         for name in cvs {
             let var = self.cv(name)?;
             let k = self.const_str_index(name.as_bytes())?;
-            self.emit(Op::BindGlobal { var, name: k });
+            self.emit(Op::BindGlobal {
+                var,
+                name: k,
+                cache: NO_CACHE,
+            });
         }
         // Default values, evaluated when the argument is missing.
         for (i, p) in f.params.iter().enumerate() {

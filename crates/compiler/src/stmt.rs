@@ -1,6 +1,6 @@
 //! Statements: control flow, loops, declarations.
 
-use minizts_core::bytecode::{type_bits, Op, Reg, Src, Target};
+use minizts_core::bytecode::{type_bits, Op, Reg, Src, Target, NO_CACHE};
 use minizts_globals::{cg, Globals};
 use minizts_syntax::ast::*;
 use minizts_syntax::names;
@@ -185,7 +185,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     }
                     let var = self.cv(name)?;
                     let k = self.const_str_index(name.as_bytes())?;
-                    self.emit(Op::BindGlobal { var, name: k });
+                    self.emit(Op::BindGlobal {
+                        var,
+                        name: k,
+                        cache: NO_CACHE,
+                    });
                 }
             }
             StmtKind::GlobalByName(name) => {

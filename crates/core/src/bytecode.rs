@@ -284,6 +284,7 @@ impl Op {
             // A type check's, where the compiler asked for one (a type that
             // names a class).
             Op::VerifyArg { cache, .. } | Op::VerifyReturn { cache, .. } => Some((*cache != NO_CACHE, cache)),
+            Op::BindGlobal { cache, .. } => Some((true, cache)),
             _ => None,
         }
     }

@@ -214,6 +214,29 @@ pub(crate) fn fetch_global_cached<G: Globals>(g: G, cache: u16) -> Option<Value>
     })
 }
 
+/// `global $name` through the running function's cache slot `cache`
+/// (see [`global_cv`]): the main script's variable as a reference (made
+/// one if it is not yet), or `None` when the entry names none.
+pub(crate) fn bind_global_cached<G: Globals>(g: G, cache: u16) -> Option<PhpRef> {
+    if cache == minizts_core::bytecode::NO_CACHE {
+        return None;
+    }
+    let slot: *mut Value = eg!(g, |eg| {
+        // SAFETY: a frame's function is one of the request's.
+        let at = unsafe { &*eg.frames.last()?.function }.cache_base as usize + cache as usize;
+        let CacheEntry::GlobalVar { cv } = eg.runtime_cache.get(at)? else {
+            return None;
+        };
+        let main = eg.frames.first().filter(|f| f.func == 0)?;
+        // SAFETY: as in `fetch_global_cached`: CV `cv` of the first
+        // frame's window, live while the request runs.
+        Some(unsafe { main.base.add(*cv as usize) })
+    })?;
+    // SAFETY: as just said; no other reference to the register is alive
+    // while the instruction binds it.
+    Some(crate::gc::slot_ref(g, unsafe { &mut *slot }))
+}
+
 /// A variable's value, or `None` if it is not set.
 fn set_value(slot: &Value) -> Option<Value> {
     match slot {

@@ -810,8 +810,10 @@ instructions! {
         /// `use (&$x)`).
         MakeClosure "MAKE_CLOSURE" "{dst} = {func} use {captures}" { dst: reg, func: func, captures: regs[n], n: u8 }
         /// `global $name`: binds `var` to the global variable named by
-        /// constant `name`.
-        BindGlobal "BIND_GLOBAL" "{var} = global {name}" { var: reg, name: cidx }
+        /// constant `name`. The cache slot remembers which of the main
+        /// script's variables that is (PHP's `BIND_GLOBAL` caches the
+        /// symbol table's bucket).
+        BindGlobal "BIND_GLOBAL" "{var} = global {name}" { var: reg, name: cidx, cache: cache }
         /// `global $$name`: binds the variable named by the string value
         /// of `name` to the global of that name.
         BindGlobalByName "BIND_GLOBAL_BY_NAME" "${name}" { name: src }

@@ -1834,14 +1834,22 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             let c = tri!(call::callable_closure(g, &v));
             set!(dst, c);
         }
-        Op::BindGlobal { var, name } => {
-            // Through `func`, not `consts`: the run loop then never
-            // needs the pool's length, and calls and returns do not
-            // carry it.
-            let Value::Str(name) = &func.consts.values()[name as usize] else {
-                unreachable!("a global's name is a string constant")
+        Op::BindGlobal { var, name, cache } => {
+            let r = match crate::scope::bind_global_cached(g, cache) {
+                Some(r) => r,
+                None => {
+                    // Through `func`, not `consts`: the run loop then never
+                    // needs the pool's length, and calls and returns do not
+                    // carry it.
+                    let Value::Str(name) = &func.consts.values()[name as usize] else {
+                        unreachable!("a global's name is a string constant")
+                    };
+                    if let (Some(at), Some(cv)) = (cache_at(func, cache), crate::scope::global_cv(g, name)) {
+                        eg!(g).runtime_cache[at as usize] = CacheEntry::GlobalVar { cv };
+                    }
+                    global_ref(g, name)
+                }
             };
-            let r = global_ref(g, name);
             *reg!(var) = Value::Ref(r);
         }
         Op::BindGlobalByName { name } => {
