@@ -374,9 +374,10 @@ fn type_takes(eg: &mut ExecutorGlobals, ty: &minizts_core::bytecode::TypeDecl, v
     let Value::Obj(o) = v else { return false };
     let Some(f) = eg.frames.last() else { return false };
     let scopes = (f.scope, f.called);
-    if cache == NO_CACHE {
+    // (The compiler asks for a slot only for a type with one class name.)
+    let (true, Some(name)) = (cache != NO_CACHE, ty.classes.first()) else {
         return accepts_plainly(ty, v, scopes);
-    }
+    };
     // SAFETY: a frame's function is one of the request's.
     let slot = unsafe { &*f.function }.cache_base as usize + usize::from(cache);
     let Some(entry) = eg.runtime_cache.get_mut(slot) else {
@@ -385,7 +386,7 @@ fn type_takes(eg: &mut ExecutorGlobals, ty: &minizts_core::bytecode::TypeDecl, v
     if let CacheEntry::TypeClass { class } = *entry {
         return crate::types::descends_from(&o.class, class);
     }
-    match crate::types::named_in(&o.class, &ty.classes[0]) {
+    match crate::types::named_in(&o.class, name) {
         Some(class) => {
             *entry = CacheEntry::TypeClass { class };
             true
