@@ -167,6 +167,15 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Var("GLOBALS") => {
                 self.emit(Op::FetchGlobals { dst });
             }
+            // A constant looked up when it runs is fetched into `dst`
+            // itself (PHP's `FETCH_CONSTANT` into the assignment's
+            // target); one known now is a move.
+            ExprKind::Const(name) if !name.eq_ignore_ascii_case("__LINE__") => {
+                let v = self.constant_into(name, Some(dst))?;
+                if v != Src::reg(dst) {
+                    self.emit(Op::Move { dst, src: v });
+                }
+            }
             ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::Const(_) => {
                 let v = self.expr(e)?;
                 self.emit(Op::Move { dst, src: v });
@@ -457,6 +466,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// A bare name: `true`/`false`/`null`, a magic constant, an internal
     /// constant (folded), or a user constant looked up at run time.
     fn constant(&mut self, name: &str) -> Result<Src> {
+        self.constant_into(name, None)
+    }
+
+    /// The constant `name`: a pool constant when it is known now, else
+    /// fetched when it runs, into `into` if given (else a temporary).
+    fn constant_into(&mut self, name: &str, into: Option<Reg>) -> Result<Src> {
         // Magic constants are keywords, in any case.
         let magic = if name.starts_with("__") {
             name.to_ascii_uppercase()
@@ -521,7 +536,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 let key = crate::namespaces::const_key(&resolved.name);
                 let fallback = resolved.fallback.as_deref().map(|f| names::to_bytes(f).into_owned());
                 let site = self.site_with_fallback(&resolved.name, &key, fallback)?;
-                let t = self.temp()?;
+                let t = match into {
+                    Some(r) => r,
+                    None => self.temp()?,
+                };
                 self.emit(Op::FetchConst { dst: t, site });
                 Ok(Src::reg(t))
             }
