@@ -1212,57 +1212,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         if args.len() > MAX_ARGS {
             return self.error("minizts: internal error: too many arguments for one call instruction");
         }
-        let start = self.temps(args.len())?;
-        let mut vals = 0u16;
-        for (i, a) in args.iter().enumerate() {
-            let r = start.plus(i as u16);
-            let mark = self.mark();
-            match &a.value.kind {
-                // Whether it goes by reference is known only at run time
-                // (`$GLOBALS`, a read-only copy, is a value).
-                ExprKind::Var(name) if *name != "GLOBALS" && *name != "this" => {
-                    let var = self.cv(name)?;
-                    self.emit(Op::SendVarEx {
-                        dst: r,
-                        var,
-                        callee: c,
-                        argno: i as u8,
-                        method: true,
-                    });
-                }
-                _ if referenceable(a.value) => {
-                    let which = self.const_int(i as i64)?;
-                    self.send_arg(a.value, c, which, r, true)?;
-                }
-                ExprKind::Assign { target, value } if list_with_refs(target) => {
-                    let v = self.assign(target, value)?;
-                    if let Some(var) = v.as_reg() {
-                        self.emit(Op::SendVarEx {
-                            dst: r,
-                            var,
-                            callee: c,
-                            argno: i as u8,
-                            method: true,
-                        });
-                    }
-                }
-                // A call's result goes as it is (PHP's `SEND_VAR_NO_REF_EX`).
-                ExprKind::Call { .. }
-                | ExprKind::CallValue { .. }
-                | ExprKind::MethodCall { .. }
-                | ExprKind::StaticCall { .. }
-                | ExprKind::AssignRef { .. } => self.expr_into(a.value, r)?,
-                // Any other value: PHP's `SEND_VAL_EX`, an error if the
-                // parameter turns out to be by reference (`vals`).
-                _ => {
-                    self.expr_into(a.value, r)?;
-                    if i < 16 {
-                        vals |= 1 << i;
-                    }
-                }
-            }
-            self.release(mark);
-        }
+        // The sends as a method call's: `INIT_DYNAMIC_CALL` fills the same
+        // three registers.
+        let (start, vals) = self.method_args(c, args)?;
         self.line = line;
         self.emit(Op::CallValue {
             dst,

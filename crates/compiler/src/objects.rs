@@ -267,10 +267,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         Ok(arr)
     }
 
-    /// The arguments of a method call resolved into `callee`…`callee+2`,
-    /// into consecutive registers (returned): variables are sent by
-    /// reference or by value as the method's parameter is, decided when
-    /// the call runs (`SEND_VAR_EX`, `JMP_ARG_BY_VAL`).
+    /// The arguments of a call resolved into `callee`…`callee+2` (by
+    /// `INIT_METHOD`, `INIT_STATIC_METHOD` or `INIT_DYNAMIC_CALL`), into
+    /// consecutive registers (returned): variables are sent by reference
+    /// or by value as the callee's parameter is, decided when the call
+    /// runs (`SEND_VAR_EX`, `JMP_ARG_BY_VAL`); the mask returned marks
+    /// the arguments that are values (the call's `vals`).
     pub(crate) fn method_args(&mut self, callee: Reg, args: &'a [Arg<'a>]) -> Result<(Reg, u16)> {
         let start = self.temps(args.len())?;
         let mut vals = 0u16;
