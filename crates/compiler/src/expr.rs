@@ -832,16 +832,31 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     /// `callee(...)` with `...$spread` or named arguments, or more than
-    /// one instruction's argument count: the arguments are gathered into
-    /// an array, which the call unpacks when it runs. Whether an argument
-    /// goes by reference is decided when it is sent, as PHP's
-    /// `SEND_VAR_EX` and `SEND_UNPACK` decide, since which function
-    /// `callee` names is known only then.
+    /// one instruction's argument count, where `callee` is a function's
+    /// name: the arguments are gathered into an array, which the call
+    /// unpacks when it runs. Whether an argument goes by reference is
+    /// decided when it is sent, as PHP's `SEND_VAR_EX` and `SEND_UNPACK`
+    /// decide, since which function `callee` names is known only then.
     pub(crate) fn call_spread(&mut self, callee: Src, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
         let line = self.line;
         self.check_arg_order(args)?;
         let c = self.temp()?;
         self.emit(Op::Move { dst: c, src: callee });
+        self.spread_args(c, false, args, dst, line)
+    }
+
+    /// The same for a call already resolved into `callee`…`callee+2` (by
+    /// `INIT_METHOD`, `INIT_STATIC_METHOD`, `NEW` or `INIT_DYNAMIC_CALL`,
+    /// before the arguments are evaluated, as without the array).
+    pub(crate) fn call_spread_prepared(&mut self, callee: Reg, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
+        let line = self.line;
+        self.check_arg_order(args)?;
+        self.spread_args(callee, true, args, dst, line)
+    }
+
+    /// The argument array of a `CALL_SPREAD` of `c` (with `method`, the
+    /// first of three prepared registers), then the call.
+    fn spread_args(&mut self, c: Reg, method: bool, args: &'a [Arg<'a>], dst: Reg, line: u32) -> Result<()> {
         let arr = self.temp()?;
         self.emit(Op::NewArray { dst: arr, capacity: 0 });
         for (i, a) in args.iter().enumerate() {
@@ -855,7 +870,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                             arr,
                             src: var,
                             callee: c,
-                            method: false,
+                            method,
                         });
                     }
                     _ => {
@@ -871,7 +886,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     None => self.const_int(i as i64)?,
                 };
                 let r = self.temp()?;
-                self.send_arg(a.value, c, which, r, false)?;
+                self.send_arg(a.value, c, which, r, method)?;
                 match a.name {
                     Some(name) => {
                         let name = self.const_str_index(name.as_bytes())?;
@@ -889,6 +904,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             dst,
             callee: c,
             args: arr,
+            method,
         });
         Ok(())
     }
@@ -1190,10 +1206,6 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     }
 
     fn call_value(&mut self, callee: &'a Expr<'a>, args: &'a [Arg<'a>], dst: Reg) -> Result<()> {
-        if args.len() > MAX_ARGS || args.iter().any(|a| a.spread || a.name.is_some()) {
-            let c = self.chain_expr(callee)?;
-            return self.call_spread(c, args, dst);
-        }
         let line = self.line;
         // The callable is resolved before the arguments are evaluated, into
         // three registers as a method call's (`INIT_DYNAMIC_CALL`), so the
@@ -1209,8 +1221,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         };
         self.line = line;
         self.emit(Op::InitDynamicCall { callee: c, src });
-        if args.len() > MAX_ARGS {
-            return self.error("minizts: internal error: too many arguments for one call instruction");
+        if args.len() > MAX_ARGS || args.iter().any(|a| a.spread || a.name.is_some()) {
+            return self.call_spread_prepared(c, args, dst);
         }
         // The sends as a method call's: `INIT_DYNAMIC_CALL` fills the same
         // three registers.

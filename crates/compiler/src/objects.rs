@@ -12,9 +12,9 @@
 //! - `new` is `NEW` (which fills `callee`…`callee+2` with the
 //!   constructor's call when there is one, and otherwise jumps to `skip`),
 //!   the arguments, and `CALL_METHOD` into a temporary of its own.
-//! - A call with `...` or named arguments calls a callable array
-//!   (`[$obj, 'name']`, `['Class', 'name']`) with `CALL_SPREAD`; `new`
-//!   with them calls `[$new, '__construct']`.
+//! - A call with `...` or named arguments is prepared the same way, its
+//!   arguments gathered into an array after the three registers, and
+//!   made by `CALL_SPREAD` with `method` set.
 //! - The nullsafe operator jumps (`JMP_IDENTICAL obj === null`) to the end
 //!   of its whole chain, where the chain's value is null.
 
@@ -357,6 +357,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let callee = self.temps(3)?;
         debug_assert_eq!(callee, obj.plus(1));
         if needs_spread(args) {
+            let result = self.temp()?;
             self.line = line;
             let new = self.emit(Op::New {
                 dst: obj,
@@ -364,11 +365,10 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 skip: 0,
                 cache: NO_CACHE,
             });
-            let ctor = self.const_str(b"__construct")?;
-            let arr = self.callable_array(Src::reg(obj), ctor)?;
-            let result = self.temp()?;
-            self.call_spread(Src::reg(arr), args, result)?;
+            // Arguments are evaluated with no constructor to take them
+            // (see `Op::New`).
             self.patch_here(new);
+            self.call_spread_prepared(callee, args, result)?;
         } else {
             let result = self.temp()?;
             self.line = line;
@@ -378,6 +378,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 skip: 0,
                 cache: NO_CACHE,
             });
+            if !args.is_empty() {
+                self.patch_here(new);
+            }
             let (start, vals) = self.method_args(callee, args)?;
             self.line = line;
             self.emit(Op::CallMethod {
@@ -387,7 +390,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 argc: args.len() as u8,
                 vals,
             });
-            self.patch_here(new);
+            if args.is_empty() {
+                self.patch_here(new);
+            }
         }
         if obj != dst {
             // Moved, not copied: the temporary must not keep the object
@@ -528,11 +533,6 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             self.nullsafe_check(o)?;
         }
         let n = self.method_name(name)?;
-        if needs_spread(args) {
-            let arr = self.callable_array(o, n)?;
-            self.line = line;
-            return self.call_spread(Src::reg(arr), args, dst);
-        }
         let callee = self.temps(3)?;
         self.line = line;
         let tmp = self.is_temp(o);
@@ -543,6 +543,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             tmp,
             cache: NO_CACHE,
         });
+        if needs_spread(args) {
+            return self.call_spread_prepared(callee, args, dst);
+        }
         let (start, vals) = self.method_args(callee, args)?;
         self.line = line;
         self.emit(Op::CallMethod {
@@ -567,12 +570,6 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         let line = self.line;
         let (c, mode) = self.class_operand(class, true)?;
         let n = self.method_name(name)?;
-        if needs_spread(args) {
-            let first = self.callable_class(c, mode, "argument unpacking or named arguments in calls")?;
-            let arr = self.callable_array(first, n)?;
-            self.line = line;
-            return self.call_spread(Src::reg(arr), args, dst);
-        }
         let callee = self.temps(3)?;
         self.line = line;
         self.emit(Op::InitStaticMethod {
@@ -582,6 +579,9 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             name: n,
             cache: NO_CACHE,
         });
+        if needs_spread(args) {
+            return self.call_spread_prepared(callee, args, dst);
+        }
         let (start, vals) = self.method_args(callee, args)?;
         self.line = line;
         self.emit(Op::CallMethod {

@@ -180,7 +180,7 @@ fn enums_have_cases_and_a_backing() {
 }
 
 #[test]
-fn new_puts_the_constructor_call_after_it_and_skips_it() {
+fn new_puts_the_constructor_call_after_it_and_skips_it_without_arguments() {
     let script = compile("<?php $o = new A($x, 1); $p = new static; $q = new $name;");
     let main = script.main();
     let at = find(main, |op| matches!(op, Op::New { .. }));
@@ -209,7 +209,18 @@ fn new_puts_the_constructor_call_after_it_and_skips_it() {
     assert_eq!(args.idx(), callee.idx() + 4);
     assert_ne!(result, dst);
     assert!(args.idx() > dst.idx());
-    assert_eq!(skip as usize, call + 1);
+    // Without a constructor, the arguments are still evaluated (PHP's
+    // `zend_pass_function`); only a call without arguments is skipped.
+    assert_eq!(skip as usize, at + 1);
+    let new_static = find(
+        main,
+        |op| matches!(op, Op::New { class, .. } if class_mode::of_operand(*class, main.consts.values()) == class_mode::STATIC),
+    );
+    let (Op::New { skip, .. }, Op::CallMethod { argc: 0, .. }) = (main.code[new_static], main.code[new_static + 1])
+    else {
+        unreachable!()
+    };
+    assert_eq!(skip as usize, new_static + 2);
     // `$x` is sent as the constructor's parameter wants it.
     assert!(main.code[at..call]
         .iter()
@@ -302,17 +313,26 @@ fn static_calls_name_their_class_by_mode() {
 }
 
 #[test]
-fn spreads_and_named_arguments_call_a_callable_array() {
+fn spreads_and_named_arguments_call_the_prepared_method() {
     let script = compile("<?php class A extends B { function m($a) { $this->f(...$a); parent::g(x: 1); } }");
     let m = function(&script, "m");
-    assert_eq!(
-        m.code.iter().filter(|op| matches!(op, Op::CallSpread { .. })).count(),
-        2
-    );
+    let spreads: Vec<bool> = m
+        .code
+        .iter()
+        .filter_map(|op| match op {
+            Op::CallSpread { method, .. } => Some(*method),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(spreads, [true, true]);
+    // The methods are resolved as without the array, before the
+    // arguments, and no callable array is built.
+    assert!(m.code.iter().any(|op| matches!(op, Op::InitMethod { .. })));
     assert!(m
         .code
         .iter()
-        .any(|op| matches!(op, Op::ArrayPush { src, .. } if src.is_const() && is_str(m, *src, "B"))));
+        .any(|op| matches!(op, Op::InitStaticMethod { mode, .. } if *mode == class_mode::PARENT)));
+    assert!(!m.code.iter().any(|op| matches!(op, Op::ArrayPush { .. })));
     assert!(!m.code.iter().any(|op| matches!(op, Op::CallMethod { .. })));
 }
 

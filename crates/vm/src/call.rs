@@ -317,14 +317,12 @@ pub unsafe fn push_frame<G: Globals>(
     let fixed = if variadic { nparams - 1 } else { nparams };
     let keep = if variadic && argc > fixed {
         // The last parameter collects the rest as an array.
-        let mut rest = PhpArray::new();
-        for i in fixed..argc {
-            // SAFETY: `args..args+argc` are the caller's argument registers.
-            let v = unsafe { std::mem::take(&mut *args.add(i)) };
-            let _ = rest.push(v);
-        }
+        // SAFETY: `args..args+argc` are the caller's argument registers.
+        let rest = (fixed..argc)
+            .map(|i| unsafe { std::mem::take(&mut *args.add(i)) })
+            .collect();
         // SAFETY: as above; slot `fixed` is an argument register.
-        unsafe { *args.add(fixed) = Value::arr(rest) };
+        unsafe { *args.add(fixed) = Value::arr(PhpArray::from_list(rest)) };
         nparams
     } else {
         argc.min(fixed)
@@ -333,13 +331,11 @@ pub unsafe fn push_frame<G: Globals>(
     // function reads them, otherwise left for the caller to release.
     let extra = match f.extra_args {
         Some(cv) if !variadic && argc > fixed => {
-            let mut rest = PhpArray::new();
-            for i in fixed..argc {
-                // SAFETY: `args..args+argc` are the caller's argument registers.
-                let v = unsafe { std::mem::take(&mut *args.add(i)) };
-                let _ = rest.push(v);
-            }
-            Some((cv, Value::arr(rest)))
+            // SAFETY: `args..args+argc` are the caller's argument registers.
+            let rest = (fixed..argc)
+                .map(|i| unsafe { std::mem::take(&mut *args.add(i)) })
+                .collect();
+            Some((cv, Value::arr(PhpArray::from_list(rest))))
         }
         _ => None,
     };
@@ -642,6 +638,19 @@ pub fn call_resolved_named<G: Globals>(
             }
         },
     }
+}
+
+/// Calls script method `func` as `ctx` says (`$this`, scope and called
+/// scope, ids + 1), with named arguments: a prepared method call whose
+/// arguments came in an array (`CALL_SPREAD`'s general path).
+pub fn call_user_from<G: Globals>(
+    g: G,
+    func: FuncId,
+    args: Vec<Value>,
+    named: Option<PhpArray>,
+    ctx: (Option<minizts_core::Obj>, u32, u32),
+) -> VmResult<Value> {
+    call_user(g, func, None, args, named.filter(|n| !n.is_empty()), Some(ctx))
 }
 
 /// The method context of a call from native code: `$this`, scope and

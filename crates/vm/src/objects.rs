@@ -1873,6 +1873,21 @@ impl OtherCall {
         }
     }
 
+    /// The call as a resolved method, for the general call paths (named
+    /// arguments).
+    pub fn into_resolved<G: Globals>(self, g: G) -> Resolved {
+        Resolved {
+            method: self.method,
+            this: self.this,
+            called: eg!(g).classes.get(self.called).clone(),
+            magic_name: match self.magic_name {
+                Some(Value::Str(s)) => Some(s),
+                _ => None,
+            },
+            closure: self.closure,
+        }
+    }
+
     /// Runs it with `args`.
     pub fn call<G: Globals>(self, g: G, args: Vec<Value>) -> VmResult<Value> {
         if let (Some(c), MethodBody::Native(id)) = (&self.closure, self.method.body) {

@@ -731,10 +731,14 @@ instructions! {
         CallValue "CALL_VALUE" "{dst} = {callee}({args})" {
             dst: reg, callee: reg, args: regs[argc], argc: u8, vals: u16
         }
-        /// Calls the callable in `callee` (a closure, or a function's
-        /// name) with the values of the array in `args` as its arguments
-        /// (`f(...$args)`).
-        CallSpread "CALL_SPREAD" "{dst} = {callee}(...{args})" { dst: reg, callee: reg, args: reg }
+        /// Calls the callable in `callee` (a function's name), or with
+        /// `method` the call prepared in `callee`…`callee+2` (as for
+        /// `CALL_METHOD` and `CALL_VALUE`), with the values of the array in
+        /// `args` as its arguments (`f(...$args)`, named arguments, more
+        /// arguments than an instruction holds). A script function taking
+        /// a list by value gets its frame in this loop, the values copied
+        /// into its window; the rest goes through the general call.
+        CallSpread "CALL_SPREAD" "{dst} = {callee}(...{args}) method={method}" { dst: reg, callee: reg, args: reg, method: bool }
         /// Passes variable `var` as argument `argno` of the call of
         /// `callee` (with `method`, the three registers `INIT_METHOD`,
         /// `INIT_STATIC_METHOD` or `INIT_DYNAMIC_CALL` filled): by
@@ -851,9 +855,12 @@ instructions! {
         /// `new C(…)`: makes the object (in `dst`) of the class that
         /// `class` names (its mode follows from it: `class_mode::of_operand`);
         /// if the class has a constructor, puts its call in the three
-        /// registers above `dst` for the arguments and `CALL_METHOD` that
-        /// follow, otherwise jumps to `skip`, past them (PHP's `NEW` does
-        /// not evaluate the arguments of a class without a constructor).
+        /// registers above `dst` for the arguments and `CALL_METHOD` (or
+        /// `CALL_SPREAD`) that follow, otherwise puts null in the first two
+        /// and jumps to `skip`: past the call when there are no arguments
+        /// (PHP's `NEW` skips the `DO_FCALL`), else to the arguments, which
+        /// are evaluated and released by a call that calls nothing (PHP's
+        /// `zend_pass_function`).
         /// Neither the mode nor the call's registers are operands: with
         /// the cache slot and the jump target, twelve bytes leave no room.
         New "NEW" "{dst} = new {class} else {skip}" {

@@ -818,7 +818,12 @@ pub(super) unsafe fn new_object<G: Globals>(g: G, cache: u16, regs: *mut Value) 
     // SAFETY: the caller's; the registers hold scalars (checked above).
     unsafe {
         match construct {
-            None => regs.write(Value::Obj(o)),
+            None => {
+                // No method, for a call with arguments (see `Op::New`).
+                regs.write(Value::Obj(o));
+                regs.add(1).write(Value::Null);
+                regs.add(2).write(Value::Null);
+            }
             Some(desc) => {
                 let called = i64::from(o.class.id);
                 regs.write(Value::Obj(o.clone()));

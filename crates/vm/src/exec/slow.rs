@@ -890,57 +890,21 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 },
             }
         }
-        Op::CallSpread { dst, callee, args } => {
+        Op::CallSpread {
+            dst,
+            callee,
+            args,
+            method,
+        } => {
             save_pc(g, cur!());
-            let target = tri!(call::resolve_callable(g, &reg!(callee).clone()));
-            let list = match std::mem::take(reg!(args)) {
-                Value::Arr(a) => a,
-                _ => Rc::new(PhpArray::new()),
-            };
-            let sent = if list.iter().any(|(k, _)| matches!(k, minizts_core::KeyRef::Str(_))) {
-                tri!(call::arguments_from_array(g, &target, &list))
-            } else {
-                call::Sent {
-                    args: list.values().cloned().collect(),
-                    named: PhpArray::new(),
-                }
-            };
-            drop(list);
-            // A by-reference parameter gets the reference the argument
-            // array holds (a variable's, see `SEND_UNPACK`), or a new one
-            // around a value, silently (PHP's `SEND_UNPACK` and named
-            // `SEND_VAL_EX`); the others get values.
-            let send = |i: Option<usize>, v: Value, by_ref: bool| match v {
-                // A parameter left out stays unset.
-                Value::Undef if i.is_some() => Value::Undef,
-                Value::Ref(r) if by_ref => Value::Ref(r),
-                v if by_ref => Value::Ref(crate::gc::new_ref(g, v)),
-                v => v.deref_clone(),
-            };
-            let values: Vec<Value> = sent
-                .args
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| send(Some(i), v, call::param_by_ref(g, &target, i)))
-                .collect();
-            let mut named = sent.named;
-            if !named.is_empty() {
-                let by_ref = call::param_by_ref(g, &target, usize::MAX);
-                for v in named.values_mut() {
-                    *v = send(None, std::mem::take(v), by_ref);
-                }
+            // SAFETY: `callee` (with `method`, the first of three) and
+            // `args` are registers of the window, `args` the top one.
+            let (regs, at) = unsafe { (base.byte_add(callee.raw() * 8), base.byte_add(args.raw() * 8)) };
+            // SAFETY: as just said.
+            if let Some(fid) = tri!(unsafe { call_spread(g, regs, at, method, dst) }) {
+                // SAFETY: the request's functions outlive its frames.
+                entered!(unsafe { crate::code::known(g, fid) });
             }
-            // Called from the script, not from native code (a named call
-            // with a spread comes here too, so it counts as dynamic).
-            let r = tri!(call::call_resolved_named(
-                g,
-                &target,
-                values,
-                Some(named),
-                builtins::CallSite::Dynamic
-            ));
-            tri!(check_limits(g));
-            set!(dst, r);
         }
         Op::JmpArgByVal {
             callee,
@@ -1015,6 +979,18 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                     unreachable!()
                 }
             };
+            // The first spread of a list that goes by value: the argument
+            // array is the variable's, shared (the call reads values).
+            if start == 0
+                && items.is_list()
+                && target
+                    .as_ref()
+                    .is_none_or(|c| !(0..items.len()).any(|i| call::param_by_ref(g, c, i)))
+            {
+                set!(arr, Value::Arr(items));
+                // SAFETY: an instruction that is not a function's last.
+                return Ok(Next::at(unsafe { at.add(1) }));
+            }
             // Which elements go by reference, in order.
             let mut pos = start;
             let by_ref: Vec<bool> = items
@@ -1154,7 +1130,13 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                     // call's (see `Op::New`), inside the window.
                     unsafe { crate::objects::fill_callee(base.byte_add(dst.plus(1).raw() * 8), r) };
                 }
-                None => jump!(skip),
+                None => {
+                    // No method for a call with arguments to make (see
+                    // `Op::New`).
+                    set!(dst.plus(1), Value::Null);
+                    set!(dst.plus(2), Value::Null);
+                    jump!(skip)
+                }
             }
         }
         Op::InitMethod {
@@ -1207,6 +1189,22 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             ));
             // SAFETY: as for `New`.
             unsafe { crate::objects::fill_callee(base.byte_add(callee.raw() * 8), r) };
+        }
+        // The call after a `NEW` of a class without a constructor, which
+        // left no method: the arguments were evaluated (PHP calls its
+        // `zend_pass_function`), nothing is called.
+        Op::CallMethod {
+            dst,
+            callee,
+            args,
+            argc,
+            ..
+        } if matches!(reg!(callee.plus(1)), Value::Null) => {
+            // SAFETY: as for `CallBuiltin`.
+            clear_args(unsafe { std::slice::from_raw_parts_mut(base.byte_add(args.raw() * 8), argc as usize) });
+            if !dst.is_none() {
+                set!(dst, Value::Null);
+            }
         }
         Op::CallMethod {
             dst,
@@ -2242,6 +2240,139 @@ unsafe fn call_prepared<G: Globals>(
             Ok(None)
         }
     }
+}
+
+/// `CALL_SPREAD`: the call of the function named in `regs` (with
+/// `method`, of the call prepared in `regs`…`regs+2`) with the values of
+/// the argument array in register `at`. A script function that takes a
+/// list of arguments by value gets its frame here, its arguments written
+/// from `at` on as a call's argument registers are (returns its id, for the
+/// loop to enter); anything else is called through the general path, with
+/// the result in `dst`.
+///
+/// # Safety
+/// `regs` (three registers with `method`) and `at` must be registers of
+/// the running frame's window, `at` above the others and no register
+/// above it in use.
+#[inline(never)]
+unsafe fn call_spread<G: Globals>(
+    g: G,
+    regs: *mut Value,
+    at: *mut Value,
+    method: bool,
+    dst: Reg,
+) -> VmResult<Option<FuncId>> {
+    // The callee, and for a method its `$this`, scope and called scope
+    // (ids + 1).
+    // SAFETY: the caller's.
+    let (callable, desc) = unsafe { (&*regs, &*regs.add(1)) };
+    if method && matches!((callable, desc), (Value::Null, Value::Null)) {
+        // A `NEW` without a constructor (see `Op::New`): nothing to call.
+        // SAFETY: the caller's.
+        drop(std::mem::take(unsafe { &mut *at }));
+        return Ok(None);
+    }
+    let prepared = method && matches!(desc, Value::Int(_));
+    let (target, ctx) = if prepared {
+        // SAFETY: the caller's: a method's three registers.
+        match unsafe { crate::objects::take_callee(g, regs) } {
+            crate::objects::Taken::User {
+                func,
+                this,
+                scope,
+                called,
+            } => (Callee::User { func, closure: None }, Some((this, scope, called))),
+            crate::objects::Taken::Other(other) => (Callee::Method(Rc::new(other.into_resolved(g))), None),
+        }
+    } else {
+        // The call consumes the callable, as `CALL_VALUE` does.
+        // SAFETY: the caller's.
+        let v = std::mem::take(unsafe { &mut *regs });
+        (call::resolve_callable(g, &v)?, None)
+    };
+    // SAFETY: the caller's.
+    let list = match std::mem::take(unsafe { &mut *at }) {
+        Value::Arr(a) => a,
+        _ => Rc::new(PhpArray::new()),
+    };
+    if let Callee::User { func, closure } = &target {
+        // SAFETY: used within the call.
+        let f = unsafe { crate::code::known(g, *func) };
+        let n = list.len();
+        let chunk = eg!(g, |eg| eg.frames.last().expect("a frame").chunk);
+        let variadic = f.params.last().is_some_and(|p| p.variadic);
+        // Values only (no reference to make for a parameter), in order,
+        // each with a register of its own before the chunk ends and, past
+        // the parameters, a variadic one to collect them.
+        if list.is_list()
+            && (variadic || n <= f.params.len())
+            && !(0..n).any(|i| f.param_by_ref(i))
+            && at.wrapping_add(n) <= chunk
+        {
+            for (i, v) in list.values().enumerate() {
+                // SAFETY: `at+i` lies in the chunk (just checked), whose
+                // registers all hold valid values, and no frame uses it:
+                // it is at or above the top of the caller's window.
+                unsafe { *at.add(i) = v.deref_clone() };
+            }
+            drop(list);
+            check_limits(g)?;
+            // SAFETY: the arguments are the registers from `at`, in the
+            // chunk that ends at `chunk`, above the caller's live ones.
+            unsafe { call::push_frame(g, *func, at, chunk, n, dst, closure.clone(), false)? };
+            if let Some((this, scope, called)) = ctx {
+                call::enter_method(g, this, scope, called);
+            }
+            return Ok(Some(*func));
+        }
+    }
+    let sent = if list.iter().any(|(k, _)| matches!(k, minizts_core::KeyRef::Str(_))) {
+        call::arguments_from_array(g, &target, &list)?
+    } else {
+        call::Sent {
+            args: list.values().cloned().collect(),
+            named: PhpArray::new(),
+        }
+    };
+    drop(list);
+    // A by-reference parameter gets the reference the argument array
+    // holds (a variable's, see `SEND_UNPACK`), or a new one around a
+    // value, silently (PHP's `SEND_UNPACK` and named `SEND_VAL_EX`); the
+    // others get values.
+    let send = |i: Option<usize>, v: Value, by_ref: bool| match v {
+        // A parameter left out stays unset.
+        Value::Undef if i.is_some() => Value::Undef,
+        Value::Ref(r) if by_ref => Value::Ref(r),
+        v if by_ref => Value::Ref(crate::gc::new_ref(g, v)),
+        v => v.deref_clone(),
+    };
+    let values: Vec<Value> = sent
+        .args
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| send(Some(i), v, call::param_by_ref(g, &target, i)))
+        .collect();
+    let mut named = sent.named;
+    if !named.is_empty() {
+        let by_ref = call::param_by_ref(g, &target, usize::MAX);
+        for v in named.values_mut() {
+            *v = send(None, std::mem::take(v), by_ref);
+        }
+    }
+    // Called from the script, not from native code (a named call with a
+    // spread comes here too, so it counts as dynamic).
+    let r = match (&target, ctx) {
+        (Callee::User { func, .. }, Some(ctx)) => call::call_user_from(g, *func, values, Some(named), ctx)?,
+        _ => call::call_resolved_named(g, &target, values, Some(named), builtins::CallSite::Dynamic)?,
+    };
+    check_limits(g)?;
+    if !dst.is_none() {
+        let base = eg!(g, |eg| eg.frames.last().expect("a frame").base);
+        // SAFETY: `dst` is a register of the window (the frame is the
+        // caller's again).
+        unsafe { *base.byte_add(dst.raw() * 8) = r };
+    }
+    Ok(None)
 }
 
 /// `ASSIGN_PROP_DIM`'s general path: a polymorphic site's cache miss
