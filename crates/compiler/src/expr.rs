@@ -216,7 +216,12 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 if items.iter().any(|item| item.spread) {
                     self.fold(e)?;
                 }
-                self.array_literal(items, dst)?
+                match self.array_constant(items)? {
+                    Some(lit) => {
+                        self.emit(Op::LoadArray { dst, lit, cache: 0 });
+                    }
+                    None => self.array_literal(items, dst)?,
+                }
             }
             ExprKind::Index { base, index } => {
                 let Some(index) = index else {
@@ -699,6 +704,88 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             self.patch_here(j);
         }
         Ok(())
+    }
+
+    /// An array literal whose keys are int or string literals and whose
+    /// values are scalar literals or such arrays (no `&`, no `...`) as one
+    /// of the function's constant literals (`LOAD_ARRAY`'s), as PHP makes
+    /// such an array when it compiles it; `None` for any other.
+    fn array_constant(&mut self, items: &'a [ArrayItem<'a>]) -> Result<Option<u16>> {
+        use minizts_core::bytecode::{ArrayLiteral, LiteralItem, LiteralValue};
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            let Some(value) = item.value else { return Ok(None) };
+            if item.by_ref || item.spread {
+                return Ok(None);
+            }
+            let key = match item.key {
+                None => None,
+                // (The largest int key leaves no next key: a later `[v]`
+                // is the general path's error.)
+                Some(k) => match self.literal_scalar(k)? {
+                    Some(Value::Int(n)) if n != i64::MAX => Some(self.const_int(n)?),
+                    Some(Value::Str(s)) if minizts_core::array::canonical_int(&s) != Some(i64::MAX) => {
+                        Some(self.const_str(&s)?)
+                    }
+                    _ => return Ok(None),
+                },
+            };
+            let value = match &value.kind {
+                ExprKind::Array(inner, syntax) if *syntax != ArraySyntax::List => match self.array_constant(inner)? {
+                    Some(i) => LiteralValue::Array(i),
+                    None => return Ok(None),
+                },
+                _ => match self.literal_scalar(value)? {
+                    Some(v) => LiteralValue::Const(self.const_value(v)?.index() as u16),
+                    None => return Ok(None),
+                },
+            };
+            out.push(LiteralItem {
+                key: key.map(|k| k.index() as u16),
+                value,
+            });
+        }
+        let index = cg!(self.g, |cg| {
+            let arrays = &mut cg.op_array().arrays;
+            arrays.push(ArrayLiteral {
+                items: out.into_boxed_slice(),
+            });
+            arrays.len() - 1
+        });
+        match u16::try_from(index) {
+            Ok(i) => Ok(Some(i)),
+            Err(_) => self.too_large(),
+        }
+    }
+
+    /// The value of a scalar literal (`1`, `-1.5`, `'a'`, `true`, a
+    /// constant the compiler knows), which compiles to a constant and no
+    /// code; `None` for any other expression.
+    fn literal_scalar(&self, e: &'a Expr<'a>) -> Result<Option<Value>> {
+        Ok(match &e.kind {
+            ExprKind::Int(n) => Some(Value::Int(*n)),
+            ExprKind::Float(f) => Some(Value::Float(*f)),
+            ExprKind::Str(s) => Some(Value::Str(minizts_core::PhpStr::from(*s))),
+            ExprKind::Unary { op: UnaryOp::Neg, expr } => match &expr.kind {
+                ExprKind::Int(n) => n.checked_neg().map(Value::Int),
+                ExprKind::Float(f) => Some(Value::Float(-f)),
+                _ => None,
+            },
+            ExprKind::Const(name) if !name.eq_ignore_ascii_case("__LINE__") => self.known_constant(name),
+            _ => None,
+        })
+    }
+
+    /// A constant of the pool holding `v` (a scalar or a string).
+    fn const_value(&mut self, v: Value) -> Result<Src> {
+        match v {
+            Value::Null => self.const_null(),
+            Value::Bool(b) => self.const_bool(b),
+            Value::Int(n) => self.const_int(n),
+            Value::Float(f) => self.const_float(f),
+            Value::Str(s) => self.const_str(&s),
+            _ => self.error("minizts: internal error: a constant that is not a scalar"),
+        }
     }
 
     fn array_literal(&mut self, items: &'a [ArrayItem<'a>], dst: Reg) -> Result<()> {

@@ -258,6 +258,44 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
         Ok((var, key, v))
     }
 
+    /// After an assignment into an element or a property whose value
+    /// nobody reads (`unused`): a temporary holding the value is released
+    /// at once when the value may be an object (or hold one) made for it
+    /// (`new`, a call's result, a closure), as PHP frees a `TMP` operand
+    /// when the instruction consumes it, so that the object goes when the
+    /// element or property lets it go (its destructor runs then). A copy
+    /// of a variable's, element's or property's value is left alone: its
+    /// source keeps it alive anyway, and loops copying elements pay no
+    /// instruction for it. Returns `v`.
+    fn release_consumed(&mut self, unused: bool, v: Src, value: &'a Expr<'a>) -> Result<Src> {
+        let copy_or_scalar = match &value.kind {
+            ExprKind::Var(_)
+            | ExprKind::Index { .. }
+            | ExprKind::Prop { .. }
+            | ExprKind::StaticProp { .. }
+            | ExprKind::ClassConst { .. }
+            | ExprKind::Const(_)
+            | ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::Interp(_)
+            | ExprKind::Unary { .. }
+            | ExprKind::IncDec { .. }
+            | ExprKind::Isset(_)
+            | ExprKind::Empty(_)
+            | ExprKind::InstanceOf { .. }
+            | ExprKind::Print(_) => true,
+            ExprKind::Binary { op, .. } => *op != BinaryOp::Coalesce,
+            _ => false,
+        };
+        if unused && !copy_or_scalar && self.is_temp(v) {
+            if let Some(var) = v.as_reg() {
+                self.emit(Op::UnsetVar { var });
+            }
+        }
+        Ok(v)
+    }
+
     /// `target = value`; returns where the assigned value is.
     pub(crate) fn assign(&mut self, target: &'a Expr<'a>, value: &'a Expr<'a>) -> Result<Src> {
         // (Taken at once: an assignment nested in the value is read.)
@@ -294,7 +332,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             ExprKind::Index { .. } if one_key(target).is_some() => {
                 let (var, key, v) = self.one_key_operands(target, value)?;
                 self.emit(Op::AssignDim1 { var, key, src: v });
-                Ok(v)
+                self.release_consumed(unused, v, value)
             }
             ExprKind::Index { .. } if push_target(target).is_some() => {
                 let var = self.cv(push_target(target).expect("a push target"))?;
@@ -328,7 +366,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                         src: v,
                         cache: NO_CACHE,
                     });
-                    return Ok(v);
+                    return self.release_consumed(unused, v, value);
                 }
                 let (var, keys, depth) = self.keys(&path)?;
                 let v = self.expr(value)?;
@@ -340,7 +378,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     src: v,
                 });
                 self.release_root(path.root, var);
-                Ok(v)
+                self.release_consumed(unused, v, value)
             }
             ExprKind::Prop { obj, name, .. } => {
                 let o = self.write_object(obj)?;
@@ -353,7 +391,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     src: v,
                     cache: NO_CACHE,
                 });
-                Ok(v)
+                self.release_consumed(unused, v, value)
             }
             ExprKind::StaticProp { class, name } => {
                 let v = self.expr(value)?;
@@ -366,7 +404,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                     src: v,
                     cache: NO_CACHE,
                 });
-                Ok(v)
+                self.release_consumed(unused, v, value)
             }
             ExprKind::Array(items, syntax) if list_has_ref(items) => {
                 // With references the right side is a variable whose

@@ -285,6 +285,7 @@ impl Op {
             // names a class).
             Op::VerifyArg { cache, .. } | Op::VerifyReturn { cache, .. } => Some((*cache != NO_CACHE, cache)),
             Op::BindGlobal { cache, .. } => Some((true, cache)),
+            Op::LoadArray { cache, .. } => Some((true, cache)),
             _ => None,
         }
     }
@@ -433,6 +434,35 @@ unsafe impl Send for ConstPool {}
 // touch no counter.
 unsafe impl Sync for ConstPool {}
 
+/// A constant array literal of a function (`[1, 2]`, `['a' => [true]]`):
+/// its elements as indexes into the function's constant pool, so that it
+/// is shared between threads like the pool. `LOAD_ARRAY` builds it into
+/// an array once per request and shares that array from then on (a write
+/// separates it), as PHP shares the immutable array it makes of such a
+/// literal at compile time.
+#[derive(Clone, Debug)]
+pub struct ArrayLiteral {
+    pub items: Box<[LiteralItem]>,
+}
+
+/// An element of an [`ArrayLiteral`].
+#[derive(Clone, Copy, Debug)]
+pub struct LiteralItem {
+    /// The key's constant (an int or a string), or `None` for the next
+    /// int key (`[v]`).
+    pub key: Option<u16>,
+    pub value: LiteralValue,
+}
+
+/// The value of an [`ArrayLiteral`]'s element.
+#[derive(Clone, Copy, Debug)]
+pub enum LiteralValue {
+    /// A constant of the pool.
+    Const(u16),
+    /// Another of the function's literals, one listed before this one's.
+    Array(u16),
+}
+
 /// A compiled function (PHP's op array).
 pub struct Function {
     /// The name as declared (`{main}` for top-level code, `{closure}`).
@@ -453,6 +483,8 @@ pub struct Function {
     /// The source line of each instruction.
     pub lines: Vec<u32>,
     pub consts: ConstPool,
+    /// The constant array literals `LOAD_ARRAY` builds.
+    pub arrays: Box<[ArrayLiteral]>,
     /// Call sites (`CallUser`) and constant sites (`FetchConst`).
     pub sites: Vec<Site>,
     /// Bit `i` set when argument `i` (of the first 16) is passed by
@@ -604,7 +636,8 @@ impl Function {
             self.num_regs as usize,
             self.consts.values().len(),
             self.num_caches,
-        )
+        )?;
+        verify::verify_literals(&self.code, &self.arrays, self.consts.values())
     }
 
     /// Whether a call with `argc` arguments is a plain one: enough of
@@ -773,6 +806,7 @@ mod tests {
             lines: vec![1; code.len()],
             code,
             consts: ConstPool::new(vec![Value::Int(7)]).expect("a scalar pool"),
+            arrays: Box::new([]),
             sites: Vec::new(),
             by_ref_args: 0,
             cache_base: 0,

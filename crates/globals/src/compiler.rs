@@ -61,6 +61,8 @@ pub struct OpArrayBuilder {
     pub cv_names: Vec<Box<str>>,
     cv_index: HashMap<Box<str>, u16>,
     pub sites: Vec<Site>,
+    /// The constant array literals (see `Function::arrays`).
+    pub arrays: Vec<minizts_core::bytecode::ArrayLiteral>,
     /// The first free temporary (temporaries are allocated like a stack).
     pub temp_top: u16,
     /// The highest register count reached.
@@ -106,6 +108,7 @@ impl OpArrayBuilder {
             cv_names: Vec::new(),
             cv_index: HashMap::new(),
             sites: Vec::new(),
+            arrays: Vec::new(),
             temp_top: 0,
             max_regs: 0,
             num_statics: 0,
@@ -262,6 +265,7 @@ impl OpArrayBuilder {
             code: self.code,
             lines: self.lines,
             consts: ConstPool::new(self.consts).expect("the builder only adds scalars and interned strings"),
+            arrays: self.arrays.into_boxed_slice(),
             sites: self.sites,
             by_ref_args,
             cache_base: 0,

@@ -109,6 +109,9 @@ pub enum CacheEntry {
     /// type names in the check's cache slot, and tests an object against
     /// it.
     TypeClass { class: u32 },
+    /// The array a `LOAD_ARRAY` built from its constant literal, shared
+    /// by every execution in the request.
+    Array(Rc<minizts_core::PhpArray>),
 }
 
 impl CacheEntry {

@@ -70,33 +70,34 @@ fn check_limits<G: Globals>(g: G) -> VmResult<()> {
 }
 
 /// `a[n] = v` unless the element is a reference (then `v` comes back for
-/// the general path, which writes through it).
+/// the general path, which writes through it); the old value comes back
+/// for the caller to release (its release may make a destructor due).
 #[inline(always)]
-fn set_int_element(a: &mut PhpArray, n: i64, v: Value) -> Result<(), Value> {
+fn set_int_element(a: &mut PhpArray, n: i64, v: Value) -> Result<Value, Value> {
     let (elem, _) = a.entry(Key::Int(n));
     if matches!(elem, Value::Ref(_)) {
         return Err(v);
     }
-    elem.overwrite(v);
-    Ok(())
+    Ok(std::mem::replace(elem, v))
 }
 
 /// `$a[$k] = $v` with a non-numeric string key `k`, when the variable
-/// holds an unshared array (directly or behind a reference) whose element
-/// there is not a reference; `Err` (nothing done) otherwise.
+/// holds an array (directly or behind a reference; separated if shared)
+/// whose element there is not a reference; `Err` (nothing written)
+/// otherwise. The old value comes back for the caller to release.
 #[inline(never)]
-fn set_str_element(var: &mut Value, k: PhpStr, v: Value) -> Result<(), ()> {
+fn set_str_element(var: &mut Value, k: PhpStr, v: Value) -> Result<Value, ()> {
     if minizts_core::array::canonical_int(&k).is_some() {
         return Err(());
     }
     let set = |a: &mut Rc<PhpArray>| {
-        let a = Rc::get_mut(a).ok_or(())?;
+        // Separated first if shared (see `push_element`).
+        let a = Rc::make_mut(a);
         let (elem, _) = a.entry(Key::from_php_str(k));
         if matches!(elem, Value::Ref(_)) {
             return Err(());
         }
-        elem.overwrite(v);
-        Ok(())
+        Ok(std::mem::replace(elem, v))
     };
     match var {
         Value::Arr(a) => set(a),
@@ -108,15 +109,17 @@ fn set_str_element(var: &mut Value, k: PhpStr, v: Value) -> Result<(), ()> {
     }
 }
 
-/// `$a[] = v` when the variable holds an unshared array (directly or
-/// behind a reference) whose next index is free, `v` neither a reference
-/// nor unset; `false` (nothing done) otherwise.
+/// `$a[] = v` when the variable holds an array (directly or behind a
+/// reference; separated if shared) whose next index is free, `v` neither
+/// a reference nor unset; `false` (nothing written) otherwise.
 #[inline(never)]
 fn push_element(var: &mut Value, v: Value) -> bool {
     if matches!(v, Value::Ref(_) | Value::Undef) {
         return false;
     }
-    let push = |a: &mut Rc<PhpArray>| Rc::get_mut(a).is_some_and(|a| a.push(v).is_ok());
+    // A shared array (a literal's, a copy's) is separated first, as a
+    // write separates it anywhere.
+    let push = |a: &mut Rc<PhpArray>| Rc::make_mut(a).push(v).is_ok();
     match var {
         Value::Arr(a) => push(a),
         Value::Ref(r) => match r.try_borrow_mut().as_deref_mut() {
@@ -1003,8 +1006,14 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                                 slow!();
                             }
                             let (k, v) = (k.clone(), v.clone());
-                            if set_str_element(slot!(var), k, v).is_err() {
-                                slow!();
+                            let Ok(old) = set_str_element(slot!(var), k, v) else {
+                                slow!()
+                            };
+                            // An object the element held alone goes now:
+                            // its destructor runs before the next
+                            // instruction, as in PHP.
+                            if !old.is_scalar() && drop_cold(g, old) {
+                                safe_point!();
                             }
                             continue;
                         }
@@ -1041,7 +1050,16 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                             },
                             _ => Err(v),
                         };
-                        v.is_ok()
+                        match v {
+                            Ok(old) => {
+                                // (As for a string key.)
+                                if !old.is_scalar() && drop_cold(g, old) {
+                                    safe_point!();
+                                }
+                                true
+                            }
+                            Err(_) => false,
+                        }
                     };
                     if !done {
                         slow!();
@@ -1707,6 +1725,13 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         PhpArray::with_capacity(capacity as usize)
                     };
                     put!(dst, Value::arr(a))
+                }
+                // A constant array literal the request built already.
+                Op::LoadArray { dst, cache, .. } => {
+                    let Some(v) = members::cached_array(g, cache) else {
+                        slow!()
+                    };
+                    put!(dst, v)
                 }
                 // Appends to the array literal being built (a failed push,
                 // PHP's error, changes nothing: the general path raises it).

@@ -69,6 +69,28 @@ impl Renderer<'_> {
         }
     }
 
+    /// Constant array literal `lit` as it is written (`[1, "a" => [true]]`).
+    pub fn literal(&self, lit: u16) -> String {
+        let Some(l) = self.f.arrays.get(usize::from(lit)) else {
+            return format!("array #{lit}");
+        };
+        let items: Vec<String> = l
+            .items
+            .iter()
+            .map(|item| {
+                let v = match item.value {
+                    super::LiteralValue::Const(c) => self.src(Src::konst(c)),
+                    super::LiteralValue::Array(n) => self.literal(n),
+                };
+                match item.key {
+                    Some(k) => format!("{} => {v}", self.src(Src::konst(k))),
+                    None => v,
+                }
+            })
+            .collect();
+        format!("[{}]", items.join(", "))
+    }
+
     pub fn site(&self, site: u16) -> String {
         self.f.sites.get(site as usize).map_or_else(
             || format!("site{site}"),

@@ -24,6 +24,8 @@
 //!   target in bytes (see [`Op::with_back`]).
 //! - `cidx` (`u16`): the index of a string constant (a name).
 //! - `site` (`u16`): a call or constant-fetch site of the function.
+//! - `lit` (`u16`): one of the function's constant array literals
+//!   ([`super::Function::arrays`]).
 //! - `cache` (`u16`): the instruction's runtime cache slot, counted from
 //!   the function's first ([`super::NO_CACHE`]: none; see
 //!   [`super::Function::cache_base`]).
@@ -60,6 +62,9 @@ macro_rules! field_type {
         u16
     };
     (site) => {
+        u16
+    };
+    (lit) => {
         u16
     };
     (cache) => {
@@ -175,6 +180,9 @@ macro_rules! render_field {
     ($d:ident, site, $f:expr $(, $n:expr)?) => {
         $d.site(*$f)
     };
+    ($d:ident, lit, $f:expr $(, $n:expr)?) => {
+        $d.literal(*$f)
+    };
     ($d:ident, builtin, $f:expr $(, $n:expr)?) => {
         $d.builtin(*$f)
     };
@@ -223,6 +231,9 @@ macro_rules! example {
         0
     };
     (site) => {
+        0
+    };
+    (lit) => {
         0
     };
     (cache) => {
@@ -616,6 +627,10 @@ instructions! {
 
         /// `dst = []` (an empty array literal).
         NewArray "NEW_ARRAY" "{dst} ({capacity})" { dst: reg, capacity: u16 }
+        /// `dst` = constant array literal `lit` of the function
+        /// ([`super::ArrayLiteral`]): the array the cache slot keeps,
+        /// built from the literal the first time in a request.
+        LoadArray "LOAD_ARRAY" "{dst} = {lit}" { dst: reg, lit: lit, cache: cache }
         /// Appends `src` to the array being built in `arr`.
         ArrayPush "ARRAY_PUSH" "{arr}[] = {src}" { arr: reg, src: src }
         /// `arr[key] = src` on the array being built in `arr`.

@@ -97,3 +97,47 @@ pub fn verify(code: &[Op], num_regs: usize, num_consts: usize, num_caches: u16) 
     }
     Ok(())
 }
+
+/// Checks that every `LOAD_ARRAY` names one of `arrays`, and that each
+/// literal's keys and values are constants of the pool (`consts`) of the
+/// kinds the VM builds it from, its nested literals listed before it (so
+/// building one ends).
+pub fn verify_literals(
+    code: &[Op],
+    arrays: &[super::ArrayLiteral],
+    consts: &[crate::Value],
+) -> Result<(), VerifyError> {
+    use super::LiteralValue;
+    use crate::Value;
+    for (pc, op) in code.iter().enumerate() {
+        if let Op::LoadArray { lit, .. } = op {
+            if usize::from(*lit) >= arrays.len() {
+                return Err(VerifyError {
+                    pc,
+                    what: format!("array literal {lit} outside the function's {}", arrays.len()),
+                });
+            }
+        }
+    }
+    for (i, a) in arrays.iter().enumerate() {
+        let fail = |what: &str| {
+            Err(VerifyError {
+                pc: code.len(),
+                what: format!("array literal {i}: {what}"),
+            })
+        };
+        for item in a.items.iter() {
+            if let Some(k) = item.key {
+                if !matches!(consts.get(usize::from(k)), Some(Value::Int(_) | Value::Str(_))) {
+                    return fail("a key that is not an int or string constant");
+                }
+            }
+            match item.value {
+                LiteralValue::Const(c) if usize::from(c) >= consts.len() => return fail("a value outside the pool"),
+                LiteralValue::Array(n) if usize::from(n) >= i => return fail("a nested literal not listed before it"),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}

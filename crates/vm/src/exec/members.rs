@@ -350,6 +350,24 @@ pub(super) unsafe fn verify_arg<G: Globals>(g: G, base: *const Value, param: u16
     })
 }
 
+/// The array that the running function's `LOAD_ARRAY` with cache slot
+/// `cache` built earlier in the request, shared.
+#[inline]
+pub(super) fn cached_array<G: Globals>(g: G, cache: u16) -> Option<Value> {
+    if cache == NO_CACHE {
+        return None;
+    }
+    eg!(g, |eg| {
+        let f = eg.frames.last()?;
+        // SAFETY: a frame's function is one of the request's.
+        let at = unsafe { &*f.function }.cache_base + u32::from(cache);
+        match eg.runtime_cache.get(at as usize)? {
+            CacheEntry::Array(a) => Some(Value::Arr(a.clone())),
+            _ => None,
+        }
+    })
+}
+
 /// Whether the running function's return type takes `v` as it is.
 #[inline(never)]
 pub(super) fn verify_return<G: Globals>(g: G, v: &Value, cache: u16) -> bool {

@@ -603,6 +603,24 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
                 }
             }
         }
+        Op::LoadArray { dst, lit, cache } => {
+            let at = cache_at(func, cache);
+            let cached = at.and_then(|at| match eg!(g).runtime_cache.get(at as usize) {
+                Some(CacheEntry::Array(a)) => Some(a.clone()),
+                _ => None,
+            });
+            let a = match cached {
+                Some(a) => a,
+                None => {
+                    let a = Rc::new(literal_array(func, lit));
+                    if let Some(at) = at {
+                        eg!(g).runtime_cache[at as usize] = CacheEntry::Array(a.clone());
+                    }
+                    a
+                }
+            };
+            set!(dst, Value::Arr(a));
+        }
         Op::ArraySet { arr, key, src } => {
             save_pc(g, cur!());
             let k = tri!(dim::to_key(g, &opnd!(key)));
@@ -2240,6 +2258,36 @@ unsafe fn call_prepared<G: Globals>(
             Ok(None)
         }
     }
+}
+
+/// Builds constant array literal `lit` of `func` (for `LOAD_ARRAY`) as
+/// `NEW_ARRAY` and the element instructions would build it.
+fn literal_array(func: &Function, lit: u16) -> PhpArray {
+    use minizts_core::bytecode::LiteralValue;
+    let items = match func.arrays.get(usize::from(lit)) {
+        Some(l) if !l.items.is_empty() => &l.items,
+        _ => return PhpArray::empty_literal(),
+    };
+    let consts = func.consts.values();
+    let mut a = PhpArray::with_capacity(items.len());
+    for item in items.iter() {
+        let v = match item.value {
+            LiteralValue::Const(c) => consts[usize::from(c)].clone(),
+            LiteralValue::Array(n) => Value::arr(literal_array(func, n)),
+        };
+        match item.key.map(|k| &consts[usize::from(k)]) {
+            // (The compiler leaves no key after the largest int, so there
+            // is always a next key.)
+            None => {
+                let _ = a.push(v);
+            }
+            Some(Value::Int(k)) => a.insert(Key::Int(*k), v),
+            Some(Value::Str(s)) => a.insert(Key::from_php_str(s.clone()), v),
+            // (The verifier admits no other key.)
+            Some(_) => {}
+        }
+    }
+    a
 }
 
 /// `CALL_SPREAD`: the call of the function named in `regs` (with
