@@ -1759,9 +1759,14 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     };
                     let (k, v) = (k.to_value(), v.deref_clone());
                     *pos = (i + 1) as u32;
-                    slot!(value).overwrite(v);
+                    let old = std::mem::replace(slot!(value), v);
                     if !key.is_none() {
                         slot!(key).overwrite(k);
+                    }
+                    // An object the variable held alone goes now: its
+                    // destructor runs (and may throw) at this instruction.
+                    if !old.is_scalar() && drop_cold(g, old) {
+                        safe_point!();
                     }
                 }
                 // `$a[$i][$j] <op>= n` (any depth) on a number element of
