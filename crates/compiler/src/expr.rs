@@ -218,7 +218,11 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 }
                 match self.array_constant(items)? {
                     Some(lit) => {
-                        self.emit(Op::LoadArray { dst, lit, cache: 0 });
+                        self.emit(Op::LoadArray {
+                            dst,
+                            lit,
+                            cache: NO_CACHE,
+                        });
                     }
                     None => self.array_literal(items, dst)?,
                 }
@@ -711,6 +715,19 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// of the function's constant literals (`LOAD_ARRAY`'s), as PHP makes
     /// such an array when it compiles it; `None` for any other.
     fn array_constant(&mut self, items: &'a [ArrayItem<'a>]) -> Result<Option<u16>> {
+        // Nested literals kept before an element turns out not constant
+        // are dropped again (the array is compiled element by element,
+        // its nested literals with it).
+        let mark = cg!(self.g).op_array().arrays.len();
+        let lit = self.array_constant_items(items)?;
+        if lit.is_none() {
+            cg!(self.g).op_array().arrays.truncate(mark);
+        }
+        Ok(lit)
+    }
+
+    /// [`Self::array_constant`] before its clean-up.
+    fn array_constant_items(&mut self, items: &'a [ArrayItem<'a>]) -> Result<Option<u16>> {
         use minizts_core::bytecode::{ArrayLiteral, LiteralItem, LiteralValue};
         let mut out = Vec::with_capacity(items.len());
         for item in items {
@@ -722,7 +739,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 None => None,
                 // (The largest int key leaves no next key: a later `[v]`
                 // is the general path's error.)
-                Some(k) => match self.literal_scalar(k)? {
+                Some(k) => match self.literal_scalar(k) {
                     Some(Value::Int(n)) if n != i64::MAX => Some(self.const_int(n)?),
                     Some(Value::Str(s)) if minizts_core::array::canonical_int(&s) != Some(i64::MAX) => {
                         Some(self.const_str(&s)?)
@@ -731,11 +748,13 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
                 },
             };
             let value = match &value.kind {
-                ExprKind::Array(inner, syntax) if *syntax != ArraySyntax::List => match self.array_constant(inner)? {
-                    Some(i) => LiteralValue::Array(i),
-                    None => return Ok(None),
-                },
-                _ => match self.literal_scalar(value)? {
+                ExprKind::Array(inner, syntax) if *syntax != ArraySyntax::List => {
+                    match self.array_constant_items(inner)? {
+                        Some(i) => LiteralValue::Array(i),
+                        None => return Ok(None),
+                    }
+                }
+                _ => match self.literal_scalar(value) {
                     Some(v) => LiteralValue::Const(self.const_value(v)?.index() as u16),
                     None => return Ok(None),
                 },
@@ -761,8 +780,8 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
     /// The value of a scalar literal (`1`, `-1.5`, `'a'`, `true`, a
     /// constant the compiler knows), which compiles to a constant and no
     /// code; `None` for any other expression.
-    fn literal_scalar(&self, e: &'a Expr<'a>) -> Result<Option<Value>> {
-        Ok(match &e.kind {
+    fn literal_scalar(&self, e: &'a Expr<'a>) -> Option<Value> {
+        match &e.kind {
             ExprKind::Int(n) => Some(Value::Int(*n)),
             ExprKind::Float(f) => Some(Value::Float(*f)),
             ExprKind::Str(s) => Some(Value::Str(minizts_core::PhpStr::from(*s))),
@@ -773,7 +792,7 @@ impl<'a, G: Globals> Compiler<'a, '_, G> {
             },
             ExprKind::Const(name) if !name.eq_ignore_ascii_case("__LINE__") => self.known_constant(name),
             _ => None,
-        })
+        }
     }
 
     /// A constant of the pool holding `v` (a scalar or a string).

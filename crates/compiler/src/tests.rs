@@ -894,3 +894,14 @@ fn globals_reads_with_a_constant_name_get_a_cache_slot() {
         .collect();
     assert_eq!(caches, [true, false]);
 }
+
+#[test]
+fn a_constant_array_literal_is_kept_once_and_only_when_constant() {
+    let script = compile("<?php function f($x) { return [[1, 2], $x, ['a' => [3]], [$x]]; }");
+    let f = function(&script, "f");
+    // `[1, 2]` and `['a' => [3]]` (with its `[3]`); nothing of the outer
+    // array or of `[$x]`, which are built element by element.
+    assert_eq!(f.arrays.len(), 3);
+    assert_eq!(f.code.iter().filter(|op| matches!(op, Op::LoadArray { .. })).count(), 2);
+    assert_eq!(f.code.iter().filter(|op| matches!(op, Op::NewArray { .. })).count(), 2);
+}

@@ -460,6 +460,18 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
             continue;
         }};
     }
+    // Releases `old`, a value just replaced in place: an object it held
+    // alone goes now, its destructor run (or thrown) at this instruction,
+    // as `put!` does for a register.
+    #[collapse_debuginfo(yes)]
+    macro_rules! release_old {
+        ($old:expr) => {{
+            let old: Value = $old;
+            if !old.is_scalar() && drop_cold(g, old) {
+                safe_point!();
+            }
+        }};
+    }
     // Writes an array element's new number in place, through `e` (a
     // pointer to the element, which held a number, owning nothing) and
     // goes on: the arithmetic macros' writer for `$a[$k] op= n`.
@@ -1009,12 +1021,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                             let Ok(old) = set_str_element(slot!(var), k, v) else {
                                 slow!()
                             };
-                            // An object the element held alone goes now:
-                            // its destructor runs before the next
-                            // instruction, as in PHP.
-                            if !old.is_scalar() && drop_cold(g, old) {
-                                safe_point!();
-                            }
+                            release_old!(old);
                             continue;
                         }
                         _ => slow!(),
@@ -1052,10 +1059,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                         };
                         match v {
                             Ok(old) => {
-                                // (As for a string key.)
-                                if !old.is_scalar() && drop_cold(g, old) {
-                                    safe_point!();
-                                }
+                                release_old!(old);
                                 true
                             }
                             Err(_) => false,
@@ -1763,11 +1767,7 @@ fn run<G: Globals, const FAST: bool>(g: G) -> VmResult<Value> {
                     if !key.is_none() {
                         slot!(key).overwrite(k);
                     }
-                    // An object the variable held alone goes now: its
-                    // destructor runs (and may throw) at this instruction.
-                    if !old.is_scalar() && drop_cold(g, old) {
-                        safe_point!();
-                    }
+                    release_old!(old);
                 }
                 // `$a[$i][$j] <op>= n` (any depth) on a number element of
                 // unshared arrays, in place.

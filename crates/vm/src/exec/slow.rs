@@ -604,22 +604,17 @@ pub(super) unsafe fn step<G: Globals>(g: G, base: *mut Value, at: *const Op, don
             }
         }
         Op::LoadArray { dst, lit, cache } => {
-            let at = cache_at(func, cache);
-            let cached = at.and_then(|at| match eg!(g).runtime_cache.get(at as usize) {
-                Some(CacheEntry::Array(a)) => Some(a.clone()),
-                _ => None,
-            });
-            let a = match cached {
-                Some(a) => a,
+            let v = match super::members::cached_array(g, cache) {
+                Some(v) => v,
                 None => {
                     let a = Rc::new(literal_array(func, lit));
-                    if let Some(at) = at {
+                    if let Some(at) = cache_at(func, cache) {
                         eg!(g).runtime_cache[at as usize] = CacheEntry::Array(a.clone());
                     }
-                    a
+                    Value::Arr(a)
                 }
             };
-            set!(dst, Value::Arr(a));
+            set!(dst, v);
         }
         Op::ArraySet { arr, key, src } => {
             save_pc(g, cur!());
@@ -2249,12 +2244,7 @@ unsafe fn call_prepared<G: Globals>(
             let list: Vec<Value> = slice.iter_mut().map(std::mem::take).collect();
             let r = run.call(g, list)?;
             check_limits(g)?;
-            if !dst.is_none() {
-                let base = eg!(g, |eg| eg.frames.last().expect("a frame").base);
-                // SAFETY: `dst` is a register of the window (the frame is
-                // the caller's again).
-                unsafe { *base.byte_add(dst.raw() * 8) = r };
-            }
+            set_result(g, dst, r);
             Ok(None)
         }
     }
@@ -2414,13 +2404,18 @@ unsafe fn call_spread<G: Globals>(
         _ => call::call_resolved_named(g, &target, values, Some(named), builtins::CallSite::Dynamic)?,
     };
     check_limits(g)?;
+    set_result(g, dst, r);
+    Ok(None)
+}
+
+/// Writes a call's result `r` into register `dst` (none: dropped) of the
+/// running frame, the caller's again after the call.
+fn set_result<G: Globals>(g: G, dst: Reg, r: Value) {
     if !dst.is_none() {
         let base = eg!(g, |eg| eg.frames.last().expect("a frame").base);
-        // SAFETY: `dst` is a register of the window (the frame is the
-        // caller's again).
+        // SAFETY: `dst` is a register of the running frame's window.
         unsafe { *base.byte_add(dst.raw() * 8) = r };
     }
-    Ok(None)
 }
 
 /// `ASSIGN_PROP_DIM`'s general path: a polymorphic site's cache miss
